@@ -1,0 +1,42 @@
+//! A binlog file on disk, mapped into memory for zero-copy decoding.
+
+use std::path::{Path, PathBuf};
+
+/// A binlog file's bytes, memory-mapped.
+pub struct BinlogFile {
+    path: PathBuf,
+    map: Option<memmap2::Mmap>,
+}
+
+impl BinlogFile {
+    pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let file = std::fs::File::open(&path)?;
+        let len = file.metadata()?.len();
+        // An empty file cannot be mapped; it decodes as "no magic".
+        let map = if len == 0 {
+            None
+        } else {
+            // SAFETY: binlog files are append-only; the server never truncates
+            // or rewrites the bytes already written, so the mapping stays valid.
+            Some(unsafe { memmap2::Mmap::map(&file)? })
+        };
+        Ok(BinlogFile { path, map })
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The file name as shown in errors and positions.
+    pub fn name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| self.path.display().to_string())
+    }
+}

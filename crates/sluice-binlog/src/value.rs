@@ -1,0 +1,363 @@
+//! Column values: decoding one value from row bytes into a borrowed `Value`
+//! (no allocation: strings, blobs, JSON and decimals stay views into the
+//! event), and rendering a value the way MySQL prints it in a SELECT.
+
+use crate::bytes::{sign_extend, uint_be, uint_le, ByteReader};
+use crate::column::{Charset, ColumnType};
+use crate::decimal::{decimal_size, push_u64, Decimal};
+use crate::error::{DecodeError, Result};
+use crate::table_map::ColumnDef;
+use crate::temporal::{frac_bytes, render_year, Date, DateTime, Time, Timestamp};
+
+/// One decoded column value. Borrowed variants point into the event buffer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value<'a> {
+    Null,
+    /// Integer column read as signed (the default when the binlog does not say).
+    Int(i64),
+    /// Integer column known to be UNSIGNED.
+    UInt(u64),
+    Float(f32),
+    Double(f64),
+    Decimal(Decimal<'a>),
+    /// YEAR as stored: 0, or years since 1900.
+    Year(u8),
+    Date(Date),
+    Time(Time),
+    DateTime(DateTime),
+    Timestamp(Timestamp),
+    /// CHAR, VARCHAR, TEXT, BINARY, VARBINARY, BLOB bytes; the column's charset says which.
+    Bytes(&'a [u8]),
+    /// ENUM index (1-based; 0 is the empty error value).
+    Enum(u16),
+    /// SET bitmap.
+    Set(u64),
+    /// BIT(n) as stored: big-endian bytes.
+    Bit(&'a [u8]),
+    /// MySQL binary JSON.
+    Json(&'a [u8]),
+    /// JSON already as text (after-image of a partial JSON update).
+    JsonText(String),
+    /// SRID + WKB.
+    Geometry(&'a [u8]),
+    /// VECTOR: little-endian f32s.
+    Vector(&'a [u8]),
+}
+
+/// A column of a row image: absent from the image (MINIMAL/NOBLOB row
+/// images), or present with a value (which may be NULL).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell<'a> {
+    Absent,
+    Present(Value<'a>),
+}
+
+/// How many bytes the value of a non-NULL column takes at the start of `data`.
+#[inline]
+pub fn value_len(t: ColumnType, data: &[u8]) -> Result<usize> {
+    let fixed = |n: usize| -> Result<usize> {
+        if data.len() >= n {
+            Ok(n)
+        } else {
+            Err(DecodeError::Truncated {
+                at: 0,
+                needed: n,
+                available: data.len(),
+            })
+        }
+    };
+    let prefixed = |lb: usize| -> Result<usize> {
+        let head = data.get(..lb).ok_or(DecodeError::Truncated {
+            at: 0,
+            needed: lb,
+            available: data.len(),
+        })?;
+        let n = uint_le(head) as usize;
+        fixed(lb.saturating_add(n))
+    };
+    match t {
+        ColumnType::Tiny | ColumnType::Year => fixed(1),
+        ColumnType::Short => fixed(2),
+        ColumnType::Int24 | ColumnType::Date | ColumnType::Time => fixed(3),
+        ColumnType::Long | ColumnType::Float | ColumnType::Timestamp => fixed(4),
+        ColumnType::LongLong | ColumnType::Double | ColumnType::DateTime => fixed(8),
+        ColumnType::NewDecimal { precision, scale } => fixed(decimal_size(precision, scale)),
+        ColumnType::Time2 { fsp } => fixed(3 + frac_bytes(fsp)),
+        ColumnType::DateTime2 { fsp } => fixed(5 + frac_bytes(fsp)),
+        ColumnType::Timestamp2 { fsp } => fixed(4 + frac_bytes(fsp)),
+        ColumnType::VarChar { max_len } | ColumnType::Char { max_len } => {
+            prefixed(if max_len > 255 { 2 } else { 1 })
+        }
+        ColumnType::Enum { pack_len } | ColumnType::Set { pack_len } => fixed(pack_len as usize),
+        ColumnType::Bit { bits } => fixed((bits as usize).div_ceil(8)),
+        ColumnType::Blob { len_bytes }
+        | ColumnType::Json { len_bytes }
+        | ColumnType::Geometry { len_bytes }
+        | ColumnType::Vector { len_bytes } => prefixed(len_bytes as usize),
+        ColumnType::Null => Ok(0),
+    }
+}
+
+/// Decodes the value of a non-NULL column from exactly its bytes (as measured
+/// by [`value_len`]).
+#[inline]
+pub fn decode_value<'a>(col: &ColumnDef, b: &'a [u8]) -> Result<Value<'a>> {
+    let unsigned = col.unsigned == Some(true);
+    let int = |bits: u32| -> Value<'a> {
+        let v = uint_le(b);
+        if unsigned {
+            Value::UInt(v)
+        } else {
+            Value::Int(sign_extend(v, bits))
+        }
+    };
+    let after_prefix = |lb: usize| -> &'a [u8] { b.get(lb..).unwrap_or(&[]) };
+    Ok(match col.column_type {
+        ColumnType::Tiny => int(8),
+        ColumnType::Short => int(16),
+        ColumnType::Int24 => int(24),
+        ColumnType::Long => int(32),
+        ColumnType::LongLong => {
+            let v = uint_le(b);
+            if unsigned {
+                Value::UInt(v)
+            } else {
+                Value::Int(v as i64)
+            }
+        }
+        ColumnType::Float => Value::Float(f32::from_bits(uint_le(b) as u32)),
+        ColumnType::Double => Value::Double(f64::from_bits(uint_le(b))),
+        ColumnType::NewDecimal { precision, scale } => Value::Decimal(Decimal {
+            precision,
+            scale,
+            bytes: b,
+        }),
+        ColumnType::Year => Value::Year(b.first().copied().unwrap_or(0)),
+        ColumnType::Date => Value::Date(Date::from_packed(uint_le(b) as u32)),
+        ColumnType::Time => Value::Time(Time::from_old(sign_extend(uint_le(b), 24))),
+        ColumnType::Time2 { fsp } => Value::Time(Time::from_time2(b, fsp)?),
+        ColumnType::DateTime => Value::DateTime(DateTime::from_old(uint_le(b))),
+        ColumnType::DateTime2 { fsp } => Value::DateTime(DateTime::from_datetime2(b, fsp)?),
+        ColumnType::Timestamp => Value::Timestamp(Timestamp {
+            seconds: uint_le(b) as u32,
+            micros: 0,
+            fsp: 0,
+        }),
+        ColumnType::Timestamp2 { fsp } => Value::Timestamp(Timestamp::from_timestamp2(b, fsp)?),
+        ColumnType::VarChar { max_len } | ColumnType::Char { max_len } => {
+            Value::Bytes(after_prefix(if max_len > 255 { 2 } else { 1 }))
+        }
+        ColumnType::Enum { .. } => Value::Enum(uint_le(b) as u16),
+        ColumnType::Set { .. } => Value::Set(uint_le(b)),
+        ColumnType::Bit { .. } => Value::Bit(b),
+        ColumnType::Blob { len_bytes } => Value::Bytes(after_prefix(len_bytes as usize)),
+        ColumnType::Json { len_bytes } => Value::Json(after_prefix(len_bytes as usize)),
+        ColumnType::Geometry { len_bytes } => Value::Geometry(after_prefix(len_bytes as usize)),
+        ColumnType::Vector { len_bytes } => Value::Vector(after_prefix(len_bytes as usize)),
+        ColumnType::Null => Value::Null,
+    })
+}
+
+/// Reads one non-NULL value from a reader.
+#[inline]
+pub fn read_value<'a>(r: &mut ByteReader<'a>, col: &ColumnDef) -> Result<Value<'a>> {
+    let n = value_len(col.column_type, r.rest())?;
+    decode_value(col, r.take(n)?)
+}
+
+impl Value<'_> {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    /// Appends the value as MySQL's text protocol returns it for a SELECT
+    /// (see the README's "Value rendering" rules). NULL renders as nothing:
+    /// callers show it as JSON null.
+    pub fn render(&self, col: &ColumnDef, out: &mut String) -> Result<()> {
+        match self {
+            Value::Null => {}
+            Value::Int(v) => {
+                if *v < 0 {
+                    out.push('-');
+                }
+                push_u64(out, v.unsigned_abs());
+            }
+            Value::UInt(v) => push_u64(out, *v),
+            Value::Float(v) => render_float(*v as f64, true, out),
+            Value::Double(v) => render_float(*v, false, out),
+            Value::Decimal(d) => d.render(out)?,
+            Value::Year(v) => render_year(*v, out),
+            Value::Date(d) => d.render(out),
+            Value::Time(t) => t.render(out),
+            Value::DateTime(d) => d.render(out),
+            Value::Timestamp(t) => t.render(out),
+            Value::Bytes(b) => render_bytes(b, col, out),
+            Value::Enum(i) => match label(col, (*i as usize).wrapping_sub(1)) {
+                Some(l) if *i > 0 => push_text(l, col, out),
+                _ if *i == 0 && col.labels.is_some() => {}
+                _ => push_u64(out, *i as u64),
+            },
+            Value::Set(bits) => match &col.labels {
+                Some(labels) => {
+                    let mut first = true;
+                    for (i, l) in labels.iter().enumerate().take(64) {
+                        if bits & (1u64 << i) != 0 {
+                            if !first {
+                                out.push(',');
+                            }
+                            first = false;
+                            push_text(l, col, out);
+                        }
+                    }
+                }
+                None => push_u64(out, *bits),
+            },
+            Value::Bit(b) => push_hex(b, out),
+            Value::Json(b) => crate::json::render_json(b, out)?,
+            Value::JsonText(s) => out.push_str(s),
+            Value::Geometry(b) | Value::Vector(b) => push_hex(b, out),
+        }
+        Ok(())
+    }
+
+    /// The rendered text, or `None` for NULL (allocates; for convenience).
+    pub fn to_text(&self, col: &ColumnDef) -> Result<Option<String>> {
+        if self.is_null() {
+            return Ok(None);
+        }
+        let mut s = String::new();
+        self.render(col, &mut s)?;
+        Ok(Some(s))
+    }
+}
+
+fn label(col: &ColumnDef, i: usize) -> Option<&[u8]> {
+    col.labels.as_ref()?.get(i).map(|v| v.as_slice())
+}
+
+/// `0x` + lowercase hex.
+pub fn push_hex(b: &[u8], out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.reserve(2 + 2 * b.len());
+    out.push_str("0x");
+    for &x in b {
+        out.push(HEX[(x >> 4) as usize] as char);
+        out.push(HEX[(x & 15) as usize] as char);
+    }
+}
+
+/// Character data in the column's character set, converted to UTF-8;
+/// binary data (and text whose charset is unknown and not valid UTF-8) as hex.
+fn render_bytes(b: &[u8], col: &ColumnDef, out: &mut String) {
+    match col.charset() {
+        Some(Charset::Binary) => push_hex(b, out),
+        _ => push_text(b, col, out),
+    }
+}
+
+fn push_text(b: &[u8], col: &ColumnDef, out: &mut String) {
+    match col.charset() {
+        Some(Charset::Latin1) => out.extend(b.iter().map(|&c| cp1252(c))),
+        Some(Charset::Ucs2) | Some(Charset::Utf16) => push_utf16(b, false, out),
+        Some(Charset::Utf16Le) => push_utf16(b, true, out),
+        Some(Charset::Utf32) => {
+            for ch in b.chunks(4) {
+                let v = uint_be(ch) as u32;
+                out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
+            }
+        }
+        _ => match std::str::from_utf8(b) {
+            Ok(s) => out.push_str(s),
+            Err(_) => push_hex(b, out),
+        },
+    }
+}
+
+fn push_utf16(b: &[u8], little_endian: bool, out: &mut String) {
+    let units = b.chunks(2).map(|c| {
+        let (x, y) = (c[0] as u16, c.get(1).copied().unwrap_or(0) as u16);
+        if little_endian {
+            x | (y << 8)
+        } else {
+            (x << 8) | y
+        }
+    });
+    out.extend(char::decode_utf16(units).map(|r| r.unwrap_or('\u{fffd}')));
+}
+
+/// MySQL's latin1 is Windows-1252: 0x80–0x9f are typographic characters.
+fn cp1252(c: u8) -> char {
+    const HIGH: [u16; 32] = [
+        0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
+        0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
+        0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x009D, 0x017E, 0x0178,
+    ];
+    if (0x80..0xa0).contains(&c) {
+        char::from_u32(HIGH[(c - 0x80) as usize] as u32).unwrap_or('\u{fffd}')
+    } else {
+        c as char
+    }
+}
+
+/// Renders a FLOAT or DOUBLE as MySQL does: the shortest digits that read
+/// back to the same value (FLOAT at single precision), switching to
+/// exponent notation for very large or small magnitudes.
+pub fn render_float(v: f64, single: bool, out: &mut String) {
+    use std::fmt::Write;
+    if v.is_nan() || v.is_infinite() {
+        // Not storable in MySQL; print something recognisable.
+        let _ = write!(out, "{v}");
+        return;
+    }
+    if v == 0.0 {
+        out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
+        return;
+    }
+    // Shortest round-trip digits and the decimal exponent.
+    let sci = if single {
+        format!("{:e}", v as f32)
+    } else {
+        format!("{v:e}")
+    };
+    let (mantissa, exp) = match sci.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (sci.as_str(), 0),
+    };
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    // MySQL's my_gcvt: exponent form below 1e-4 or past the significant width.
+    let width = if single { 6 } else { 15 };
+    if negative {
+        out.push('-');
+    }
+    if exp < -4 || exp >= width.max(digits.len() as i32) {
+        out.push_str(&digits[..1]);
+        if digits.len() > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        if exp < 0 {
+            out.push('-');
+        }
+        push_u64(out, exp.unsigned_abs() as u64);
+    } else if exp < 0 {
+        out.push_str("0.");
+        for _ in 0..(-exp - 1) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        let int_len = exp as usize + 1;
+        if digits.len() <= int_len {
+            out.push_str(&digits);
+            for _ in digits.len()..int_len {
+                out.push('0');
+            }
+        } else {
+            out.push_str(&digits[..int_len]);
+            out.push('.');
+            out.push_str(&digits[int_len..]);
+        }
+    }
+}

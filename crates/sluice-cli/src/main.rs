@@ -1,0 +1,49 @@
+//! The `sluice` command line.
+
+mod decode;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "sluice",
+    version,
+    about = "Change data capture for MySQL and MariaDB"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Work with binlog files on disk.
+    Binlog {
+        #[command(subcommand)]
+        command: BinlogCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum BinlogCommand {
+    /// Print every event of the given binlog files as one JSON object per line.
+    Decode(decode::DecodeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Binlog {
+            command: BinlogCommand::Decode(args),
+        } => decode::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("sluice: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
