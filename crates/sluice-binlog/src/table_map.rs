@@ -83,7 +83,7 @@ impl TableMap {
         let meta_len = r.packed_len()?;
         let meta = r.take(meta_len)?;
         // Null bitmap is mandatory; old servers may omit it, treat as all-nullable.
-        let null_bits = r.take((n + 7) / 8).unwrap_or(&[]);
+        let null_bits = r.take(n.div_ceil(8)).unwrap_or(&[]);
         let mut columns = Vec::with_capacity(n);
         let mut m = ByteReader::new(meta);
         for (i, &t) in types.iter().enumerate() {

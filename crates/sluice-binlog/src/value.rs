@@ -250,7 +250,16 @@ pub fn push_hex(b: &[u8], out: &mut String) {
 /// binary data (and text whose charset is unknown and not valid UTF-8) as hex.
 fn render_bytes(b: &[u8], col: &ColumnDef, out: &mut String) {
     match col.charset() {
-        Some(Charset::Binary) => push_hex(b, out),
+        // BINARY(n) is stored without its trailing zero bytes; a SELECT pads them back.
+        Some(Charset::Binary) => match col.column_type {
+            ColumnType::Char { max_len } if b.len() < max_len as usize => {
+                push_hex(b, out);
+                for _ in b.len()..max_len as usize {
+                    out.push_str("00");
+                }
+            }
+            _ => push_hex(b, out),
+        },
         _ => push_text(b, col, out),
     }
 }
@@ -299,38 +308,44 @@ fn cp1252(c: u8) -> char {
     }
 }
 
-/// Renders a FLOAT or DOUBLE as MySQL does: the shortest digits that read
-/// back to the same value (FLOAT at single precision), switching to
-/// exponent notation for very large or small magnitudes.
+/// Renders a FLOAT or DOUBLE as MySQL and MariaDB do in a SELECT (their
+/// `my_gcvt`): DOUBLE with the shortest digits that read back to the same
+/// value, FLOAT rounded to 6 significant digits; trailing zeros dropped;
+/// plain notation when the decimal exponent is within [-15, 14], `1.5e-16`
+/// or `1e15` style outside it.
 pub fn render_float(v: f64, single: bool, out: &mut String) {
-    use std::fmt::Write;
     if v.is_nan() || v.is_infinite() {
         // Not storable in MySQL; print something recognisable.
-        let _ = write!(out, "{v}");
+        out.push_str(if v.is_nan() {
+            "nan"
+        } else if v > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        });
         return;
     }
     if v == 0.0 {
         out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
         return;
     }
-    // Shortest round-trip digits and the decimal exponent.
-    let sci = if single {
-        format!("{:e}", v as f32)
-    } else {
-        format!("{v:e}")
-    };
+    let mut sci = format!("{v:e}");
+    if single && sci.bytes().filter(u8::is_ascii_digit).count() > 6 + exp_digits(&sci) {
+        // FLT_DIG significant digits, correctly rounded.
+        sci = format!("{v:.5e}");
+    }
     let (mantissa, exp) = match sci.split_once('e') {
         Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
         None => (sci.as_str(), 0),
     };
     let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    // MySQL's my_gcvt: exponent form below 1e-4 or past the significant width.
-    let width = if single { 6 } else { 15 };
+    let digits_all: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let digits = digits_all.trim_end_matches('0');
+    let digits = if digits.is_empty() { "0" } else { digits };
     if negative {
         out.push('-');
     }
-    if exp < -4 || exp >= width.max(digits.len() as i32) {
+    if !(-15..=14).contains(&exp) {
         out.push_str(&digits[..1]);
         if digits.len() > 1 {
             out.push('.');
@@ -346,11 +361,11 @@ pub fn render_float(v: f64, single: bool, out: &mut String) {
         for _ in 0..(-exp - 1) {
             out.push('0');
         }
-        out.push_str(&digits);
+        out.push_str(digits);
     } else {
         let int_len = exp as usize + 1;
         if digits.len() <= int_len {
-            out.push_str(&digits);
+            out.push_str(digits);
             for _ in digits.len()..int_len {
                 out.push('0');
             }
@@ -359,5 +374,41 @@ pub fn render_float(v: f64, single: bool, out: &mut String) {
             out.push('.');
             out.push_str(&digits[int_len..]);
         }
+    }
+}
+
+/// Digits of the exponent part of a `{:e}` string (not significant digits).
+fn exp_digits(sci: &str) -> usize {
+    sci.split_once('e')
+        .map(|(_, e)| e.bytes().filter(u8::is_ascii_digit).count())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn float(v: f64, single: bool) -> String {
+        let mut s = String::new();
+        render_float(v, single, &mut s);
+        s
+    }
+
+    #[test]
+    fn floats_render_like_mysql() {
+        assert_eq!(float(123_456.79_f32 as f64, true), "123457");
+        assert_eq!(float(0.1f32 as f64, true), "0.1");
+        assert_eq!(float(1e-10f32 as f64, true), "0.0000000001");
+        assert_eq!(float(3.4e38f32 as f64, true), "3.4e38");
+        assert_eq!(float(1.5e-7, false), "0.00000015");
+        assert_eq!(float(1e15, false), "1e15");
+        assert_eq!(float(123456789012345.0, false), "123456789012345");
+        assert_eq!(
+            float(-1.7976931348623157e308, false),
+            "-1.7976931348623157e308"
+        );
+        assert_eq!(float(0.1, false), "0.1");
+        assert_eq!(float(2.5, false), "2.5");
+        assert_eq!(float(1e-16, false), "1e-16");
     }
 }
