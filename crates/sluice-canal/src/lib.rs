@@ -1,0 +1,11 @@
+//! Canal's data model, shared by the instance that produces entries, the
+//! store that holds them and the servers that deliver them: the protobuf
+//! messages of Canal's TCP protocol and entry format, the cursor position
+//! JSON, and Canal's `schema.table` regex filters. No I/O here.
+
+pub mod filter;
+pub mod position;
+pub mod proto;
+
+pub use filter::TableFilter;
+pub use position::{EntryPosition, LogIdentity, LogPosition};
