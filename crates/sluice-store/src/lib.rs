@@ -1,0 +1,514 @@
+//! The event store of one destination: a bounded queue of entries between
+//! the parser (one producer) and its consumers (any number of client ids,
+//! each with its own read pointer, batches and cursor).
+//!
+//! Semantics follow Canal's streaming API (get / getWithoutAck / ack /
+//! rollback with batch ids and oldest-first acks), with one deliberate
+//! difference: every client id has its own progress, where Canal shares one
+//! read/ack pointer per destination. The store is bounded by entry count and
+//! by bytes; a full store makes `put` wait (back-pressure to the source), so
+//! a transaction larger than the store streams through in pieces without
+//! growing memory. Memory is freed once every client has acked past it.
+//!
+//! This module never blocks a thread: waiting is async (tokio `Notify`).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use sluice_canal::EntryPosition;
+use tokio::sync::Notify;
+
+/// How a GET's `fetch_size` limits a batch (`canal.instance.memory.batch.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchMode {
+    /// At most `fetch_size` entries.
+    ItemSize,
+    /// Entries while their bytes stay within `fetch_size × mem_unit` (at least one).
+    MemSize,
+}
+
+#[derive(Debug, Clone)]
+pub struct StoreConfig {
+    /// `canal.instance.memory.buffer.size`: most entries held.
+    pub max_entries: usize,
+    /// Most bytes held (`buffer.size × buffer.memunit` in Canal).
+    pub max_bytes: usize,
+    pub batch_mode: BatchMode,
+    /// `canal.instance.memory.buffer.memunit`.
+    pub mem_unit: usize,
+    /// `canal.instance.get.ddl.isolation`: a DDL entry always comes alone.
+    pub ddl_isolation: bool,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            max_entries: 16 * 1024,
+            max_bytes: 16 * 1024 * 1024,
+            batch_mode: BatchMode::MemSize,
+            mem_unit: 1024,
+            ddl_isolation: false,
+        }
+    }
+}
+
+/// What the store knows of an entry besides the entry itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntryMeta {
+    /// Bytes the entry takes (its serialised size), for the byte bound and MEMSIZE batches.
+    pub bytes: usize,
+    /// Where a consumer resumes after acking this entry, if it is a
+    /// transaction boundary (transaction end, DDL): the cursor to persist.
+    pub ack_point: Option<EntryPosition>,
+    /// The binlog position of the entry itself, for skipping what a client
+    /// already acked before a restart.
+    pub position: EntryPosition,
+    pub is_ddl: bool,
+}
+
+/// Identity of a consumer: Canal's client id (a short, 1001 by default).
+pub type ClientId = i16;
+
+/// How long a GET may wait (Canal's `timeout` field).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GetWait {
+    /// Return what is there now (timeout -1).
+    NoWait,
+    /// Wait until a full batch is there (timeout 0 or absent).
+    UntilFull,
+    /// Wait up to this long for a full batch, then return what is there.
+    AtMost(Duration),
+}
+
+/// A batch handed to a consumer.
+#[derive(Debug, Clone)]
+pub struct Batch<E> {
+    /// -1 for an empty batch (no id is allocated), else > 0.
+    pub id: i64,
+    pub entries: Vec<E>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    #[error("clientId:{0} should subscribe first")]
+    NotSubscribed(ClientId),
+    #[error("ack error , clientId:{client} batchId:{batch} is not exist , please check")]
+    UnknownBatch { client: ClientId, batch: i64 },
+    #[error("batchId:{batch} is not the firstly:{oldest}")]
+    NotOldest { batch: i64, oldest: i64 },
+    #[error("rollback error, clientId:{client} batchId:{batch} is not exist")]
+    UnknownRollback { client: ClientId, batch: i64 },
+    #[error("the store is stopped")]
+    Stopped,
+}
+
+struct Stored<E> {
+    item: E,
+    meta: EntryMeta,
+}
+
+#[derive(Debug, Clone)]
+struct Mark {
+    batch_id: i64,
+    /// Sequence range `[start, end)` of the batch.
+    end: u64,
+    ack_point: Option<EntryPosition>,
+}
+
+#[derive(Debug)]
+struct ClientState {
+    /// Everything before this sequence is acked.
+    acked: u64,
+    /// Next sequence to hand out.
+    read: u64,
+    marks: VecDeque<Mark>,
+    next_batch_id: i64,
+    cursor: Option<EntryPosition>,
+    /// Entries at or before this binlog position were acked before a restart.
+    skip_through: Option<(u64, u64)>,
+}
+
+struct State<E> {
+    entries: VecDeque<Stored<E>>,
+    /// Sequence number of `entries[0]`.
+    first_seq: u64,
+    bytes: usize,
+    clients: HashMap<ClientId, ClientState>,
+    stopped: bool,
+}
+
+impl<E> State<E> {
+    fn next_seq(&self) -> u64 {
+        self.first_seq + self.entries.len() as u64
+    }
+
+    fn is_full(&self, cfg: &StoreConfig) -> bool {
+        self.entries.len() >= cfg.max_entries || self.bytes >= cfg.max_bytes
+    }
+
+    /// Frees entries every client has acked. With no clients nothing is
+    /// freed: entries wait for the first subscriber (as in Canal).
+    fn trim(&mut self) -> bool {
+        let Some(min_acked) = self.clients.values().map(|c| c.acked).min() else {
+            return false;
+        };
+        let mut freed = false;
+        while self.first_seq < min_acked {
+            match self.entries.pop_front() {
+                Some(s) => {
+                    self.bytes -= s.meta.bytes;
+                    self.first_seq += 1;
+                    freed = true;
+                }
+                None => break,
+            }
+        }
+        freed
+    }
+}
+
+/// The store of one destination.
+pub struct EventStore<E> {
+    cfg: StoreConfig,
+    state: Mutex<State<E>>,
+    space_freed: Notify,
+    data_added: Notify,
+}
+
+impl<E: Clone> EventStore<E> {
+    pub fn new(cfg: StoreConfig) -> Self {
+        EventStore {
+            cfg,
+            state: Mutex::new(State {
+                entries: VecDeque::new(),
+                first_seq: 0,
+                bytes: 0,
+                clients: HashMap::new(),
+                stopped: false,
+            }),
+            space_freed: Notify::new(),
+            data_added: Notify::new(),
+        }
+    }
+
+    pub fn config(&self) -> &StoreConfig {
+        &self.cfg
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State<E>> {
+        // A panic while holding the lock cannot leave the queue half-updated
+        // in a way later calls misread, so a poisoned lock is used as is.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Adds one entry, waiting while the store is full.
+    pub async fn put(&self, item: E, meta: EntryMeta) -> Result<(), StoreError> {
+        loop {
+            let notified = self.space_freed.notified();
+            {
+                let mut st = self.lock();
+                if st.stopped {
+                    return Err(StoreError::Stopped);
+                }
+                // An entry larger than the byte bound still goes in when the
+                // store is empty, or it could never pass.
+                if !st.is_full(&self.cfg) || st.entries.is_empty() {
+                    st.bytes += meta.bytes;
+                    st.entries.push_back(Stored { item, meta });
+                    drop(st);
+                    self.data_added.notify_waiters();
+                    return Ok(());
+                }
+            }
+            notified.await;
+        }
+    }
+
+    /// Registers a client (idempotent). `cursor` is its persisted position:
+    /// entries at or before it are skipped for this client.
+    pub fn subscribe(&self, client: ClientId, cursor: Option<EntryPosition>) {
+        let mut st = self.lock();
+        let start = st.first_seq;
+        st.clients.entry(client).or_insert_with(|| ClientState {
+            acked: start,
+            read: start,
+            marks: VecDeque::new(),
+            next_batch_id: 1,
+            skip_through: cursor.as_ref().map(|c| c.binlog_key()),
+            cursor,
+        });
+    }
+
+    /// Forgets a client; what only it held is freed.
+    pub fn unsubscribe(&self, client: ClientId) {
+        let mut st = self.lock();
+        st.clients.remove(&client);
+        if st.trim() {
+            drop(st);
+            self.space_freed.notify_waiters();
+        }
+    }
+
+    pub fn is_subscribed(&self, client: ClientId) -> bool {
+        self.lock().clients.contains_key(&client)
+    }
+
+    /// The persisted position of every client.
+    pub fn cursors(&self) -> Vec<(ClientId, Option<EntryPosition>)> {
+        let st = self.lock();
+        let mut v: Vec<_> = st
+            .clients
+            .iter()
+            .map(|(k, c)| (*k, c.cursor.clone()))
+            .collect();
+        v.sort_by_key(|(k, _)| *k);
+        v
+    }
+
+    /// Entries held and their bytes.
+    pub fn usage(&self) -> (usize, usize) {
+        let st = self.lock();
+        (st.entries.len(), st.bytes)
+    }
+
+    /// getWithoutAck: the next batch after what this client already has.
+    pub async fn get(
+        &self,
+        client: ClientId,
+        fetch_size: usize,
+        wait: GetWait,
+    ) -> Result<Batch<E>, StoreError> {
+        let deadline = match wait {
+            GetWait::AtMost(d) => Some(tokio::time::Instant::now() + d),
+            _ => None,
+        };
+        loop {
+            let notified = self.data_added.notified();
+            {
+                let mut st = self.lock();
+                if st.stopped {
+                    return Err(StoreError::Stopped);
+                }
+                self.skip_acked(&mut st, client)?;
+                let (count, full) = self.batch_extent(&st, client, fetch_size)?;
+                let timed_out = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
+                if full || wait == GetWait::NoWait || timed_out || st.is_full(&self.cfg) {
+                    return Ok(self.take_batch(&mut st, client, count));
+                }
+            }
+            match deadline {
+                Some(d) => {
+                    let _ = tokio::time::timeout_at(d, notified).await;
+                }
+                None => notified.await,
+            }
+        }
+    }
+
+    /// Passes over entries a client acked before a restart.
+    fn skip_acked(&self, st: &mut State<E>, client: ClientId) -> Result<(), StoreError> {
+        let next = st.next_seq();
+        let first = st.first_seq;
+        let State {
+            entries, clients, ..
+        } = st;
+        let c = clients
+            .get_mut(&client)
+            .ok_or(StoreError::NotSubscribed(client))?;
+        let Some(limit) = c.skip_through else {
+            return Ok(());
+        };
+        while c.read < next && c.marks.is_empty() {
+            let e = &entries[(c.read - first) as usize];
+            if e.meta.position.binlog_key() < limit {
+                c.read += 1;
+                c.acked = c.read;
+            } else {
+                c.skip_through = None;
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// How many entries the next batch takes, and whether it is full.
+    fn batch_extent(
+        &self,
+        st: &State<E>,
+        client: ClientId,
+        fetch_size: usize,
+    ) -> Result<(usize, bool), StoreError> {
+        let c = st
+            .clients
+            .get(&client)
+            .ok_or(StoreError::NotSubscribed(client))?;
+        let start = (c.read - st.first_seq) as usize;
+        let mut count = 0usize;
+        let mut bytes = 0usize;
+        let byte_limit = fetch_size.saturating_mul(self.cfg.mem_unit);
+        let mut full = false;
+        for s in st.entries.range(start..) {
+            if self.cfg.ddl_isolation && s.meta.is_ddl {
+                if count == 0 {
+                    count = 1;
+                }
+                full = true;
+                break;
+            }
+            match self.cfg.batch_mode {
+                BatchMode::ItemSize => {
+                    if count >= fetch_size.max(1) {
+                        full = true;
+                        break;
+                    }
+                }
+                BatchMode::MemSize => {
+                    if count > 0 && bytes + s.meta.bytes > byte_limit {
+                        full = true;
+                        break;
+                    }
+                }
+            }
+            count += 1;
+            bytes += s.meta.bytes;
+        }
+        if !full {
+            full = match self.cfg.batch_mode {
+                BatchMode::ItemSize => count >= fetch_size.max(1),
+                BatchMode::MemSize => bytes >= byte_limit && count > 0,
+            };
+        }
+        Ok((count, full))
+    }
+
+    fn take_batch(&self, st: &mut State<E>, client: ClientId, count: usize) -> Batch<E> {
+        let first = st.first_seq;
+        let State {
+            entries, clients, ..
+        } = st;
+        let Some(c) = clients.get_mut(&client) else {
+            return Batch {
+                id: -1,
+                entries: Vec::new(),
+            };
+        };
+        if count == 0 {
+            return Batch {
+                id: -1,
+                entries: Vec::new(),
+            };
+        }
+        let start = (c.read - first) as usize;
+        let mut items = Vec::with_capacity(count);
+        let mut ack_point = None;
+        for s in entries.range(start..start + count) {
+            items.push(s.item.clone());
+            if s.meta.ack_point.is_some() {
+                ack_point = s.meta.ack_point.clone();
+            }
+        }
+        let id = c.next_batch_id;
+        c.next_batch_id += 1;
+        c.read += count as u64;
+        c.marks.push_back(Mark {
+            batch_id: id,
+            end: c.read,
+            ack_point,
+        });
+        Batch { id, entries: items }
+    }
+
+    /// Acks the oldest outstanding batch. Returns the client's new cursor if
+    /// the batch held a transaction boundary (the position to persist).
+    pub fn ack(
+        &self,
+        client: ClientId,
+        batch_id: i64,
+    ) -> Result<Option<EntryPosition>, StoreError> {
+        let mut st = self.lock();
+        let c = st
+            .clients
+            .get_mut(&client)
+            .ok_or(StoreError::NotSubscribed(client))?;
+        let oldest = c.marks.front().map(|m| m.batch_id);
+        match oldest {
+            Some(o) if o == batch_id => {}
+            Some(o) if c.marks.iter().any(|m| m.batch_id == batch_id) => {
+                return Err(StoreError::NotOldest {
+                    batch: batch_id,
+                    oldest: o,
+                })
+            }
+            _ => {
+                return Err(StoreError::UnknownBatch {
+                    client,
+                    batch: batch_id,
+                })
+            }
+        }
+        let Some(mark) = c.marks.pop_front() else {
+            return Err(StoreError::UnknownBatch {
+                client,
+                batch: batch_id,
+            });
+        };
+        c.acked = mark.end;
+        let new_cursor = mark.ack_point.clone();
+        if let Some(p) = &new_cursor {
+            c.cursor = Some(p.clone());
+        }
+        if st.trim() {
+            drop(st);
+            self.space_freed.notify_waiters();
+        }
+        Ok(new_cursor)
+    }
+
+    /// Rolls back one batch (the oldest) or, with `batch_id` 0, all of them:
+    /// the next get starts again after the last acked entry.
+    pub fn rollback(&self, client: ClientId, batch_id: i64) -> Result<(), StoreError> {
+        let mut st = self.lock();
+        let Some(c) = st.clients.get_mut(&client) else {
+            // Clients roll back on connect before subscribing: not an error.
+            return if batch_id == 0 {
+                Ok(())
+            } else {
+                Err(StoreError::NotSubscribed(client))
+            };
+        };
+        if batch_id == 0 {
+            c.marks.clear();
+        } else {
+            match c.marks.front() {
+                Some(m) if m.batch_id == batch_id => {
+                    c.marks.pop_front();
+                }
+                Some(m) if c.marks.iter().any(|x| x.batch_id == batch_id) => {
+                    return Err(StoreError::NotOldest {
+                        batch: batch_id,
+                        oldest: m.batch_id,
+                    })
+                }
+                _ => {
+                    return Err(StoreError::UnknownRollback {
+                        client,
+                        batch: batch_id,
+                    })
+                }
+            }
+        }
+        c.read = c.acked;
+        Ok(())
+    }
+
+    /// Stops the store: waiting puts and gets return `Stopped`.
+    pub fn stop(&self) {
+        self.lock().stopped = true;
+        self.space_freed.notify_waiters();
+        self.data_added.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests;
