@@ -1,0 +1,188 @@
+//! Consumer cursors and subscriptions of a destination, persisted behind
+//! the [`CursorStore`] trait. [`FileCursorStore`] writes Canal's
+//! `{dir}/{destination}/meta.dat` JSON, so a Canal deployment's cursors are
+//! picked up as they are, and Canal can read Sluice's. A ZooKeeper store
+//! (for clusters) implements the same trait.
+//!
+//! Writes are atomic (temporary file, fsync, rename, fsync of the folder):
+//! a crash leaves either the old or the new cursors, never a torn file.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sluice_canal::LogPosition;
+
+/// One subscribed client of a destination.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientIdentity {
+    pub client_id: i16,
+    pub destination: String,
+    #[serde(default)]
+    pub filter: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientData {
+    pub client_identity: ClientIdentity,
+    /// Absent until the client's first ack of a transaction boundary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<LogPosition>,
+}
+
+/// The content of `meta.dat`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DestinationMeta {
+    #[serde(default)]
+    pub client_datas: Vec<ClientData>,
+    pub destination: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MetaError {
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid cursor JSON ({source}); fix or remove it to start from the configured position")]
+    Corrupt {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+}
+
+/// Where cursors and subscriptions live.
+pub trait CursorStore: Send + Sync {
+    /// Everything known of a destination (no clients if never saved).
+    fn load(&self, destination: &str) -> Result<DestinationMeta, MetaError>;
+    /// Replaces what is stored for the destination, durably.
+    fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError>;
+}
+
+/// Canal's file meta: `{dir}/{destination}/meta.dat`.
+pub struct FileCursorStore {
+    dir: PathBuf,
+}
+
+impl FileCursorStore {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        FileCursorStore { dir: dir.into() }
+    }
+
+    pub fn path(&self, destination: &str) -> PathBuf {
+        self.dir.join(destination).join("meta.dat")
+    }
+}
+
+fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> MetaError + 'a {
+    move |source| MetaError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+impl CursorStore for FileCursorStore {
+    fn load(&self, destination: &str) -> Result<DestinationMeta, MetaError> {
+        let path = self.path(destination);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(DestinationMeta {
+                    client_datas: Vec::new(),
+                    destination: destination.to_string(),
+                })
+            }
+            Err(e) => return Err(io("read", &path)(e)),
+        };
+        serde_json::from_str(&text).map_err(|source| MetaError::Corrupt { path, source })
+    }
+
+    fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError> {
+        let path = self.path(&meta.destination);
+        let folder = path.parent().unwrap_or(&self.dir).to_path_buf();
+        fs::create_dir_all(&folder).map_err(io("create", &folder))?;
+        let tmp = folder.join("meta.dat.tmp");
+        let json = serde_json::to_vec(meta).map_err(|source| MetaError::Corrupt {
+            path: path.clone(),
+            source,
+        })?;
+        {
+            let mut f = fs::File::create(&tmp).map_err(io("create", &tmp))?;
+            f.write_all(&json).map_err(io("write", &tmp))?;
+            f.sync_all().map_err(io("sync", &tmp))?;
+        }
+        fs::rename(&tmp, &path).map_err(io("rename into place", &path))?;
+        // The rename is durable only once the folder entry is on disk.
+        fs::File::open(&folder)
+            .and_then(|d| d.sync_all())
+            .map_err(io("sync", &folder))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CANAL_META: &str = r#"{"clientDatas":[{"clientIdentity":{"clientId":1001,"destination":"example","filter":""},"cursor":{"identity":{"slaveId":-1,"sourceAddress":{"address":"127.0.0.1","port":3306}},"postion":{"gtid":"","included":false,"journalName":"mysql-bin.000001","position":4,"serverId":1,"timestamp":1600000000000}}}],"destination":"example"}"#;
+
+    #[test]
+    fn reads_and_writes_canal_meta_dat_byte_for_byte() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("example")).unwrap();
+        std::fs::write(dir.path().join("example/meta.dat"), CANAL_META).unwrap();
+        let store = FileCursorStore::new(dir.path());
+        let meta = store.load("example").unwrap();
+        assert_eq!(meta.client_datas[0].client_identity.client_id, 1001);
+        assert_eq!(
+            meta.client_datas[0]
+                .cursor
+                .as_ref()
+                .unwrap()
+                .postion
+                .journal_name,
+            "mysql-bin.000001"
+        );
+        store.save(&meta).unwrap();
+        let written = std::fs::read_to_string(dir.path().join("example/meta.dat")).unwrap();
+        assert_eq!(written, CANAL_META);
+    }
+
+    #[test]
+    fn missing_file_is_no_clients_and_corrupt_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileCursorStore::new(dir.path());
+        assert!(store.load("nothing").unwrap().client_datas.is_empty());
+        std::fs::create_dir_all(dir.path().join("bad")).unwrap();
+        std::fs::write(dir.path().join("bad/meta.dat"), "{\"clientDatas\":[").unwrap();
+        let e = store.load("bad").unwrap_err().to_string();
+        assert!(e.contains("meta.dat"), "{e}");
+    }
+
+    #[test]
+    fn a_client_without_cursor_has_no_cursor_field() {
+        let meta = DestinationMeta {
+            client_datas: vec![ClientData {
+                client_identity: ClientIdentity {
+                    client_id: 1001,
+                    destination: "d".into(),
+                    filter: String::new(),
+                },
+                cursor: None,
+            }],
+            destination: "d".into(),
+        };
+        let s = serde_json::to_string(&meta).unwrap();
+        assert_eq!(
+            s,
+            r#"{"clientDatas":[{"clientIdentity":{"clientId":1001,"destination":"d","filter":""}}],"destination":"d"}"#
+        );
+    }
+}
