@@ -1,0 +1,704 @@
+//! Sluice reads Canal's configuration layout as it is: `DIR/canal.properties`
+//! for the server and `DIR/{destination}/instance.properties` per
+//! destination, with Canal's keys and defaults. Keys Canal knows but Sluice
+//! has no use for are accepted silently; keys neither knows are reported as
+//! warnings (a typo should not go unnoticed); a bad value is an error that
+//! names the file, line, key and what is expected.
+
+pub mod properties;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use properties::{Properties, Property};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: {key} = {value:?}: {expected}")]
+    BadValue {
+        path: PathBuf,
+        line: usize,
+        key: String,
+        value: String,
+        expected: String,
+    },
+    #[error("{path}: {key} is required: {hint}")]
+    Missing {
+        path: PathBuf,
+        key: String,
+        hint: String,
+    },
+}
+
+/// How consumers are served (`canal.serverMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerMode {
+    Tcp,
+    Kafka,
+    RocketMq,
+    RabbitMq,
+    PulsarMq,
+}
+
+/// `canal.instance.memory.batch.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchMode {
+    MemSize,
+    ItemSize,
+}
+
+/// TLS to the source (`canal.instance.master.sslMode`), MySQL Connector/J's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SslMode {
+    Disabled,
+    Preferred,
+    Required,
+    VerifyCa,
+    VerifyIdentity,
+}
+
+/// Where cursors are kept (`canal.instance.global.spring.xml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetaMode {
+    /// memory-instance.xml: lost on restart.
+    Memory,
+    /// file-instance.xml (Canal's shipped default): `meta.dat` per destination.
+    File,
+    /// default-instance.xml: ZooKeeper (`canal.zkServers`).
+    ZooKeeper,
+}
+
+/// Settings of the server (`canal.properties`).
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    pub id: i64,
+    /// Address to listen on; empty = all interfaces.
+    pub ip: String,
+    /// Address to register in ZooKeeper (defaults to `ip`, then the host's address).
+    pub register_ip: String,
+    pub port: u16,
+    pub metrics_port: u16,
+    pub user: String,
+    /// Hex of SHA1(SHA1(password)), as Canal stores it.
+    pub passwd: String,
+    pub admin_port: u16,
+    pub admin_user: String,
+    pub admin_passwd: String,
+    pub zk_servers: String,
+    pub zookeeper_flush_period: Duration,
+    pub file_data_dir: PathBuf,
+    pub file_flush_period: Duration,
+    pub destinations: Vec<String>,
+    pub conf_dir: PathBuf,
+    pub auto_scan: bool,
+    pub auto_scan_interval: Duration,
+    pub server_mode: ServerMode,
+    pub lazy: bool,
+    pub meta_mode: MetaMode,
+    /// Every `canal.instance.*` / `canal.mq.*` key set here: defaults for each instance.
+    pub instance_defaults: HashMap<String, Property>,
+    /// Everything else in the file (MQ client settings such as `kafka.*`).
+    pub raw: Properties,
+    pub warnings: Vec<String>,
+}
+
+/// Settings of one destination (`{destination}/instance.properties`, over the
+/// `canal.instance.*` defaults of `canal.properties`).
+#[derive(Debug, Clone)]
+pub struct InstanceConfig {
+    pub destination: String,
+    /// 0 = derive one (see the source's documentation).
+    pub slave_id: u32,
+    pub gtid_on: bool,
+    pub master_address: String,
+    pub master_journal_name: String,
+    pub master_position: Option<u64>,
+    /// Milliseconds since the epoch.
+    pub master_timestamp: Option<i64>,
+    pub master_gtid: String,
+    pub standby_address: String,
+    pub db_username: String,
+    pub db_password: String,
+    pub default_database_name: String,
+    pub connection_charset: String,
+    pub ssl_mode: SslMode,
+    pub filter_regex: String,
+    pub filter_black_regex: String,
+    pub filter_field: String,
+    pub filter_black_field: String,
+    pub filter_query_dcl: bool,
+    pub filter_query_dml: bool,
+    pub filter_query_ddl: bool,
+    pub filter_table_error: bool,
+    pub filter_rows: bool,
+    pub filter_transaction_entry: bool,
+    pub filter_dml_insert: bool,
+    pub filter_dml_update: bool,
+    pub filter_dml_delete: bool,
+    pub memory_buffer_size: usize,
+    pub memory_buffer_memunit: usize,
+    pub memory_batch_mode: BatchMode,
+    pub memory_raw_entry: bool,
+    pub transaction_size: usize,
+    pub get_ddl_isolation: bool,
+    pub binlog_formats: Vec<String>,
+    pub binlog_images: Vec<String>,
+    pub tsdb_enable: bool,
+    pub mq_topic: String,
+    pub mq_dynamic_topic: String,
+    pub mq_partition: Option<u32>,
+    pub mq_partitions_num: Option<u32>,
+    pub mq_partition_hash: String,
+    pub raw: Properties,
+    pub warnings: Vec<String>,
+}
+
+/// Every key Canal (1.1.x) reads from its two files; the ones Sluice acts on
+/// are also parsed into the structs above.
+const KNOWN_SERVER_KEYS: &[&str] = &[
+    "canal.id",
+    "canal.ip",
+    "canal.register.ip",
+    "canal.port",
+    "canal.metrics.pull.port",
+    "canal.user",
+    "canal.passwd",
+    "canal.admin.manager",
+    "canal.admin.port",
+    "canal.admin.user",
+    "canal.admin.passwd",
+    "canal.admin.register.auto",
+    "canal.admin.register.cluster",
+    "canal.admin.register.name",
+    "canal.zkServers",
+    "canal.zookeeper.flush.period",
+    "canal.withoutNetty",
+    "canal.serverMode",
+    "canal.file.data.dir",
+    "canal.file.flush.period",
+    "canal.destinations",
+    "canal.conf.dir",
+    "canal.auto.scan",
+    "canal.auto.scan.interval",
+    "canal.auto.reset.latest.pos.mode",
+    "canal.instance.tsdb.spring.xml",
+    "canal.instance.global.mode",
+    "canal.instance.global.lazy",
+    "canal.instance.global.manager.address",
+    "canal.instance.global.spring.xml",
+    "canal.aliyun.accessKey",
+    "canal.aliyun.secretKey",
+    "canal.aliyun.uid",
+    "canal.mq.flatMessage",
+    "canal.mq.canalBatchSize",
+    "canal.mq.canalGetTimeout",
+    "canal.mq.accessChannel",
+    "canal.mq.database.hash",
+    "canal.mq.send.thread.size",
+    "canal.mq.build.thread.size",
+    "canal.mq.servers",
+    "canal.mq.retries",
+    "canal.mq.batchSize",
+    "canal.mq.lingerMs",
+    "canal.mq.bufferMemory",
+    "canal.mq.maxRequestSize",
+    "canal.mq.acks",
+    "canal.mq.compressionType",
+    "canal.mq.producerGroup",
+    "canal.mq.vhost",
+    "canal.mq.exchange",
+    "canal.mq.username",
+    "canal.mq.password",
+    "canal.mq.aliyunuid",
+];
+
+const KNOWN_INSTANCE_KEYS: &[&str] = &[
+    "canal.instance.mysql.slaveId",
+    "canal.instance.gtidon",
+    "canal.instance.master.address",
+    "canal.instance.master.journal.name",
+    "canal.instance.master.position",
+    "canal.instance.master.timestamp",
+    "canal.instance.master.gtid",
+    "canal.instance.master.sslMode",
+    "canal.instance.standby.address",
+    "canal.instance.standby.journal.name",
+    "canal.instance.standby.position",
+    "canal.instance.standby.timestamp",
+    "canal.instance.standby.gtid",
+    "canal.instance.rds.accesskey",
+    "canal.instance.rds.secretkey",
+    "canal.instance.rds.instanceId",
+    "canal.instance.tsdb.enable",
+    "canal.instance.tsdb.dir",
+    "canal.instance.tsdb.url",
+    "canal.instance.tsdb.dbUsername",
+    "canal.instance.tsdb.dbPassword",
+    "canal.instance.tsdb.snapshot.interval",
+    "canal.instance.tsdb.snapshot.expire",
+    "canal.instance.dbUsername",
+    "canal.instance.dbPassword",
+    "canal.instance.defaultDatabaseName",
+    "canal.instance.connectionCharset",
+    "canal.instance.enableDruid",
+    "canal.instance.pwdPublicKey",
+    "canal.instance.filter.regex",
+    "canal.instance.filter.black.regex",
+    "canal.instance.filter.field",
+    "canal.instance.filter.black.field",
+    "canal.instance.filter.druid.ddl",
+    "canal.instance.filter.query.dcl",
+    "canal.instance.filter.query.dml",
+    "canal.instance.filter.query.ddl",
+    "canal.instance.filter.table.error",
+    "canal.instance.filter.rows",
+    "canal.instance.filter.transaction.entry",
+    "canal.instance.filter.dml.insert",
+    "canal.instance.filter.dml.update",
+    "canal.instance.filter.dml.delete",
+    "canal.instance.memory.buffer.size",
+    "canal.instance.memory.buffer.memunit",
+    "canal.instance.memory.batch.mode",
+    "canal.instance.memory.rawEntry",
+    "canal.instance.detecting.enable",
+    "canal.instance.detecting.sql",
+    "canal.instance.detecting.interval.time",
+    "canal.instance.detecting.retry.threshold",
+    "canal.instance.detecting.heartbeatHaEnable",
+    "canal.instance.transaction.size",
+    "canal.instance.fallbackIntervalInSeconds",
+    "canal.instance.network.receiveBufferSize",
+    "canal.instance.network.sendBufferSize",
+    "canal.instance.network.soTimeout",
+    "canal.instance.binlog.format",
+    "canal.instance.binlog.image",
+    "canal.instance.get.ddl.isolation",
+    "canal.instance.parser.parallel",
+    "canal.instance.parser.parallelThreadSize",
+    "canal.instance.parser.parallelBufferSize",
+    "canal.instance.multi.stream.on",
+    "canal.mq.topic",
+    "canal.mq.dynamicTopic",
+    "canal.mq.partition",
+    "canal.mq.partitionsNum",
+    "canal.mq.partitionHash",
+    "canal.mq.dynamicTopicPartitionNum",
+    "canal.mq.enableDynamicQueuePartition",
+];
+
+/// MQ client settings are passed through to the client library unchanged.
+const PASS_THROUGH_PREFIXES: &[&str] =
+    &["kafka.", "rocketmq.", "rabbitmq.", "pulsarmq.", "sluice."];
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Typed access to a properties file, with errors that name file and line.
+struct Reader<'a> {
+    path: &'a Path,
+    primary: &'a Properties,
+    fallback: Option<&'a HashMap<String, Property>>,
+}
+
+impl Reader<'_> {
+    fn get(&self, key: &str) -> Option<&Property> {
+        self.primary
+            .get(key)
+            .or_else(|| self.fallback.and_then(|f| f.get(key)))
+    }
+
+    fn string(&self, key: &str, default: &str) -> String {
+        match self.get(key) {
+            Some(p) if !p.value.trim().is_empty() => p.value.trim().to_string(),
+            _ => default.to_string(),
+        }
+    }
+
+    fn bad(&self, key: &str, p: &Property, expected: &str) -> ConfigError {
+        ConfigError::BadValue {
+            path: self.path.to_path_buf(),
+            line: p.line,
+            key: key.to_string(),
+            value: p.value.clone(),
+            expected: expected.to_string(),
+        }
+    }
+
+    fn parse<T: std::str::FromStr>(
+        &self,
+        key: &str,
+        default: T,
+        what: &str,
+    ) -> Result<T, ConfigError> {
+        match self.get(key) {
+            Some(p) if !p.value.trim().is_empty() => {
+                p.value.trim().parse().map_err(|_| self.bad(key, p, what))
+            }
+            _ => Ok(default),
+        }
+    }
+
+    fn optional<T: std::str::FromStr>(
+        &self,
+        key: &str,
+        what: &str,
+    ) -> Result<Option<T>, ConfigError> {
+        match self.get(key) {
+            Some(p) if !p.value.trim().is_empty() => p
+                .value
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| self.bad(key, p, what)),
+            _ => Ok(None),
+        }
+    }
+
+    fn bool(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
+        match self.get(key) {
+            Some(p) if !p.value.trim().is_empty() => {
+                match p.value.trim().to_ascii_lowercase().as_str() {
+                    "true" => Ok(true),
+                    "false" => Ok(false),
+                    _ => Err(self.bad(key, p, "expected true or false")),
+                }
+            }
+            _ => Ok(default),
+        }
+    }
+
+    fn choice<T: Copy>(
+        &self,
+        key: &str,
+        default: T,
+        options: &[(&str, T)],
+    ) -> Result<T, ConfigError> {
+        match self.get(key) {
+            Some(p) if !p.value.trim().is_empty() => {
+                let v = p.value.trim();
+                options
+                    .iter()
+                    .find(|(name, _)| name.eq_ignore_ascii_case(v))
+                    .map(|(_, t)| *t)
+                    .ok_or_else(|| {
+                        let names: Vec<_> = options.iter().map(|(n, _)| *n).collect();
+                        self.bad(key, p, &format!("expected one of {}", names.join(", ")))
+                    })
+            }
+            _ => Ok(default),
+        }
+    }
+
+    fn list(&self, key: &str, default: &str) -> Vec<String> {
+        self.string(key, default)
+            .split(',')
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+}
+
+fn unknown_key_warnings(path: &Path, props: &Properties, known: &[&[&str]]) -> Vec<String> {
+    props
+        .order
+        .iter()
+        .filter(|k| {
+            !known.iter().any(|list| list.contains(&k.as_str()))
+                && !PASS_THROUGH_PREFIXES.iter().any(|p| k.starts_with(p))
+        })
+        .map(|k| {
+            let line = props.get(k).map(|p| p.line).unwrap_or(0);
+            format!(
+                "{}:{line}: unknown key {k} (ignored; check the spelling)",
+                path.display()
+            )
+        })
+        .collect()
+}
+
+impl ServerConfig {
+    /// Reads `dir/canal.properties`; `${canal.conf.dir}` resolves to `dir`.
+    pub fn load(dir: &Path) -> Result<ServerConfig, ConfigError> {
+        let path = dir.join("canal.properties");
+        let mut props = Properties::parse(&read(&path)?);
+        let vars = HashMap::from([("canal.conf.dir".to_string(), dir.display().to_string())]);
+        props.resolve_placeholders(&vars);
+        Self::from_properties(&path, dir, props)
+    }
+
+    pub fn from_properties(
+        path: &Path,
+        dir: &Path,
+        props: Properties,
+    ) -> Result<ServerConfig, ConfigError> {
+        let r = Reader {
+            path,
+            primary: &props,
+            fallback: None,
+        };
+        let spring = r.string(
+            "canal.instance.global.spring.xml",
+            "classpath:spring/file-instance.xml",
+        );
+        let meta_mode = if spring.contains("memory-instance") {
+            MetaMode::Memory
+        } else if spring.contains("default-instance") {
+            MetaMode::ZooKeeper
+        } else {
+            MetaMode::File
+        };
+        let conf_dir = PathBuf::from(r.string("canal.conf.dir", &dir.display().to_string()));
+        let cfg = ServerConfig {
+            id: r.parse("canal.id", 1, "expected an integer")?,
+            ip: r.string("canal.ip", ""),
+            register_ip: r.string("canal.register.ip", ""),
+            port: r.parse("canal.port", 11111, "expected a TCP port (1-65535)")?,
+            metrics_port: r.parse(
+                "canal.metrics.pull.port",
+                11112,
+                "expected a TCP port (1-65535)",
+            )?,
+            user: r.string("canal.user", ""),
+            passwd: r.string("canal.passwd", ""),
+            admin_port: r.parse("canal.admin.port", 11110, "expected a TCP port (1-65535)")?,
+            admin_user: r.string("canal.admin.user", ""),
+            admin_passwd: r.string("canal.admin.passwd", ""),
+            zk_servers: r.string("canal.zkServers", ""),
+            zookeeper_flush_period: Duration::from_millis(r.parse(
+                "canal.zookeeper.flush.period",
+                1000,
+                "expected milliseconds",
+            )?),
+            file_data_dir: PathBuf::from(
+                r.string("canal.file.data.dir", &conf_dir.display().to_string()),
+            ),
+            file_flush_period: Duration::from_millis(r.parse(
+                "canal.file.flush.period",
+                1000,
+                "expected milliseconds",
+            )?),
+            destinations: r.list("canal.destinations", ""),
+            auto_scan: r.bool("canal.auto.scan", true)?,
+            auto_scan_interval: Duration::from_secs(r.parse(
+                "canal.auto.scan.interval",
+                5,
+                "expected seconds",
+            )?),
+            server_mode: r.choice(
+                "canal.serverMode",
+                ServerMode::Tcp,
+                &[
+                    ("tcp", ServerMode::Tcp),
+                    ("kafka", ServerMode::Kafka),
+                    ("rocketMQ", ServerMode::RocketMq),
+                    ("rabbitMQ", ServerMode::RabbitMq),
+                    ("pulsarMQ", ServerMode::PulsarMq),
+                ],
+            )?,
+            lazy: r.bool("canal.instance.global.lazy", false)?,
+            meta_mode,
+            conf_dir,
+            instance_defaults: props
+                .entries
+                .iter()
+                .filter(|(k, _)| k.starts_with("canal.instance.") || k.starts_with("canal.mq."))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+            warnings: unknown_key_warnings(path, &props, &[KNOWN_SERVER_KEYS, KNOWN_INSTANCE_KEYS]),
+            raw: props.clone(),
+        };
+        if !cfg.user.is_empty() && cfg.passwd.is_empty() {
+            return Err(ConfigError::Missing {
+                path: path.to_path_buf(),
+                key: "canal.passwd".into(),
+                hint: "canal.user is set, so clients must log in: set canal.passwd to the hex SHA1(SHA1(password)), or clear canal.user".into(),
+            });
+        }
+        if !cfg.passwd.is_empty()
+            && (cfg.passwd.len() != 40 || !cfg.passwd.chars().all(|c| c.is_ascii_hexdigit()))
+        {
+            let p = props.get("canal.passwd").cloned().unwrap_or(Property {
+                value: cfg.passwd.clone(),
+                line: 0,
+            });
+            return Err(r.bad(
+                "canal.passwd",
+                &p,
+                "expected 40 hex digits: SHA1(SHA1(password)), e.g. SELECT SHA1(UNHEX(SHA1('secret')))",
+            ));
+        }
+        Ok(cfg)
+    }
+
+    /// The destinations to run: `canal.destinations`, plus (with auto scan)
+    /// every folder of the conf dir that holds an `instance.properties`.
+    pub fn discover_destinations(&self) -> Vec<String> {
+        let mut out = self.destinations.clone();
+        if self.auto_scan {
+            if let Ok(rd) = std::fs::read_dir(&self.conf_dir) {
+                let mut found: Vec<String> = rd
+                    .filter_map(|e| e.ok())
+                    .filter(|e| e.path().join("instance.properties").is_file())
+                    .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                    .collect();
+                found.sort();
+                for d in found {
+                    if !out.contains(&d) {
+                        out.push(d);
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+impl InstanceConfig {
+    /// Reads `conf_dir/{destination}/instance.properties` over the server's defaults.
+    pub fn load(server: &ServerConfig, destination: &str) -> Result<InstanceConfig, ConfigError> {
+        let path = server
+            .conf_dir
+            .join(destination)
+            .join("instance.properties");
+        let mut props = Properties::parse(&read(&path)?);
+        let vars = HashMap::from([
+            (
+                "canal.conf.dir".to_string(),
+                server.conf_dir.display().to_string(),
+            ),
+            (
+                "canal.instance.destination".to_string(),
+                destination.to_string(),
+            ),
+        ]);
+        props.resolve_placeholders(&vars);
+        Self::from_properties(&path, destination, props, Some(&server.instance_defaults))
+    }
+
+    pub fn from_properties(
+        path: &Path,
+        destination: &str,
+        props: Properties,
+        defaults: Option<&HashMap<String, Property>>,
+    ) -> Result<InstanceConfig, ConfigError> {
+        let r = Reader {
+            path,
+            primary: &props,
+            fallback: defaults,
+        };
+        let master_address = r.string("canal.instance.master.address", "");
+        if master_address.is_empty() {
+            return Err(ConfigError::Missing {
+                path: path.to_path_buf(),
+                key: "canal.instance.master.address".into(),
+                hint: "set it to the source database as host:port, e.g. 127.0.0.1:3306".into(),
+            });
+        }
+        if !master_address.contains(':') {
+            let p = props
+                .get("canal.instance.master.address")
+                .cloned()
+                .unwrap_or(Property {
+                    value: master_address.clone(),
+                    line: 0,
+                });
+            return Err(r.bad("canal.instance.master.address", &p, "expected host:port"));
+        }
+        Ok(InstanceConfig {
+            destination: destination.to_string(),
+            slave_id: r.parse(
+                "canal.instance.mysql.slaveId",
+                0,
+                "expected a server id (0-4294967295)",
+            )?,
+            gtid_on: r.bool("canal.instance.gtidon", false)?,
+            master_address,
+            master_journal_name: r.string("canal.instance.master.journal.name", ""),
+            master_position: r
+                .optional("canal.instance.master.position", "expected a byte offset")?,
+            master_timestamp: r.optional(
+                "canal.instance.master.timestamp",
+                "expected milliseconds since the epoch",
+            )?,
+            master_gtid: r.string("canal.instance.master.gtid", ""),
+            standby_address: r.string("canal.instance.standby.address", ""),
+            db_username: r.string("canal.instance.dbUsername", ""),
+            db_password: r.string("canal.instance.dbPassword", ""),
+            default_database_name: r.string("canal.instance.defaultDatabaseName", ""),
+            connection_charset: r.string("canal.instance.connectionCharset", "UTF-8"),
+            ssl_mode: r.choice(
+                "canal.instance.master.sslMode",
+                SslMode::Disabled,
+                &[
+                    ("DISABLED", SslMode::Disabled),
+                    ("PREFERRED", SslMode::Preferred),
+                    ("REQUIRED", SslMode::Required),
+                    ("VERIFY_CA", SslMode::VerifyCa),
+                    ("VERIFY_IDENTITY", SslMode::VerifyIdentity),
+                ],
+            )?,
+            filter_regex: r.string("canal.instance.filter.regex", ".*\\..*"),
+            filter_black_regex: r.string("canal.instance.filter.black.regex", ""),
+            filter_field: r.string("canal.instance.filter.field", ""),
+            filter_black_field: r.string("canal.instance.filter.black.field", ""),
+            filter_query_dcl: r.bool("canal.instance.filter.query.dcl", false)?,
+            filter_query_dml: r.bool("canal.instance.filter.query.dml", false)?,
+            filter_query_ddl: r.bool("canal.instance.filter.query.ddl", false)?,
+            filter_table_error: r.bool("canal.instance.filter.table.error", false)?,
+            filter_rows: r.bool("canal.instance.filter.rows", false)?,
+            filter_transaction_entry: r.bool("canal.instance.filter.transaction.entry", false)?,
+            filter_dml_insert: r.bool("canal.instance.filter.dml.insert", false)?,
+            filter_dml_update: r.bool("canal.instance.filter.dml.update", false)?,
+            filter_dml_delete: r.bool("canal.instance.filter.dml.delete", false)?,
+            memory_buffer_size: r.parse(
+                "canal.instance.memory.buffer.size",
+                16384,
+                "expected a number of entries",
+            )?,
+            memory_buffer_memunit: r.parse(
+                "canal.instance.memory.buffer.memunit",
+                1024,
+                "expected bytes",
+            )?,
+            memory_batch_mode: r.choice(
+                "canal.instance.memory.batch.mode",
+                BatchMode::MemSize,
+                &[
+                    ("MEMSIZE", BatchMode::MemSize),
+                    ("ITEMSIZE", BatchMode::ItemSize),
+                ],
+            )?,
+            memory_raw_entry: r.bool("canal.instance.memory.rawEntry", true)?,
+            transaction_size: r.parse(
+                "canal.instance.transaction.size",
+                1024,
+                "expected a number of entries",
+            )?,
+            get_ddl_isolation: r.bool("canal.instance.get.ddl.isolation", false)?,
+            binlog_formats: r.list("canal.instance.binlog.format", "ROW,STATEMENT,MIXED"),
+            binlog_images: r.list("canal.instance.binlog.image", "FULL,MINIMAL,NOBLOB"),
+            tsdb_enable: r.bool("canal.instance.tsdb.enable", true)?,
+            mq_topic: r.string("canal.mq.topic", ""),
+            mq_dynamic_topic: r.string("canal.mq.dynamicTopic", ""),
+            mq_partition: r.optional("canal.mq.partition", "expected a partition number")?,
+            mq_partitions_num: r
+                .optional("canal.mq.partitionsNum", "expected a number of partitions")?,
+            mq_partition_hash: r.string("canal.mq.partitionHash", ""),
+            warnings: unknown_key_warnings(path, &props, &[KNOWN_INSTANCE_KEYS]),
+            raw: props,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,106 @@
+use super::*;
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+#[test]
+fn canal_defaults_and_instance_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.port = 22222\ncanal.destinations = example\ncanal.instance.memory.buffer.size = 1024\ncanal.instance.memory.batch.mode = ITEMSIZE\nkafka.bootstrap.servers = 127.0.0.1:9092\n",
+    );
+    write(
+        dir.path(),
+        "example/instance.properties",
+        "canal.instance.master.address = 127.0.0.1:3306\ncanal.instance.dbUsername = canal\ncanal.instance.filter.regex = shop\\\\..*\ncanal.instance.memory.buffer.size = 2048\n",
+    );
+    write(
+        dir.path(),
+        "other/instance.properties",
+        "canal.instance.master.address=db:3306\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.port, 22222);
+    assert_eq!(server.server_mode, ServerMode::Tcp);
+    assert_eq!(server.meta_mode, MetaMode::File);
+    assert_eq!(server.file_data_dir, dir.path());
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    assert_eq!(server.discover_destinations(), vec!["example", "other"]);
+    let inst = InstanceConfig::load(&server, "example").unwrap();
+    assert_eq!(inst.memory_buffer_size, 2048, "instance file wins");
+    assert_eq!(
+        inst.memory_batch_mode,
+        BatchMode::ItemSize,
+        "server default applies"
+    );
+    assert_eq!(inst.filter_regex, "shop\\..*");
+    assert_eq!(inst.connection_charset, "UTF-8");
+}
+
+#[test]
+fn unknown_keys_are_warnings_and_bad_values_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.prot = 1\ncanal.port = 11111\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.warnings.len(), 1);
+    assert!(
+        server.warnings[0].contains("canal.prot"),
+        "{:?}",
+        server.warnings
+    );
+
+    write(dir.path(), "canal.properties", "canal.port = eleven\n");
+    let e = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        e.contains("canal.properties:1: canal.port = \"eleven\""),
+        "{e}"
+    );
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.serverMode = carrier-pigeon\n",
+    );
+    let e = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("expected one of tcp, kafka"), "{e}");
+
+    write(dir.path(), "canal.properties", "canal.user = canal\n");
+    let e = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("canal.passwd"), "{e}");
+}
+
+#[test]
+fn instance_needs_a_master_address() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "canal.properties", "");
+    write(
+        dir.path(),
+        "d/instance.properties",
+        "canal.instance.gtidon = yes\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    let e = InstanceConfig::load(&server, "d").unwrap_err().to_string();
+    assert!(
+        e.contains("canal.instance.master.address is required"),
+        "{e}"
+    );
+    write(
+        dir.path(),
+        "d/instance.properties",
+        "canal.instance.master.address = h:1\ncanal.instance.gtidon = yes\n",
+    );
+    let e = InstanceConfig::load(&server, "d").unwrap_err().to_string();
+    assert!(
+        e.contains("instance.properties:2: canal.instance.gtidon"),
+        "{e}"
+    );
+}
