@@ -1,0 +1,6 @@
+//! A Canal destination ("instance"): one source, its filters, its store and
+//! its consumers. This crate turns decoded binlog events into Canal entries
+//! ([`entry`]) with Canal's value rendering ([`canal_value`]).
+
+pub mod canal_value;
+pub mod entry;
