@@ -138,6 +138,21 @@ impl Decoder {
                     key_version: r.u32_le()?,
                 }
             }
+            EventType::PRE_GA_WRITE_ROWS
+            | EventType::PRE_GA_UPDATE_ROWS
+            | EventType::PRE_GA_DELETE_ROWS => {
+                // Their rows are in the table's record format (null bytes
+                // of the table, fields as the storage engine packs them),
+                // which the binlog does not describe.
+                return Err(DecodeError::unsupported(
+                    "rows event",
+                    format!(
+                        "{}: written by MySQL 5.1.0-5.1.15 or a development build, its rows are \
+                         in the table's record format, which the binlog does not describe",
+                        t.name()
+                    ),
+                ));
+            }
             EventType::LOAD
             | EventType::SLAVE
             | EventType::CREATE_FILE

@@ -133,7 +133,8 @@ impl<'a> EventFramer<'a> {
                 },
             ));
         }
-        let header = EventHeader::parse(rest, header_len).map_err(|e| self.fail(None, e))?;
+        let mut header = EventHeader::parse(rest, header_len).map_err(|e| self.fail(None, e))?;
+        header.event_type = self.format.event_type(header.event_type.0);
         let size = header.event_size as usize;
         let et = Some(header.event_type);
         if size < header_len {

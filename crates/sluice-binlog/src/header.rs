@@ -78,7 +78,24 @@ pub struct FormatDescription {
     /// Post-header length per event type, indexed by `type_code - 1`.
     pub post_header_lens: Vec<u8>,
     pub checksum: ChecksumAlg,
+    /// Written by a MySQL 5.1/5.2 "-a_drop5"/"-a_drop6" development build,
+    /// which numbered event types 16–22 differently (see [`OLD_TYPE_CODES`]);
+    /// `post_header_lens` is already permuted to the usual numbering.
+    pub old_type_codes: bool,
 }
+
+/// The event types that the development trees behind MySQL's 5.1.1–5.2.2
+/// "-a_drop5"/"-a_drop6" builds wrote as codes 16–22, in that order
+/// (`Format_description_event`'s `event_type_permutation` in MySQL).
+pub const OLD_TYPE_CODES: [EventType; 7] = [
+    EventType::TABLE_MAP,
+    EventType::PRE_GA_WRITE_ROWS,
+    EventType::PRE_GA_UPDATE_ROWS,
+    EventType::PRE_GA_DELETE_ROWS,
+    EventType::XID,
+    EventType::BEGIN_LOAD_QUERY,
+    EventType::EXECUTE_LOAD_QUERY,
+];
 
 impl Default for FormatDescription {
     /// What a reader assumes before it has seen a FORMAT_DESCRIPTION_EVENT: v4 headers, no checksums.
@@ -90,6 +107,7 @@ impl Default for FormatDescription {
             header_len: HEADER_LEN_V4,
             post_header_lens: Vec::new(),
             checksum: ChecksumAlg::None,
+            old_type_codes: false,
         }
     }
 }
@@ -129,6 +147,15 @@ impl FormatDescription {
         } else {
             (rest.to_vec(), ChecksumAlg::None)
         };
+        let mut post_header_lens = post_header_lens;
+        // MySQL accepts such a build's FDE only with its 22 event types.
+        let old_type_codes = has_old_type_codes(&server_version) && post_header_lens.len() == 22;
+        if old_type_codes {
+            let old = post_header_lens[15..22].to_vec();
+            for (t, len) in OLD_TYPE_CODES.iter().zip(old) {
+                post_header_lens[t.0 as usize - 1] = len;
+            }
+        }
         Ok(FormatDescription {
             binlog_version,
             server_version,
@@ -136,6 +163,7 @@ impl FormatDescription {
             header_len,
             post_header_lens,
             checksum,
+            old_type_codes,
         })
     }
 
@@ -158,6 +186,7 @@ impl FormatDescription {
             header_len,
             post_header_lens: lens,
             checksum: ChecksumAlg::None,
+            old_type_codes: false,
         })
     }
 
@@ -169,6 +198,16 @@ impl FormatDescription {
         match self.post_header_lens.get(t.0 as usize - 1) {
             Some(&n) => n as usize,
             None => default,
+        }
+    }
+
+    /// The event type an event header's type code stands for under this format
+    /// (the code itself, except in files of the builds [`OLD_TYPE_CODES`] describes).
+    #[inline]
+    pub fn event_type(&self, code: u8) -> EventType {
+        match code {
+            16..=22 if self.old_type_codes => OLD_TYPE_CODES[code as usize - 16],
+            _ => EventType(code),
         }
     }
 
@@ -193,6 +232,19 @@ pub fn version_triplet(v: &str) -> (u32, u32, u32) {
         parts.next().unwrap_or(0),
         parts.next().unwrap_or(0),
     )
+}
+
+/// MySQL's test for the development builds with other event type codes:
+/// versions matching `5.1.[1-5]-a_drop5*`, `5.1.4-a_drop6*` or `5.2.[0-2]-a_drop6*`.
+fn has_old_type_codes(v: &str) -> bool {
+    let b = v.as_bytes();
+    if b.len() < 13 || !v.starts_with("5.") || b[3] != b'.' || &b[5..12] != b"-a_drop" {
+        return false;
+    }
+    let (minor, patch, drop) = (b[2], b[4], b[12]);
+    (minor == b'1' && (b'1'..=b'5').contains(&patch) && drop == b'5')
+        || (minor == b'1' && patch == b'4' && drop == b'6')
+        || (minor == b'2' && (b'0'..=b'2').contains(&patch) && drop == b'6')
 }
 
 /// Checksums arrived in MySQL 5.6.1 and MariaDB 5.3.

@@ -291,7 +291,18 @@ impl<'e> Iterator for RowIter<'e> {
         if self.failed || self.r.is_empty() {
             return None;
         }
-        let row = self.next_row();
+        let start = self.r.position();
+        let mut row = self.next_row();
+        // A row that takes no bytes (no column in the image) cannot be told
+        // from the next one: the row data would never be used up.
+        if row.is_ok() && self.r.position() == start {
+            row = Err(DecodeError::invalid(
+                "rows event",
+                format!(
+                    "row at byte {start} of the row data takes no bytes (no column in its image)"
+                ),
+            ));
+        }
         if row.is_err() {
             self.failed = true;
         }
@@ -310,6 +321,7 @@ impl<'e> RowImage<'e> {
             column: 0,
             present_index: 0,
             json_index: 0,
+            resumable: false,
         }
     }
 
@@ -336,6 +348,8 @@ pub struct CellIter<'e> {
     column: usize,
     present_index: usize,
     json_index: usize,
+    /// The error being returned concerns one value only, not the reading position.
+    resumable: bool,
 }
 
 impl<'e> CellIter<'e> {
@@ -359,9 +373,23 @@ impl<'e> CellIter<'e> {
         let v = read_value(&mut self.r, col).map_err(|e| locate_column(e, self.table, i))?;
         if let (true, Some((bits, before)), Value::Json(diff)) = (is_json, self.partial, &v) {
             if bit(bits, json_index) {
-                let old = json_in_image(self.table, before, i)?;
+                // The value's bytes are consumed: whatever happens to the
+                // diff, the columns after it can still be read.
+                self.resumable = true;
+                let old = json_in_image(self.table, before, i)?.ok_or_else(|| {
+                    locate_column(
+                        DecodeError::unsupported(
+                            "partial JSON update",
+                            "the before image does not hold the column's value (binlog_row_image \
+                             MINIMAL or NOBLOB), so the diff cannot be applied",
+                        ),
+                        self.table,
+                        i,
+                    )
+                })?;
                 let text = crate::json::apply_json_diff(old, diff)
                     .map_err(|e| locate_column(e, self.table, i))?;
+                self.resumable = false;
                 return Ok(Cell::Present(Value::JsonText(text)));
             }
         }
@@ -369,8 +397,12 @@ impl<'e> CellIter<'e> {
     }
 }
 
-/// The binary JSON of column `target` in an image (empty if NULL or absent).
-fn json_in_image<'e>(table: &TableMap, image: ImageBytes<'e>, target: usize) -> Result<&'e [u8]> {
+/// The binary JSON of column `target` in an image (`None` if NULL or absent).
+fn json_in_image<'e>(
+    table: &TableMap,
+    image: ImageBytes<'e>,
+    target: usize,
+) -> Result<Option<&'e [u8]>> {
     let mut r = ByteReader::new(image.data);
     let mut k = 0usize;
     for (i, c) in table.columns.iter().enumerate().take(target + 1) {
@@ -381,18 +413,18 @@ fn json_in_image<'e>(table: &TableMap, image: ImageBytes<'e>, target: usize) -> 
         k += 1;
         if null {
             if i == target {
-                return Ok(&[]);
+                return Ok(None);
             }
             continue;
         }
         let v = read_value(&mut r, c)?;
         if i == target {
             if let Value::Json(b) = v {
-                return Ok(b);
+                return Ok(Some(b));
             }
         }
     }
-    Ok(&[])
+    Ok(None)
 }
 
 impl<'e> Iterator for CellIter<'e> {
@@ -404,9 +436,41 @@ impl<'e> Iterator for CellIter<'e> {
             return None;
         }
         let c = self.next_cell();
-        if c.is_err() {
+        if c.is_err() && !std::mem::take(&mut self.resumable) {
             self.column = self.table.columns.len();
         }
         Some(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event_type::EventType;
+
+    /// TABLE_MAP_EVENT body: table 0x7c `d`.`t` with one INT column.
+    const ONE_INT_TABLE: &[u8] = &[
+        0x7c, 0, 0, 0, 0, 0, 1, 0, 1, b'd', 0, 1, b't', 0, 1, 3, 0, 0,
+    ];
+
+    #[test]
+    fn row_image_of_no_columns_is_an_error_not_an_endless_loop() {
+        // Found by fuzzing: a DELETE_ROWS_EVENT whose column bitmap is all
+        // zero, followed by row data. Each row then took no bytes, and
+        // iterating the rows never ended.
+        let table = Arc::new(TableMap::parse(ONE_INT_TABLE, 8).unwrap());
+        let body = [
+            0x7c, 0, 0, 0, 0, 0, 1, 0, // table id, flags
+            2, 0, // extra data: none
+            1, // column count
+            0, // columns in the image: none
+            6, 0, 0x66, 0xff, // row data
+        ];
+        let layout = EventType::DELETE_ROWS.rows_layout().unwrap();
+        let ev = RowsEvent::parse(&body, layout, 10, |_| Some(table.clone())).unwrap();
+        let rows: Vec<_> = ev.rows().take(3).collect();
+        assert_eq!(rows.len(), 1);
+        let err = rows[0].as_ref().unwrap_err().to_string();
+        assert!(err.contains("takes no bytes"), "{err}");
     }
 }

@@ -80,20 +80,32 @@ impl TableMap {
         let table = name_with_nul(&mut r)?;
         let n = r.packed_len()?;
         let types = r.take(n)?;
-        let meta_len = r.packed_len()?;
-        let meta = r.take(meta_len)?;
+        // MySQL 5.1 development builds wrote no metadata block at all (their
+        // rows events are rejected anyway); read it as all-zero metadata.
+        let has_meta = !r.is_empty();
+        let meta = if has_meta {
+            let meta_len = r.packed_len()?;
+            r.take(meta_len)?
+        } else {
+            &[]
+        };
         // Null bitmap is mandatory; old servers may omit it, treat as all-nullable.
         let null_bits = r.take(n.div_ceil(8)).unwrap_or(&[]);
         let mut columns = Vec::with_capacity(n);
         let mut m = ByteReader::new(meta);
         for (i, &t) in types.iter().enumerate() {
             let len = ColumnType::metadata_len(t)?;
-            let md = m.take(len).map_err(|_| {
-                DecodeError::invalid(
-                    "TABLE_MAP_EVENT",
-                    format!("column metadata ends before column {i} of {n}"),
-                )
-            })?;
+            let md = if has_meta {
+                m.take(len).map_err(|_| {
+                    DecodeError::invalid(
+                        "TABLE_MAP_EVENT",
+                        format!("column metadata ends before column {i} of {n}"),
+                    )
+                })?
+            } else {
+                const NO_META: &[u8] = &[0; 4];
+                NO_META.get(..len).unwrap_or(NO_META)
+            };
             let column_type = ColumnType::resolve(t, md)?;
             columns.push(ColumnDef {
                 type_code: t,
