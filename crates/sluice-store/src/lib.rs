@@ -12,6 +12,10 @@
 //!
 //! This module never blocks a thread: waiting is async (tokio `Notify`).
 
+pub mod destination;
+
+pub use destination::{Destination, DestinationError, Destinations, EntryBytes};
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
