@@ -3,4 +3,5 @@
 //! ([`entry`]) with Canal's value rendering ([`canal_value`]).
 
 pub mod canal_value;
+pub mod destination;
 pub mod entry;
