@@ -144,8 +144,9 @@ pub(crate) fn push_u64(out: &mut String, mut v: u64) {
             break;
         }
     }
-    for &b in &buf[i..] {
-        out.push(b as char);
+    // Only ASCII digits were written, so this always succeeds.
+    if let Ok(digits) = std::str::from_utf8(&buf[i..]) {
+        out.push_str(digits);
     }
 }
 

@@ -314,6 +314,7 @@ fn cp1252(c: u8) -> char {
 /// plain notation when the decimal exponent is within [-15, 14], `1.5e-16`
 /// or `1e15` style outside it.
 pub fn render_float(v: f64, single: bool, out: &mut String) {
+    use std::fmt::Write;
     if v.is_nan() || v.is_infinite() {
         // Not storable in MySQL; print something recognisable.
         out.push_str(if v.is_nan() {
@@ -329,19 +330,39 @@ pub fn render_float(v: f64, single: bool, out: &mut String) {
         out.push_str(if v.is_sign_negative() { "-0" } else { "0" });
         return;
     }
-    let mut sci = format!("{v:e}");
-    if single && sci.bytes().filter(u8::is_ascii_digit).count() > 6 + exp_digits(&sci) {
-        // FLT_DIG significant digits, correctly rounded.
-        sci = format!("{v:.5e}");
-    }
-    let (mantissa, exp) = match sci.split_once('e') {
-        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
-        None => (sci.as_str(), 0),
+    // Shortest round-trip digits, formatted on the stack (this runs for
+    // every FLOAT/DOUBLE value, so no allocation).
+    let mut sci = StackText::new();
+    let _ = if single {
+        write!(sci, "{:e}", v as f32)
+    } else {
+        write!(sci, "{v:e}")
     };
-    let negative = mantissa.starts_with('-');
-    let digits_all: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let digits = digits_all.trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
+    if single && significant_digits(sci.as_bytes()) > 6 {
+        // FLT_DIG significant digits, correctly rounded.
+        sci.clear();
+        let _ = write!(sci, "{v:.5e}");
+    }
+    let bytes = sci.as_bytes();
+    let e_at = bytes.iter().position(|&b| b == b'e').unwrap_or(bytes.len());
+    let (mantissa, exp_part) = bytes.split_at(e_at);
+    let exp: i32 = std::str::from_utf8(exp_part.get(1..).unwrap_or(&[]))
+        .ok()
+        .and_then(|e| e.parse().ok())
+        .unwrap_or(0);
+    let negative = mantissa.first() == Some(&b'-');
+    let mut digit_buf = [0u8; 40];
+    let mut n = 0;
+    for &b in mantissa.iter().filter(|b| b.is_ascii_digit()) {
+        if n < digit_buf.len() {
+            digit_buf[n] = b;
+            n += 1;
+        }
+    }
+    while n > 1 && digit_buf[n - 1] == b'0' {
+        n -= 1;
+    }
+    let digits = std::str::from_utf8(&digit_buf[..n]).unwrap_or("0");
     if negative {
         out.push('-');
     }
@@ -377,11 +398,45 @@ pub fn render_float(v: f64, single: bool, out: &mut String) {
     }
 }
 
-/// Digits of the exponent part of a `{:e}` string (not significant digits).
-fn exp_digits(sci: &str) -> usize {
-    sci.split_once('e')
-        .map(|(_, e)| e.bytes().filter(u8::is_ascii_digit).count())
-        .unwrap_or(0)
+/// Significant digits of a `{:e}` rendering (the mantissa's digits).
+fn significant_digits(sci: &[u8]) -> usize {
+    sci.iter()
+        .take_while(|&&b| b != b'e')
+        .filter(|b| b.is_ascii_digit())
+        .count()
+}
+
+/// A small fixed buffer that `write!` can format into without allocating.
+struct StackText {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl StackText {
+    fn new() -> Self {
+        StackText {
+            buf: [0; 64],
+            len: 0,
+        }
+    }
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+    fn as_bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+}
+
+impl std::fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 #[cfg(test)]
