@@ -1,0 +1,61 @@
+//! The errors of schema tracking. Every error that concerns a table names it
+//! and, where one applies, the binlog position; none carries a secret.
+
+use crate::parser::ParseError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SchemaError {
+    /// Neither parser could read a statement that may change tables.
+    #[error("cannot parse DDL at {position} (database `{db}`): {message}; statement: {sql}")]
+    Unparseable {
+        position: String,
+        db: String,
+        sql: String,
+        message: String,
+    },
+    /// The statement was read but its effect cannot be known from its text
+    /// (e.g. CREATE TABLE ... SELECT in statement format).
+    #[error("DDL at {position} has an effect the statement does not describe: {message}; statement: {sql}")]
+    Incomplete {
+        position: String,
+        sql: String,
+        message: String,
+    },
+    /// The statement contradicts the tracked schema (a column it names does
+    /// not exist, say): the tracked schema was already wrong.
+    #[error("DDL at {position} does not fit the tracked schema of {table}: {message}")]
+    Inconsistent {
+        position: String,
+        table: String,
+        message: String,
+    },
+    /// A TABLE_MAP does not line up with the tracked schema and the binlog
+    /// does not carry the names needed to repair it.
+    #[error("table map of {table} at {position} does not match the tracked schema: {message}")]
+    Mismatch {
+        position: String,
+        table: String,
+        message: String,
+    },
+    /// A table whose schema is unknown since an unparseable DDL, and the
+    /// binlog does not carry the names to rebuild it.
+    #[error("schema of {table} is unknown since the DDL at {since} ({reason}); the table map at {position} has no column names to rebuild it")]
+    Stale {
+        position: String,
+        table: String,
+        since: String,
+        reason: String,
+    },
+    #[error("no tracked schema for {table} at {position}")]
+    UnknownTable { position: String, table: String },
+    #[error("schema history {path}: {message}")]
+    History { path: String, message: String },
+    #[error("reading the live schema: {0}")]
+    Metadata(String),
+    #[error("parse error: {0}")]
+    Parse(#[from] ParseError),
+}
+
+impl std::error::Error for ParseError {}
+
+pub type Result<T> = std::result::Result<T, SchemaError>;
