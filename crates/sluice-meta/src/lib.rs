@@ -127,6 +127,29 @@ impl CursorStore for FileCursorStore {
     }
 }
 
+/// Canal's memory meta (`memory-instance.xml`): cursors live as long as
+/// the process.
+#[derive(Default)]
+pub struct MemoryCursorStore {
+    metas: std::sync::Mutex<std::collections::HashMap<String, DestinationMeta>>,
+}
+
+impl CursorStore for MemoryCursorStore {
+    fn load(&self, destination: &str) -> Result<DestinationMeta, MetaError> {
+        let metas = self.metas.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(metas.get(destination).cloned().unwrap_or(DestinationMeta {
+            client_datas: Vec::new(),
+            destination: destination.to_string(),
+        }))
+    }
+
+    fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError> {
+        let mut metas = self.metas.lock().unwrap_or_else(|p| p.into_inner());
+        metas.insert(meta.destination.clone(), meta.clone());
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

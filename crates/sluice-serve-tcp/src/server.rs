@@ -1,0 +1,446 @@
+//! The Canal TCP listener: accepts connections, runs one [`Session`] per
+//! connection on its own task, and moves frames between the socket and the
+//! session.
+//!
+//! Per connection: TCP_NODELAY and keep-alive are set; the server speaks
+//! first (HANDSHAKE); requests are handled one at a time, in order, replies
+//! written in order. A connection is closed on EOF, on a frame that is
+//! negative or larger than [`ServerOptions::max_request_frame`], on an I/O
+//! error, when login does not complete within
+//! [`ServerOptions::auth_timeout`], or when it stays idle: no request read
+//! for `net_read_timeout` or no reply written for `net_write_timeout` (ms,
+//! from the client's ClientAuth, default 1 h, as Canal's idle handler).
+//! While a GET waits for data, the socket is still watched: if the client
+//! goes away the wait is abandoned (so [`sluice_store::Destination::get`]
+//! futures must be cancellation-safe: dropping one must not lose entries).
+//!
+//! Shutdown ([`ShutdownHandle::shutdown`]) stops accepting and makes every
+//! connection close at its next await point (waiting for a request, a GET
+//! waiting for data, or a write); `serve` returns once all have closed.
+//!
+//! Owns: sockets, timeouts, tasks. Must never: let one connection's
+//! failure (error, panic, slow reader) affect another, buffer more than one
+//! bounded request frame per connection ahead of the session, or block a
+//! runtime thread.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use sluice_config::ServerConfig;
+use sluice_store::Destinations;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::net::{TcpListener, TcpStream, ToSocketAddrs};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::auth::AuthConfig;
+use crate::frame::{self, Decoded, FrameError};
+use crate::session::{Outcome, Phase, Reply, Session, SEED_LEN};
+
+/// Tunables beyond what Canal configures.
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Largest request frame accepted; a longer length prefix closes the
+    /// connection before any of the body is read.
+    pub max_request_frame: usize,
+    /// Time from accept to a successful login. Canal has no such limit.
+    pub auth_timeout: Duration,
+    /// Idle time before TCP keep-alive probes start.
+    pub keepalive_time: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            max_request_frame: frame::DEFAULT_MAX_REQUEST_FRAME,
+            auth_timeout: Duration::from_secs(60),
+            keepalive_time: Duration::from_secs(60),
+        }
+    }
+}
+
+/// `canal.ip` and `canal.port` as a listen address (empty ip = every interface).
+pub fn listen_addr(ip: &str, port: u16) -> String {
+    let ip = ip.trim();
+    if ip.is_empty() {
+        format!("0.0.0.0:{port}")
+    } else if ip.contains(':') && !ip.starts_with('[') {
+        format!("[{ip}]:{port}")
+    } else {
+        format!("{ip}:{port}")
+    }
+}
+
+/// Why a server could not start from its configuration.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Auth(#[from] crate::auth::AuthConfigError),
+    #[error("cannot listen on {addr}: {error}")]
+    Bind { addr: String, error: io::Error },
+}
+
+/// Stops a running [`TcpServer`]. Cheap to clone.
+#[derive(Clone)]
+pub struct ShutdownHandle(Arc<watch::Sender<bool>>);
+
+impl ShutdownHandle {
+    pub fn shutdown(&self) {
+        self.0.send_replace(true);
+    }
+}
+
+/// A bound Canal TCP server.
+pub struct TcpServer {
+    listener: TcpListener,
+    auth: Arc<AuthConfig>,
+    destinations: Arc<dyn Destinations>,
+    options: ServerOptions,
+    shutdown: Arc<watch::Sender<bool>>,
+}
+
+impl TcpServer {
+    /// Binds the listener; serving starts with [`TcpServer::serve`].
+    pub async fn bind(
+        addr: impl ToSocketAddrs,
+        auth: AuthConfig,
+        destinations: Arc<dyn Destinations>,
+    ) -> io::Result<TcpServer> {
+        let listener = TcpListener::bind(addr).await?;
+        Ok(TcpServer {
+            listener,
+            auth: Arc::new(auth),
+            destinations,
+            options: ServerOptions::default(),
+            shutdown: Arc::new(watch::channel(false).0),
+        })
+    }
+
+    /// Binds `canal.ip`:`canal.port` with `canal.user`/`canal.passwd`.
+    pub async fn bind_config(
+        cfg: &ServerConfig,
+        destinations: Arc<dyn Destinations>,
+    ) -> Result<TcpServer, StartError> {
+        let auth = AuthConfig::from_server_config(cfg)?;
+        let addr = listen_addr(&cfg.ip, cfg.port);
+        TcpServer::bind(addr.as_str(), auth, destinations)
+            .await
+            .map_err(|error| StartError::Bind { addr, error })
+    }
+
+    pub fn with_options(mut self, options: ServerOptions) -> TcpServer {
+        self.options = options;
+        self
+    }
+
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle(self.shutdown.clone())
+    }
+
+    /// Accepts and serves connections until shut down, then waits for every
+    /// connection to close. Errors of one connection never end it.
+    pub async fn serve(self) -> io::Result<()> {
+        let TcpServer {
+            listener,
+            auth,
+            destinations,
+            options,
+            shutdown,
+        } = self;
+        let options = Arc::new(options);
+        let next_id = AtomicU64::new(1);
+        let mut stop = shutdown.subscribe();
+        let mut conns = JoinSet::new();
+        let local = listener.local_addr()?;
+        tracing::info!(%local, "canal tcp server listening");
+        loop {
+            tokio::select! {
+                _ = stopped(&mut stop) => break,
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, peer)) => {
+                        let id = next_id.fetch_add(1, Ordering::Relaxed);
+                        let conn = Connection {
+                            id,
+                            peer,
+                            local,
+                            auth: auth.clone(),
+                            destinations: destinations.clone(),
+                            options: options.clone(),
+                            stop: shutdown.subscribe(),
+                        };
+                        conns.spawn(conn.run(stream));
+                    }
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait, keep serving.
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                },
+                Some(done) = conns.join_next(), if !conns.is_empty() => log_join(done),
+            }
+        }
+        tracing::info!(%local, open = conns.len(), "canal tcp server stopping");
+        while let Some(done) = conns.join_next().await {
+            log_join(done);
+        }
+        Ok(())
+    }
+}
+
+/// Completes once shutdown is requested.
+async fn stopped(rx: &mut watch::Receiver<bool>) {
+    if rx.wait_for(|s| *s).await.is_err() {
+        // The sender lives as long as the server: never stop on our own.
+        std::future::pending::<()>().await;
+    }
+}
+
+fn log_join(done: Result<(), tokio::task::JoinError>) {
+    if let Err(e) = done {
+        if e.is_panic() {
+            tracing::error!("a connection task panicked; other connections are unaffected");
+        }
+    }
+}
+
+/// Why a connection ended.
+#[derive(Debug)]
+enum Close {
+    Eof,
+    Shutdown,
+    Idle,
+    AuthTimeout,
+    AuthFailed,
+    Frame(FrameError),
+    Io(io::Error),
+    Seed,
+}
+
+impl std::fmt::Display for Close {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Close::Eof => f.write_str("closed by the client"),
+            Close::Shutdown => f.write_str("server shutdown"),
+            Close::Idle => f.write_str("idle timeout"),
+            Close::AuthTimeout => f.write_str("no login within the time allowed"),
+            Close::AuthFailed => f.write_str("too many failed logins"),
+            Close::Frame(e) => write!(f, "bad frame: {e}"),
+            Close::Io(e) => write!(f, "i/o error: {e}"),
+            Close::Seed => f.write_str("no random seed available"),
+        }
+    }
+}
+
+struct Connection {
+    id: u64,
+    peer: SocketAddr,
+    local: SocketAddr,
+    auth: Arc<AuthConfig>,
+    destinations: Arc<dyn Destinations>,
+    options: Arc<ServerOptions>,
+    stop: watch::Receiver<bool>,
+}
+
+impl Connection {
+    async fn run(mut self, stream: TcpStream) {
+        configure(&stream, &self.options);
+        let channel = format!("[id: 0x{:08x}, /{} => /{}]", self.id, self.peer, self.local);
+        tracing::debug!(%channel, "client connected");
+        let (rd, wr) = stream.into_split();
+        let reason = self.serve(rd, wr, channel.clone()).await;
+        match &reason {
+            Close::Eof | Close::Shutdown => tracing::debug!(%channel, %reason, "connection closed"),
+            _ => tracing::info!(%channel, %reason, "connection closed"),
+        }
+    }
+
+    async fn serve(&mut self, rd: OwnedReadHalf, mut wr: OwnedWriteHalf, channel: String) -> Close {
+        let mut seed = [0u8; SEED_LEN];
+        if getrandom::fill(&mut seed).is_err() {
+            return Close::Seed;
+        }
+        let mut session = Session::new(seed, self.auth.clone(), self.destinations.clone(), channel);
+        let mut reader = FrameReader::new(rd, self.options.max_request_frame);
+        let mut out = Vec::with_capacity(4096);
+        let connected = Instant::now();
+        let auth_deadline = connected + self.options.auth_timeout;
+        if let Err(e) = frame::encode_into(&session.handshake_packet(), &mut out) {
+            return Close::Frame(e);
+        }
+        if let Err(c) = self.write(&mut wr, &out, auth_deadline).await {
+            return c;
+        }
+        let mut last_read = connected;
+        let mut last_write = Instant::now();
+        loop {
+            let (deadline, expired) = match session.phase() {
+                Phase::Auth => (auth_deadline, Close::AuthTimeout),
+                Phase::Ready => {
+                    let (rt, wt) = session.idle_timeouts();
+                    ((last_read + rt).min(last_write + wt), Close::Idle)
+                }
+            };
+            let body = tokio::select! {
+                _ = stopped(&mut self.stop) => return Close::Shutdown,
+                r = tokio::time::timeout_at(deadline, reader.next_frame()) => match r {
+                    Err(_) => return expired,
+                    Ok(Ok(Some(body))) => body,
+                    Ok(Ok(None)) => return Close::Eof,
+                    Ok(Err(c)) => return c,
+                },
+            };
+            last_read = Instant::now();
+            let outcome = tokio::select! {
+                biased;
+                o = session.handle(&body) => o,
+                _ = stopped(&mut self.stop) => return Close::Shutdown,
+                // The client went away while a GET waits: drop the GET.
+                c = reader.watch_close() => return c,
+            };
+            let (reply, close_after) = match outcome {
+                Outcome::Silent => continue,
+                Outcome::Reply(r) => (r, false),
+                Outcome::ReplyAndClose(r) => (r, true),
+            };
+            out.clear();
+            if let Err(e) = reply.encode_frame(&mut out) {
+                // Only a batch beyond 2 GiB gets here; tell the client.
+                tracing::warn!(error = %e, "reply does not fit in a frame");
+                out.clear();
+                let r = Reply::error(
+                    crate::session::CODE_ERROR,
+                    format!("batch does not fit in one frame: {e}"),
+                );
+                if let Err(e) = r.encode_frame(&mut out) {
+                    return Close::Frame(e);
+                }
+            }
+            let (_, wt) = session.idle_timeouts();
+            if let Err(c) = self.write(&mut wr, &out, Instant::now() + wt).await {
+                return c;
+            }
+            last_write = Instant::now();
+            if out.capacity() > 16 * 1024 * 1024 {
+                out = Vec::with_capacity(4096);
+            }
+            if close_after {
+                return Close::AuthFailed;
+            }
+        }
+    }
+
+    async fn write(
+        &mut self,
+        wr: &mut OwnedWriteHalf,
+        bytes: &[u8],
+        deadline: Instant,
+    ) -> Result<(), Close> {
+        tokio::select! {
+            _ = stopped(&mut self.stop) => Err(Close::Shutdown),
+            r = tokio::time::timeout_at(deadline, wr.write_all(bytes)) => match r {
+                Err(_) => Err(Close::Idle),
+                Ok(Err(e)) => Err(Close::Io(e)),
+                Ok(Ok(())) => Ok(()),
+            },
+        }
+    }
+}
+
+fn configure(stream: &TcpStream, options: &ServerOptions) {
+    if let Err(e) = stream.set_nodelay(true) {
+        tracing::debug!(error = %e, "TCP_NODELAY not set");
+    }
+    let ka = socket2::TcpKeepalive::new().with_time(options.keepalive_time);
+    #[cfg(target_os = "linux")]
+    let ka = ka.with_interval(Duration::from_secs(10));
+    if let Err(e) = socket2::SockRef::from(stream).set_tcp_keepalive(&ka) {
+        tracing::debug!(error = %e, "TCP keep-alive not set");
+    }
+}
+
+/// Reads frames from the socket into a buffer holding at most one frame
+/// (plus what the kernel handed over with it).
+struct FrameReader {
+    rd: OwnedReadHalf,
+    buf: Vec<u8>,
+    max: usize,
+}
+
+impl FrameReader {
+    fn new(rd: OwnedReadHalf, max: usize) -> FrameReader {
+        FrameReader {
+            rd,
+            buf: Vec::with_capacity(4096),
+            max,
+        }
+    }
+
+    /// The next frame's body; `None` on a clean EOF between frames.
+    /// Cancellation-safe: bytes read stay in the buffer.
+    async fn next_frame(&mut self) -> Result<Option<Vec<u8>>, Close> {
+        loop {
+            match frame::decode(&self.buf, self.max) {
+                Err(e) => return Err(Close::Frame(e)),
+                Ok(Decoded::Frame { body, consumed }) => {
+                    let body = body.to_vec();
+                    self.buf.drain(..consumed);
+                    if self.buf.is_empty() && self.buf.capacity() > 64 * 1024 {
+                        self.buf = Vec::with_capacity(4096);
+                    }
+                    return Ok(Some(body));
+                }
+                Ok(Decoded::Incomplete { needed }) => {
+                    // `needed` is at most max + 4: the length was checked.
+                    let want = needed.saturating_sub(self.buf.len()).clamp(1, 64 * 1024);
+                    self.buf.reserve(want);
+                    match self.rd.read_buf(&mut self.buf).await {
+                        Ok(0) if self.buf.is_empty() => return Ok(None),
+                        Ok(0) => return Err(Close::Eof),
+                        Ok(_) => {}
+                        Err(e) => return Err(Close::Io(e)),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Completes when the peer closes or the socket fails; keeps reading
+    /// (into the frame buffer, up to one frame) so pipelined requests are
+    /// not lost. Cancellation-safe.
+    async fn watch_close(&mut self) -> Close {
+        loop {
+            if self.buf.len() >= self.max.saturating_add(frame::HEADER_LEN) {
+                // Enough buffered; stop reading until the session catches up.
+                std::future::pending::<()>().await;
+            }
+            self.buf.reserve(4096);
+            match self.rd.read_buf(&mut self.buf).await {
+                Ok(0) => return Close::Eof,
+                Ok(_) => {}
+                Err(e) => return Close::Io(e),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::listen_addr;
+
+    #[test]
+    fn listen_addresses_from_canal_ip() {
+        assert_eq!(listen_addr("", 11111), "0.0.0.0:11111");
+        assert_eq!(listen_addr(" 10.0.0.5 ", 11111), "10.0.0.5:11111");
+        assert_eq!(listen_addr("::1", 11111), "[::1]:11111");
+        assert_eq!(listen_addr("[::]", 1), "[::]:1");
+    }
+}

@@ -1,0 +1,651 @@
+//! One client connection's protocol state machine, without the socket:
+//! handshake → authentication → requests (spec §5–§9).
+//!
+//! The server feeds it one frame body (a serialised `Packet`) at a time and
+//! writes back whatever [`Outcome`] it returns, in order. Requests map onto
+//! [`Destination`] calls: SUBSCRIPTION/UNSUBSCRIPTION answer an ACK;
+//! GET answers MESSAGES (Canal's timeout and unit mapped to [`GetWait`]);
+//! CLIENTACK and CLIENTROLLBACK answer nothing on success and an error ACK
+//! otherwise (that ACK is read by the client as the reply to its *next*
+//! request, exactly as with Canal); every other packet type answers ACK 400.
+//! A packet that does not parse answers ACK 400 and the session goes on.
+//!
+//! Wire choices (documented deviations are listed in the crate docs):
+//! * MESSAGES always carries `version = 1`, whether the batch is empty or
+//!   not. Canal's raw-entry mode (its default) omits the version on
+//!   non-empty batches and sets it on empty ones; no client reads the field
+//!   on MESSAGES, and one layout for both keeps the encoder simple. Entry
+//!   bytes are copied into the frame as the store holds them, never
+//!   re-encoded.
+//! * Authentication failures answer `auth failed for user:<name>` and keep
+//!   the connection in the authentication state, as Canal does, but after
+//!   [`MAX_FAILED_AUTHS`] failures the connection is closed (Canal never
+//!   closes; every client gives up after the first failure anyway, so only
+//!   password guessing on one connection notices).
+//!
+//! Owns: request parsing and validation, Canal's error codes and texts, the
+//! reply encoding. Must never: panic or allocate on the strength of a
+//! length taken from input, touch a socket, or hold a destination across
+//! requests (each request looks its destination up again, so a stopped
+//! destination is seen at once).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use prost::Message;
+use sluice_canal::proto::{
+    Ack, ClientAck, ClientAuth, ClientRollback, Get, Handshake, Packet, PacketType, Sub, Unsub,
+};
+use sluice_store::GetWait;
+use sluice_store::{Batch, ClientId, Destination, DestinationError, Destinations, EntryBytes};
+
+use crate::auth::AuthConfig;
+use crate::frame::{self, FrameError};
+
+/// Idle timeout when the client does not send one (Canal: 1 hour).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(3600);
+
+/// Failed logins after which the connection is closed.
+pub const MAX_FAILED_AUTHS: u32 = 3;
+
+/// Longest wait a GET may ask for; longer requests are capped (a blocking
+/// GET that long is indistinguishable from "forever" for any client).
+pub const MAX_GET_WAIT: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// Bytes of the handshake seed (Canal: 8 random bytes per connection).
+pub const SEED_LEN: usize = 8;
+
+/// Canal's error codes.
+pub const CODE_ERROR: i32 = 400;
+pub const CODE_MISSING_IDENTITY: i32 = 401;
+pub const CODE_ACK_ZERO: i32 = 402;
+
+/// Where the session is in the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The handshake went out; the next packet is read as ClientAuth
+    /// whatever its type says (as Canal does).
+    Auth,
+    /// Logged in: requests.
+    Ready,
+}
+
+/// A reply to write.
+#[derive(Debug, Clone)]
+pub enum Reply {
+    /// ACK: success when `error` is `None`, else Canal's code and text.
+    Ack { error: Option<(i32, String)> },
+    /// MESSAGES with a batch (id -1 and no entries when empty).
+    Batch(Batch<EntryBytes>),
+}
+
+/// What the server does after one packet.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// Nothing to write (successful CLIENTACK or CLIENTROLLBACK, ack -1).
+    Silent,
+    /// Write this reply and read the next request.
+    Reply(Reply),
+    /// Write this reply, then close the connection.
+    ReplyAndClose(Reply),
+}
+
+impl Reply {
+    pub fn ok() -> Reply {
+        Reply::Ack { error: None }
+    }
+
+    pub fn error(code: i32, message: impl Into<String>) -> Reply {
+        Reply::Ack {
+            error: Some((code, message.into())),
+        }
+    }
+
+    /// The error code, if this is an error ACK.
+    pub fn error_code(&self) -> Option<i32> {
+        match self {
+            Reply::Ack {
+                error: Some((c, _)),
+            } => Some(*c),
+            _ => None,
+        }
+    }
+
+    /// Appends the whole frame (length header and packet) to `out`.
+    pub fn encode_frame(&self, out: &mut Vec<u8>) -> Result<(), FrameError> {
+        match self {
+            Reply::Ack { error } => {
+                let body = match error {
+                    None => Vec::new(),
+                    Some((code, message)) => Ack {
+                        error_code: Some(*code),
+                        error_message: message.clone(),
+                    }
+                    .encode_to_vec(),
+                };
+                let packet = Packet {
+                    version: Some(1),
+                    r#type: PacketType::Ack as i32,
+                    body,
+                    ..Default::default()
+                };
+                frame::encode_into(&packet.encode_to_vec(), out)
+            }
+            Reply::Batch(batch) => encode_messages_frame(batch.id, &batch.entries, out),
+        }
+    }
+}
+
+/// `Packet{version: 1, type: MESSAGES, body: Messages{batch_id, messages}}`
+/// written field by field so entry bytes are copied once, straight into the
+/// output. Same bytes as prost would produce for the same messages.
+pub fn encode_messages_frame(
+    batch_id: i64,
+    entries: &[EntryBytes],
+    out: &mut Vec<u8>,
+) -> Result<(), FrameError> {
+    use prost::encoding::{encode_varint, encoded_len_varint};
+    // Messages body: field 1 (varint, omitted when 0 as proto3 does), field 2 per entry.
+    let mut body_len = 0usize;
+    if batch_id != 0 {
+        body_len += 1 + encoded_len_varint(batch_id as u64);
+    }
+    for e in entries {
+        body_len = body_len
+            .saturating_add(1 + encoded_len_varint(e.len() as u64))
+            .saturating_add(e.len());
+    }
+    // Packet: version (2 bytes), type (2 bytes), body (tag, length, bytes).
+    let packet_len = 4usize
+        .saturating_add(1 + encoded_len_varint(body_len as u64))
+        .saturating_add(body_len);
+    let header = frame::header(packet_len)?;
+    out.reserve(frame::HEADER_LEN + packet_len);
+    out.extend_from_slice(&header);
+    out.extend_from_slice(&[0x10, 0x01, 0x18, PacketType::Messages as u8, 0x2a]);
+    encode_varint(body_len as u64, out);
+    if batch_id != 0 {
+        out.push(0x08);
+        encode_varint(batch_id as u64, out);
+    }
+    for e in entries {
+        out.push(0x12);
+        encode_varint(e.len() as u64, out);
+        out.extend_from_slice(e);
+    }
+    Ok(())
+}
+
+/// A parsed request of an authenticated session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    Subscribe(Sub),
+    Unsubscribe(Unsub),
+    Get(Get),
+    Ack(ClientAck),
+    Rollback(ClientRollback),
+    /// Any other packet type (HEARTBEAT, DUMP, SHUTDOWN, 0, unknown values).
+    Unsupported(i32),
+}
+
+/// Why a packet could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RequestError {
+    #[error("com.google.protobuf.InvalidProtocolBufferException: packet: {0}")]
+    Packet(String),
+    #[error("com.google.protobuf.InvalidProtocolBufferException: {kind} body: {error}")]
+    Body { kind: &'static str, error: String },
+}
+
+/// Parses one packet of an authenticated session. Pure.
+pub fn parse_request(packet: &[u8]) -> Result<Request, RequestError> {
+    let p = Packet::decode(packet).map_err(|e| RequestError::Packet(e.to_string()))?;
+    fn body<M: Message + Default>(kind: &'static str, b: &[u8]) -> Result<M, RequestError> {
+        M::decode(b).map_err(|e| RequestError::Body {
+            kind,
+            error: e.to_string(),
+        })
+    }
+    Ok(match PacketType::try_from(p.r#type) {
+        Ok(PacketType::Subscription) => Request::Subscribe(body("Sub", &p.body)?),
+        Ok(PacketType::Unsubscription) => Request::Unsubscribe(body("Unsub", &p.body)?),
+        Ok(PacketType::Get) => Request::Get(body("Get", &p.body)?),
+        Ok(PacketType::ClientAck) => Request::Ack(body("ClientAck", &p.body)?),
+        Ok(PacketType::ClientRollback) => Request::Rollback(body("ClientRollback", &p.body)?),
+        _ => Request::Unsupported(p.r#type),
+    })
+}
+
+/// Canal's name of a packet type, as in its "is NOT supported" text.
+pub fn packet_type_name(t: i32) -> String {
+    let name = match PacketType::try_from(t) {
+        Ok(PacketType::Compatible) => "PACKAGETYPECOMPATIBLEPROTO2",
+        Ok(PacketType::Handshake) => "HANDSHAKE",
+        Ok(PacketType::ClientAuthentication) => "CLIENTAUTHENTICATION",
+        Ok(PacketType::Ack) => "ACK",
+        Ok(PacketType::Subscription) => "SUBSCRIPTION",
+        Ok(PacketType::Unsubscription) => "UNSUBSCRIPTION",
+        Ok(PacketType::Get) => "GET",
+        Ok(PacketType::Messages) => "MESSAGES",
+        Ok(PacketType::ClientAck) => "CLIENTACK",
+        Ok(PacketType::Shutdown) => "SHUTDOWN",
+        Ok(PacketType::Dump) => "DUMP",
+        Ok(PacketType::Heartbeat) => "HEARTBEAT",
+        Ok(PacketType::ClientRollback) => "CLIENTROLLBACK",
+        Err(_) => return format!("UNRECOGNIZED({t})"),
+    };
+    name.to_string()
+}
+
+/// Canal's GET `timeout`/`unit` as a wait: -1 returns at once; 0, absent
+/// or any other negative value waits for a full batch (Canal treats every
+/// `timeout <= 0` but the -1 marker as "block"); a positive value waits at
+/// most that long in `unit`, a `java.util.concurrent.TimeUnit` ordinal
+/// (0 ns, 1 µs, 2 ms, 3 s, 4 min, 5 h, 6 days; anything else ms).
+pub fn get_wait(timeout: Option<i64>, unit: Option<i32>) -> GetWait {
+    let t = match timeout {
+        Some(-1) => return GetWait::NoWait,
+        None => return GetWait::UntilFull,
+        Some(t) if t <= 0 => return GetWait::UntilFull,
+        Some(t) => t as u64,
+    };
+    let d = match unit {
+        Some(0) => Duration::from_nanos(t),
+        Some(1) => Duration::from_micros(t),
+        Some(3) => Duration::from_secs(t),
+        Some(4) => Duration::from_secs(t.saturating_mul(60)),
+        Some(5) => Duration::from_secs(t.saturating_mul(3600)),
+        Some(6) => Duration::from_secs(t.saturating_mul(86_400)),
+        _ => Duration::from_millis(t),
+    };
+    GetWait::AtMost(d.min(MAX_GET_WAIT))
+}
+
+/// A client id as Java's `Short.valueOf`: optional sign, decimal digits,
+/// -32768..=32767.
+pub fn parse_client_id(s: &str) -> Result<ClientId, String> {
+    s.parse::<ClientId>()
+        .map_err(|_| format!("java.lang.NumberFormatException: For input string: \"{s}\""))
+}
+
+/// The per-connection state machine.
+pub struct Session {
+    seed: [u8; SEED_LEN],
+    auth: Arc<AuthConfig>,
+    destinations: Arc<dyn Destinations>,
+    /// How Canal names the channel in error texts: `[id: 0x…, /peer => /local]`.
+    channel: String,
+    phase: Phase,
+    failed_auths: u32,
+    read_timeout: Duration,
+    write_timeout: Duration,
+}
+
+impl Session {
+    pub fn new(
+        seed: [u8; SEED_LEN],
+        auth: Arc<AuthConfig>,
+        destinations: Arc<dyn Destinations>,
+        channel: String,
+    ) -> Session {
+        Session {
+            seed,
+            auth,
+            destinations,
+            channel,
+            phase: Phase::Auth,
+            failed_auths: 0,
+            read_timeout: DEFAULT_IDLE_TIMEOUT,
+            write_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The idle timeouts the client asked for (`net_read_timeout`,
+    /// `net_write_timeout`, ms; default 1 h), valid once authenticated.
+    pub fn idle_timeouts(&self) -> (Duration, Duration) {
+        (self.read_timeout, self.write_timeout)
+    }
+
+    /// The first frame's packet: `Packet{version=1, type=HANDSHAKE,
+    /// body=Handshake{seeds}}`.
+    pub fn handshake_packet(&self) -> Vec<u8> {
+        Packet {
+            version: Some(1),
+            r#type: PacketType::Handshake as i32,
+            body: Handshake {
+                seeds: self.seed.to_vec(),
+                ..Default::default()
+            }
+            .encode_to_vec(),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    /// Handles one packet (a frame body).
+    pub async fn handle(&mut self, packet: &[u8]) -> Outcome {
+        match self.phase {
+            Phase::Auth => self.authenticate(packet),
+            Phase::Ready => match parse_request(packet) {
+                Ok(req) => self.request(req).await,
+                Err(e) => Outcome::Reply(self.exception(&e.to_string())),
+            },
+        }
+    }
+
+    /// Canal's reply to an exception while serving a request.
+    fn exception(&self, message: &str) -> Reply {
+        Reply::error(
+            CODE_ERROR,
+            format!(
+                "something goes wrong with channel:{}, exception={}",
+                self.channel, message
+            ),
+        )
+    }
+
+    fn destination_error(&self, e: DestinationError) -> Reply {
+        if e.code == CODE_ERROR {
+            self.exception(&e.message)
+        } else {
+            Reply::error(e.code, e.message)
+        }
+    }
+
+    fn authenticate(&mut self, packet: &[u8]) -> Outcome {
+        // The type field is not looked at: the first packet is ClientAuth.
+        let ca = match Packet::decode(packet) {
+            Ok(p) => ClientAuth::decode(p.body.as_slice()).map_err(|e| RequestError::Body {
+                kind: "ClientAuth",
+                error: e.to_string(),
+            }),
+            Err(e) => Err(RequestError::Packet(e.to_string())),
+        };
+        let ca = match ca {
+            Ok(ca) => ca,
+            Err(e) => return Outcome::Reply(self.exception(&e.to_string())),
+        };
+        if let Err(rejected) = self.auth.check(&ca.username, &ca.password, &self.seed) {
+            self.failed_auths += 1;
+            tracing::warn!(channel = %self.channel, user = %ca.username, attempt = self.failed_auths, "authentication failed");
+            let reply = Reply::error(CODE_ERROR, rejected.to_string());
+            return if self.failed_auths >= MAX_FAILED_AUTHS {
+                Outcome::ReplyAndClose(reply)
+            } else {
+                Outcome::Reply(reply)
+            };
+        }
+        // Optional subscription carried by the ClientAuth (no reference client uses it).
+        if !ca.destination.is_empty() && !ca.client_id.is_empty() {
+            let r = parse_client_id(&ca.client_id).and_then(|client| {
+                let d = self.lookup(&ca.destination)?;
+                d.subscribe(client, &ca.filter).map_err(|e| e.message)
+            });
+            if let Err(message) = r {
+                return Outcome::Reply(self.exception(&message));
+            }
+        }
+        let ms = |v: Option<i32>| match v {
+            Some(v) if v > 0 => Duration::from_millis(v as u64),
+            _ => DEFAULT_IDLE_TIMEOUT,
+        };
+        self.read_timeout = ms(ca.net_read_timeout);
+        self.write_timeout = ms(ca.net_write_timeout);
+        self.phase = Phase::Ready;
+        tracing::debug!(channel = %self.channel, user = %ca.username, "authenticated");
+        Outcome::Reply(Reply::ok())
+    }
+
+    fn lookup(&self, destination: &str) -> Result<Arc<dyn Destination>, String> {
+        self.destinations
+            .destination(destination)
+            .ok_or_else(|| format!("destination:{destination} should start first"))
+    }
+
+    /// Destination and client id of a request: 401 when either is empty,
+    /// 400 when the id is not a short or the destination is not running.
+    fn identity(
+        &self,
+        kind: &str,
+        destination: &str,
+        client_id: &str,
+    ) -> Result<(Arc<dyn Destination>, ClientId), Reply> {
+        if destination.is_empty() || client_id.is_empty() {
+            return Err(missing_identity(kind, destination, client_id));
+        }
+        let client = parse_client_id(client_id).map_err(|m| self.exception(&m))?;
+        let d = self.lookup(destination).map_err(|m| self.exception(&m))?;
+        Ok((d, client))
+    }
+
+    async fn request(&mut self, req: Request) -> Outcome {
+        match req {
+            Request::Subscribe(sub) => {
+                let reply = match self.identity("Sub", &sub.destination, &sub.client_id) {
+                    Err(r) => r,
+                    Ok((d, client)) => match d.subscribe(client, &sub.filter) {
+                        Ok(()) => {
+                            tracing::debug!(channel = %self.channel, destination = %sub.destination, client, filter = %sub.filter, "subscribed");
+                            Reply::ok()
+                        }
+                        Err(e) => self.destination_error(e),
+                    },
+                };
+                Outcome::Reply(reply)
+            }
+            Request::Unsubscribe(unsub) => {
+                let reply = match self.identity("Unsub", &unsub.destination, &unsub.client_id) {
+                    Err(r) => r,
+                    Ok((d, client)) => match d.unsubscribe(client) {
+                        Ok(()) => Reply::ok(),
+                        Err(e) => self.destination_error(e),
+                    },
+                };
+                Outcome::Reply(reply)
+            }
+            Request::Get(get) => {
+                let (d, client) = match self.identity("Get", &get.destination, &get.client_id) {
+                    Ok(x) => x,
+                    Err(r) => return Outcome::Reply(r),
+                };
+                let fetch = usize::try_from(get.fetch_size).unwrap_or(0);
+                let wait = get_wait(get.timeout, get.unit);
+                match d.get(client, fetch, wait).await {
+                    Ok(batch) => Outcome::Reply(Reply::Batch(batch)),
+                    Err(e) => Outcome::Reply(self.destination_error(e)),
+                }
+            }
+            Request::Ack(ack) => {
+                if ack.destination.is_empty() || ack.client_id.is_empty() {
+                    return Outcome::Reply(missing_identity(
+                        "ClientAck",
+                        &ack.destination,
+                        &ack.client_id,
+                    ));
+                }
+                match ack.batch_id {
+                    0 => {
+                        return Outcome::Reply(Reply::error(
+                            CODE_ACK_ZERO,
+                            "batchId should assign value",
+                        ))
+                    }
+                    // The id of an empty batch: nothing to ack.
+                    -1 => return Outcome::Silent,
+                    _ => {}
+                }
+                let (d, client) = match self.identity("ClientAck", &ack.destination, &ack.client_id)
+                {
+                    Ok(x) => x,
+                    Err(r) => return self.unsolicited(r),
+                };
+                match d.ack(client, ack.batch_id) {
+                    Ok(()) => Outcome::Silent,
+                    Err(e) => {
+                        let r = self.destination_error(e);
+                        self.unsolicited(r)
+                    }
+                }
+            }
+            Request::Rollback(rb) => {
+                let (d, client) =
+                    match self.identity("ClientRollback", &rb.destination, &rb.client_id) {
+                        Ok(x) => x,
+                        Err(r) => return self.unsolicited(r),
+                    };
+                match d.rollback(client, rb.batch_id) {
+                    Ok(()) => Outcome::Silent,
+                    Err(e) => {
+                        let r = self.destination_error(e);
+                        self.unsolicited(r)
+                    }
+                }
+            }
+            Request::Unsupported(t) => Outcome::Reply(Reply::error(
+                CODE_ERROR,
+                format!("packet type: {} is NOT supported!", packet_type_name(t)),
+            )),
+        }
+    }
+
+    /// An error reply to CLIENTACK/CLIENTROLLBACK: the client reads it as
+    /// the answer to its next request, as with Canal. Logged here because
+    /// the client will attribute it to something else.
+    fn unsolicited(&self, r: Reply) -> Outcome {
+        if let Reply::Ack {
+            error: Some((code, message)),
+        } = &r
+        {
+            tracing::warn!(channel = %self.channel, code, %message, "ack/rollback failed");
+        }
+        Outcome::Reply(r)
+    }
+}
+
+fn missing_identity(kind: &str, destination: &str, client_id: &str) -> Reply {
+    Reply::error(
+        CODE_MISSING_IDENTITY,
+        format!(
+            "destination or clientId is null. {kind}: destination: {destination:?} client_id: {client_id:?}"
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn get_wait_follows_canal() {
+        assert_eq!(get_wait(Some(-1), Some(-1)), GetWait::NoWait);
+        assert_eq!(get_wait(Some(-1), None), GetWait::NoWait);
+        assert_eq!(get_wait(None, None), GetWait::UntilFull);
+        assert_eq!(get_wait(Some(0), Some(2)), GetWait::UntilFull);
+        assert_eq!(get_wait(Some(-5), Some(2)), GetWait::UntilFull);
+        let at = |t, u| get_wait(Some(t), u);
+        assert_eq!(at(7, Some(0)), GetWait::AtMost(Duration::from_nanos(7)));
+        assert_eq!(at(7, Some(1)), GetWait::AtMost(Duration::from_micros(7)));
+        assert_eq!(at(7, Some(2)), GetWait::AtMost(Duration::from_millis(7)));
+        assert_eq!(at(7, Some(3)), GetWait::AtMost(Duration::from_secs(7)));
+        assert_eq!(at(7, Some(4)), GetWait::AtMost(Duration::from_secs(420)));
+        assert_eq!(
+            at(7, Some(5)),
+            GetWait::AtMost(Duration::from_secs(7 * 3600))
+        );
+        assert_eq!(
+            at(7, Some(6)),
+            GetWait::AtMost(Duration::from_secs(7 * 86400))
+        );
+        assert_eq!(at(7, Some(-1)), GetWait::AtMost(Duration::from_millis(7)));
+        assert_eq!(at(7, Some(99)), GetWait::AtMost(Duration::from_millis(7)));
+        assert_eq!(at(7, None), GetWait::AtMost(Duration::from_millis(7)));
+        assert_eq!(at(i64::MAX, Some(6)), GetWait::AtMost(MAX_GET_WAIT));
+    }
+
+    #[test]
+    fn client_ids_are_java_shorts() {
+        assert_eq!(parse_client_id("1001"), Ok(1001));
+        assert_eq!(parse_client_id("-32768"), Ok(-32768));
+        assert_eq!(parse_client_id("+7"), Ok(7));
+        assert!(parse_client_id("32768").is_err());
+        assert!(parse_client_id("abc").is_err());
+        assert!(parse_client_id(" 1").is_err());
+        assert!(parse_client_id("").is_err());
+    }
+
+    #[test]
+    fn hand_built_messages_match_prost() {
+        use sluice_canal::proto::Messages;
+        for (id, entries) in [
+            (-1i64, vec![]),
+            (1, vec![vec![1u8, 2, 3]]),
+            (300, vec![vec![0u8; 200], vec![], vec![7u8; 5]]),
+            (i64::MAX, vec![vec![9u8; 70_000]]),
+        ] {
+            let arcs: Vec<EntryBytes> = entries.iter().map(|e| e.as_slice().into()).collect();
+            let mut out = Vec::new();
+            encode_messages_frame(id, &arcs, &mut out).unwrap();
+            let expected = Packet {
+                version: Some(1),
+                r#type: PacketType::Messages as i32,
+                body: Messages {
+                    batch_id: id,
+                    messages: entries.clone(),
+                }
+                .encode_to_vec(),
+                ..Default::default()
+            }
+            .encode_to_vec();
+            assert_eq!(&out[..4], &(expected.len() as u32).to_be_bytes());
+            assert_eq!(&out[4..], expected.as_slice());
+        }
+    }
+
+    #[test]
+    fn empty_batch_bytes_match_the_spec() {
+        let mut out = Vec::new();
+        encode_messages_frame(-1, &[], &mut out).unwrap();
+        assert_eq!(
+            out,
+            [
+                0, 0, 0, 17, 0x10, 0x01, 0x18, 0x07, 0x2a, 0x0b, 0x08, 0xff, 0xff, 0xff, 0xff,
+                0xff, 0xff, 0xff, 0xff, 0xff, 0x01
+            ]
+        );
+    }
+
+    #[test]
+    fn success_ack_bytes_match_the_spec() {
+        let mut out = Vec::new();
+        Reply::ok().encode_frame(&mut out).unwrap();
+        assert_eq!(out, [0, 0, 0, 4, 0x10, 0x01, 0x18, 0x03]);
+    }
+
+    #[test]
+    fn unknown_types_are_unsupported_and_garbage_is_an_error() {
+        let p = Packet {
+            r#type: 11,
+            ..Default::default()
+        };
+        assert_eq!(
+            parse_request(&p.encode_to_vec()),
+            Ok(Request::Unsupported(11))
+        );
+        assert_eq!(packet_type_name(11), "HEARTBEAT");
+        assert_eq!(packet_type_name(99), "UNRECOGNIZED(99)");
+        assert!(parse_request(&[0xff, 0xff, 0xff]).is_err());
+        let bad_body = Packet {
+            r#type: PacketType::Get as i32,
+            body: vec![0x0a, 0x05, b'a'],
+            ..Default::default()
+        };
+        assert!(matches!(
+            parse_request(&bad_body.encode_to_vec()),
+            Err(RequestError::Body { kind: "Get", .. })
+        ));
+    }
+}
