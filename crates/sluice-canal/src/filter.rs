@@ -60,6 +60,14 @@ impl TableFilter {
         })
     }
 
+    /// The filter that matches everything (an empty pattern list).
+    pub fn all() -> Self {
+        TableFilter {
+            source: String::new(),
+            regex: None,
+        }
+    }
+
     /// Whether `schema.table` matches; an empty filter matches everything.
     pub fn matches(&self, schema: &str, table: &str) -> bool {
         match &self.regex {

@@ -638,7 +638,7 @@ impl InstanceConfig {
             connection_charset: r.string("canal.instance.connectionCharset", "UTF-8"),
             ssl_mode: r.choice(
                 "canal.instance.master.sslMode",
-                SslMode::Disabled,
+                SslMode::Preferred,
                 &[
                     ("DISABLED", SslMode::Disabled),
                     ("PREFERRED", SslMode::Preferred),
