@@ -27,6 +27,9 @@
 //! machine into a cached template datadir under the temp dir, and each instance
 //! gets a copy (see `SLUICE_TESTKIT_NO_TEMPLATE` below).
 //!
+//! The [`zookeeper`] module starts ZooKeeper servers the same way
+//! ([`ZooKeeperEnsemble`]).
+//!
 //! Cleanup: dropping a [`MariaDb`] stops the server and deletes its datadir. If the
 //! test process dies instead, the kernel kills its servers (Linux
 //! `PR_SET_PDEATHSIG`); their datadirs (`$TMPDIR/sluice-mariadb-*`) stay behind.
@@ -44,10 +47,12 @@ mod process;
 mod server;
 mod template;
 mod util;
+pub mod zookeeper;
 
 pub use config::{BinlogChecksum, BinlogFormat, BinlogRowImage, BinlogRowMetadata, MariaDbConfig};
 pub use server::MariaDb;
 pub use util::{find_free_port, keep_test_dirs, TempDirGuard, KEEP_ENV};
+pub use zookeeper::ZooKeeperEnsemble;
 
 /// The `mysql` client crate this kit connects with, for [`MariaDb::connect`]'s
 /// connections.

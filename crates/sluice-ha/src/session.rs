@@ -1,0 +1,572 @@
+//! One ZooKeeper session, kept alive for the whole process: reconnects are
+//! left to the client (same session, another server of the ensemble), and
+//! when the session expires a new one is created, so the components built on
+//! it (registration, elections) only watch [`SessionStatus`] and redo their
+//! ephemeral nodes when its `generation` changes.
+//!
+//! # The lease
+//!
+//! Besides the client's own view of the connection, the session keeps a
+//! *lease*: every `session_timeout / 6` it sends a cheap request (`exists /`)
+//! and, when the answer comes back, extends the lease to
+//! `sent + 2/3 × session_timeout`. A ZooKeeper server expires a session no
+//! earlier than the full session timeout after the last request it received
+//! from the client, and that request was sent after `sent`; so while the
+//! lease holds, our ephemeral nodes cannot have been removed, and nobody can
+//! have taken over what they claim. The third of the timeout that is left is
+//! the margin for stopping work and for clock-rate differences.
+//!
+//! The lease is checked against the monotonic clock on every
+//! [`ZkSession::lease_valid`] call, so it also covers a process that was
+//! stopped (SIGSTOP, a long GC-like pause, a VM freeze): the first check after
+//! it resumes fails, before any task of the runtime had a chance to notice.
+//! When the lease runs out while the client still believes it is connected,
+//! the status turns [`ConnState::Disconnected`] until an answer arrives again.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+use tokio::time::sleep_until;
+use tracing::{debug, info, warn};
+use zookeeper_client::{Client, SessionState};
+
+use crate::HaError;
+
+/// Session timeout asked for when none is configured.
+pub const DEFAULT_SESSION_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long [`ZkSession::connect`] waits for the first session by default.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Pause between attempts to create a new session after one expired.
+const RECONNECT_BACKOFF: Duration = Duration::from_millis(500);
+
+/// How long closing waits for the server to confirm the session's end.
+const CLOSE_WAIT: Duration = Duration::from_secs(3);
+
+/// Where and how to connect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZkConfig {
+    /// `host:port,host:port,...` (Canal's `canal.zkServers`), optionally with
+    /// a chroot suffix (`/path`).
+    pub servers: String,
+    /// The session timeout to ask for; the servers clamp it to their
+    /// `minSessionTimeout`..`maxSessionTimeout` (2 to 20 ticks by default).
+    pub session_timeout: Duration,
+    /// How long [`ZkSession::connect`] waits for the first session.
+    pub connect_timeout: Duration,
+}
+
+impl ZkConfig {
+    pub fn new(servers: impl Into<String>) -> Self {
+        ZkConfig {
+            servers: servers.into(),
+            session_timeout: DEFAULT_SESSION_TIMEOUT,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        }
+    }
+
+    pub fn with_session_timeout(mut self, timeout: Duration) -> Self {
+        self.session_timeout = timeout;
+        self
+    }
+
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+}
+
+/// The state of the session as the components built on it should see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConnState {
+    /// Connected and the lease holds: ephemeral nodes of this session exist.
+    Connected,
+    /// Not connected (or no answer for too long): the session may still be
+    /// alive on the servers, or may already have expired. Stop acting on
+    /// anything the session's ephemeral nodes claim.
+    Disconnected,
+    /// The session expired; a new one is being created.
+    Expired,
+    /// [`ZkSession::close`] was called (or every handle was dropped).
+    Closed,
+}
+
+/// A snapshot of the session, published through a `watch` channel.
+#[derive(Debug, Clone)]
+pub struct SessionStatus {
+    pub state: ConnState,
+    /// Counts sessions: 1 for the first one, +1 after each expiry.
+    pub generation: u64,
+    /// The ZooKeeper session id (0 when there is none).
+    pub session_id: i64,
+    client: Option<Client>,
+}
+
+impl SessionStatus {
+    /// The client of the session while it is [`ConnState::Connected`] or
+    /// [`ConnState::Disconnected`] (requests wait for the reconnection).
+    pub fn client(&self) -> Option<&Client> {
+        self.client.as_ref()
+    }
+
+    pub fn is_connected(&self) -> bool {
+        self.state == ConnState::Connected
+    }
+}
+
+/// The lease deadline, as nanoseconds after `base` (0: no lease).
+#[derive(Debug)]
+struct Lease {
+    base: Instant,
+    until: AtomicU64,
+}
+
+impl Lease {
+    fn new() -> Self {
+        Lease {
+            base: Instant::now(),
+            until: AtomicU64::new(0),
+        }
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        match self.until.load(Ordering::SeqCst) {
+            0 => None,
+            n => Some(self.base + Duration::from_nanos(n)),
+        }
+    }
+
+    fn valid(&self) -> bool {
+        self.deadline().is_some_and(|d| Instant::now() < d)
+    }
+
+    fn extend_to(&self, deadline: Instant) {
+        let n = deadline
+            .saturating_duration_since(self.base)
+            .as_nanos()
+            .clamp(1, u64::MAX as u128) as u64;
+        self.until.fetch_max(n, Ordering::SeqCst);
+    }
+
+    fn clear(&self) {
+        self.until.store(0, Ordering::SeqCst);
+    }
+}
+
+/// A shared handle on the process's ZooKeeper session. Cheap to clone; the
+/// session is closed by [`close`](Self::close) or when the last handle is dropped.
+#[derive(Clone, Debug)]
+pub struct ZkSession {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    config: ZkConfig,
+    status: watch::Receiver<SessionStatus>,
+    close: watch::Sender<bool>,
+    /// Set (or dropped) by the supervisor once the session has ended.
+    ended: watch::Receiver<bool>,
+    lease: Arc<Lease>,
+    /// Negotiated timeout of the current session, in milliseconds.
+    session_timeout_ms: Arc<AtomicU64>,
+}
+
+impl ZkSession {
+    /// Connects and waits (at most `config.connect_timeout`) until the first
+    /// session is established and answered a request.
+    pub async fn connect(config: ZkConfig) -> Result<ZkSession, HaError> {
+        let deadline = Instant::now() + config.connect_timeout;
+        let first = tokio::time::timeout_at(deadline.into(), new_client(&config))
+            .await
+            .map_err(|_| HaError::NotConnected {
+                servers: config.servers.clone(),
+                timeout: config.connect_timeout,
+            })??;
+        let (status_tx, status_rx) = watch::channel(SessionStatus {
+            state: ConnState::Disconnected,
+            generation: 0,
+            session_id: 0,
+            client: None,
+        });
+        let (close_tx, close_rx) = watch::channel(false);
+        let (ended_tx, ended_rx) = watch::channel(false);
+        let lease = Arc::new(Lease::new());
+        let timeout_ms = Arc::new(AtomicU64::new(first.session_timeout().as_millis() as u64));
+        let supervisor = Supervisor {
+            config: config.clone(),
+            status: status_tx,
+            close: close_rx,
+            ended: ended_tx,
+            lease: lease.clone(),
+            session_timeout_ms: timeout_ms.clone(),
+        };
+        tokio::spawn(supervisor.run(first));
+        let session = ZkSession {
+            inner: Arc::new(Inner {
+                config,
+                status: status_rx,
+                close: close_tx,
+                ended: ended_rx,
+                lease,
+                session_timeout_ms: timeout_ms,
+            }),
+        };
+        session
+            .wait_connected_until(deadline, session.inner.config.connect_timeout)
+            .await
+            .map(|_| session.clone())
+    }
+
+    /// The configuration it was started with.
+    pub fn config(&self) -> &ZkConfig {
+        &self.inner.config
+    }
+
+    /// The current status.
+    pub fn status(&self) -> SessionStatus {
+        self.inner.status.borrow().clone()
+    }
+
+    /// The current session's generation (see [`SessionStatus::generation`]).
+    pub fn generation(&self) -> u64 {
+        self.inner.status.borrow().generation
+    }
+
+    /// A receiver of status changes.
+    pub fn subscribe(&self) -> watch::Receiver<SessionStatus> {
+        self.inner.status.clone()
+    }
+
+    /// The session timeout the servers granted (of the current session).
+    pub fn session_timeout(&self) -> Duration {
+        Duration::from_millis(self.inner.session_timeout_ms.load(Ordering::SeqCst))
+    }
+
+    /// Whether the session is connected and its lease holds right now (see
+    /// the module documentation). Check it before acting on what an
+    /// ephemeral node of this session claims.
+    pub fn lease_valid(&self) -> bool {
+        self.inner.lease.valid() && self.inner.status.borrow().state == ConnState::Connected
+    }
+
+    /// Until when the lease holds, if it does.
+    pub fn lease_deadline(&self) -> Option<Instant> {
+        self.inner.lease.deadline()
+    }
+
+    /// The client of the current session if it is connected.
+    pub fn client(&self) -> Option<Client> {
+        let status = self.inner.status.borrow();
+        match status.state {
+            ConnState::Connected => status.client.clone(),
+            _ => None,
+        }
+    }
+
+    /// Waits until the session is connected and returns its client.
+    pub async fn connected_client(&self, timeout: Duration) -> Result<Client, HaError> {
+        self.wait_connected_until(Instant::now() + timeout, timeout)
+            .await
+            .map(|status| status.client)?
+            .ok_or(HaError::Closed)
+    }
+
+    async fn wait_connected_until(
+        &self,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<SessionStatus, HaError> {
+        let mut rx = self.inner.status.clone();
+        let wait = async {
+            loop {
+                let status = rx.borrow_and_update().clone();
+                match status.state {
+                    ConnState::Connected => return Ok(status),
+                    ConnState::Closed => return Err(HaError::Closed),
+                    _ => {}
+                }
+                if rx.changed().await.is_err() {
+                    return Err(HaError::Closed);
+                }
+            }
+        };
+        tokio::time::timeout_at(deadline.into(), wait)
+            .await
+            .map_err(|_| HaError::NotConnected {
+                servers: self.inner.config.servers.clone(),
+                timeout,
+            })?
+    }
+
+    /// Closes the session for every handle: its ephemeral nodes go at once.
+    /// Waits until the servers confirmed it (a few seconds at most).
+    pub async fn close(&self) {
+        self.inner.close.send_replace(true);
+        let mut ended = self.inner.ended.clone();
+        let _ = tokio::time::timeout(CLOSE_WAIT + Duration::from_secs(1), async {
+            while !*ended.borrow_and_update() {
+                if ended.changed().await.is_err() {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+}
+
+async fn new_client(config: &ZkConfig) -> Result<Client, HaError> {
+    Client::connector()
+        .with_session_timeout(config.session_timeout)
+        .connect(&config.servers)
+        .await
+        .map_err(|e| HaError::Connect {
+            servers: config.servers.clone(),
+            reason: e.to_string(),
+        })
+}
+
+type Heartbeat = Pin<Box<dyn Future<Output = (Instant, bool)> + Send>>;
+
+/// The task behind a [`ZkSession`].
+struct Supervisor {
+    config: ZkConfig,
+    status: watch::Sender<SessionStatus>,
+    close: watch::Receiver<bool>,
+    ended: watch::Sender<bool>,
+    lease: Arc<Lease>,
+    session_timeout_ms: Arc<AtomicU64>,
+}
+
+enum End {
+    Expired,
+    Closed,
+}
+
+impl Supervisor {
+    async fn run(mut self, first: Client) {
+        let mut generation = 1;
+        let mut next = Some(first);
+        loop {
+            let client = match next.take() {
+                Some(c) => c,
+                None => match self.reconnect().await {
+                    Some(c) => c,
+                    None => break,
+                },
+            };
+            self.session_timeout_ms.store(
+                client.session_timeout().as_millis() as u64,
+                Ordering::SeqCst,
+            );
+            info!(
+                session = %client.session_id(),
+                generation,
+                timeout_ms = client.session_timeout().as_millis() as u64,
+                "ZooKeeper session established"
+            );
+            let end = self.serve(&client, generation).await;
+            self.lease.clear();
+            match end {
+                End::Expired => {
+                    warn!(session = %client.session_id(), "ZooKeeper session expired; creating a new one");
+                    self.publish(ConnState::Expired, generation, 0, None);
+                    generation += 1;
+                }
+                End::Closed => {
+                    self.finish(client).await;
+                    self.ended.send_replace(true);
+                    return;
+                }
+            }
+        }
+        self.publish(ConnState::Closed, generation, 0, None);
+        self.ended.send_replace(true);
+    }
+
+    fn closing(&self) -> bool {
+        *self.close.borrow()
+    }
+
+    /// Creates a new session, retrying until one is established or close is asked.
+    async fn reconnect(&mut self) -> Option<Client> {
+        loop {
+            if self.closing() {
+                return None;
+            }
+            let attempt = tokio::time::timeout(
+                self.config.session_timeout.max(Duration::from_secs(1)),
+                new_client(&self.config),
+            );
+            tokio::select! {
+                r = attempt => match r {
+                    Ok(Ok(client)) => return Some(client),
+                    Ok(Err(e)) => debug!("new ZooKeeper session failed: {e}"),
+                    Err(_) => debug!("new ZooKeeper session timed out"),
+                },
+                r = self.close.changed() => if r.is_err() { return None; },
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(RECONNECT_BACKOFF) => {}
+                r = self.close.changed() => if r.is_err() { return None; },
+            }
+        }
+    }
+
+    fn publish(&self, state: ConnState, generation: u64, session_id: i64, client: Option<&Client>) {
+        self.status.send_if_modified(|s| {
+            if s.state == state && s.generation == generation && s.session_id == session_id {
+                return false;
+            }
+            debug!(?state, generation, "ZooKeeper session status");
+            *s = SessionStatus {
+                state,
+                generation,
+                session_id,
+                client: client.cloned(),
+            };
+            true
+        });
+    }
+
+    /// Runs one session until it expires or close is asked.
+    async fn serve(&mut self, client: &Client, generation: u64) -> End {
+        let timeout = client.session_timeout();
+        let interval = timeout / 6;
+        let lease_len = timeout * 2 / 3;
+        let session_id = client.session_id().0;
+        let mut states = client.state_watcher();
+        let mut connected = states.state() == SessionState::SyncConnected;
+        let mut heartbeat: Option<Heartbeat> = None;
+        let mut next_beat = Instant::now();
+        loop {
+            if self.closing() {
+                return End::Closed;
+            }
+            let state = if connected && self.lease.valid() {
+                ConnState::Connected
+            } else {
+                ConnState::Disconnected
+            };
+            self.publish(state, generation, session_id, Some(client));
+            let lease_end = self.lease.deadline();
+            tokio::select! {
+                biased;
+                r = self.close.changed() => {
+                    if r.is_err() || self.closing() {
+                        return End::Closed;
+                    }
+                }
+                s = states.changed() => match s {
+                    SessionState::SyncConnected => {
+                        info!(session = %client.session_id(), "ZooKeeper connection re-established");
+                        connected = true;
+                        next_beat = Instant::now();
+                    }
+                    SessionState::Disconnected | SessionState::ConnectedReadOnly => {
+                        warn!(session = %client.session_id(), "ZooKeeper connection lost");
+                        connected = false;
+                        self.lease.clear();
+                        heartbeat = None;
+                    }
+                    SessionState::Expired | SessionState::Closed | SessionState::AuthFailed => {
+                        return End::Expired;
+                    }
+                },
+                (sent, ok) = async {
+                    match heartbeat.as_mut() {
+                        Some(h) => h.await,
+                        None => std::future::pending().await,
+                    }
+                }, if heartbeat.is_some() => {
+                    heartbeat = None;
+                    if ok && connected {
+                        self.lease.extend_to(sent + lease_len);
+                    }
+                    next_beat = sent + interval;
+                }
+                _ = sleep_until(next_beat.into()), if connected && heartbeat.is_none() => {
+                    let c = client.clone();
+                    let sent = Instant::now();
+                    heartbeat = Some(Box::pin(async move {
+                        let ok = c.check_stat("/").await.is_ok();
+                        (sent, ok)
+                    }));
+                }
+                _ = sleep_until(lease_end.unwrap_or_else(Instant::now).into()), if lease_end.is_some() => {
+                    if !self.lease.valid() {
+                        warn!(session = %client.session_id(), "no answer from ZooKeeper within the lease; treating the session as disconnected");
+                        self.lease.clear();
+                    }
+                }
+            }
+        }
+    }
+
+    /// Publishes `Closed`, drops our client and waits until the session ended.
+    async fn finish(&mut self, client: Client) {
+        let mut states = client.state_watcher();
+        let id = client.session_id();
+        self.status.send_modify(|s| {
+            s.state = ConnState::Closed;
+            s.client = None;
+        });
+        // The session ends when its last client handle is gone: ours now, the
+        // components' as soon as they see `Closed`.
+        drop(client);
+        let ended = tokio::time::timeout(CLOSE_WAIT, async {
+            loop {
+                if states.state().is_terminated() {
+                    return;
+                }
+                states.changed().await;
+            }
+        })
+        .await;
+        if ended.is_err() {
+            warn!(session = %id, "ZooKeeper session not confirmed closed within {CLOSE_WAIT:?}");
+        } else {
+            info!(session = %id, "ZooKeeper session closed");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lease_holds_until_its_deadline_and_never_shrinks() {
+        let lease = Lease::new();
+        assert!(!lease.valid());
+        assert_eq!(lease.deadline(), None);
+        let now = Instant::now();
+        lease.extend_to(now + Duration::from_secs(60));
+        assert!(lease.valid());
+        // An older answer arriving late does not shorten it.
+        lease.extend_to(now + Duration::from_secs(1));
+        assert!(lease.deadline().unwrap() >= now + Duration::from_secs(59));
+        lease.clear();
+        assert!(!lease.valid());
+        // A deadline in the past is no lease.
+        lease.extend_to(now);
+        assert!(!lease.valid());
+    }
+
+    #[test]
+    fn config_defaults() {
+        let c = ZkConfig::new("a:1,b:2");
+        assert_eq!(c.session_timeout, DEFAULT_SESSION_TIMEOUT);
+        assert_eq!(c.connect_timeout, DEFAULT_CONNECT_TIMEOUT);
+        let c = c
+            .with_session_timeout(Duration::from_secs(3))
+            .with_connect_timeout(Duration::from_secs(1));
+        assert_eq!(c.session_timeout, Duration::from_secs(3));
+        assert_eq!(c.connect_timeout, Duration::from_secs(1));
+    }
+}
