@@ -8,7 +8,9 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
 use sluice_binlog::events::EventData;
-use sluice_binlog::{walk_file, BinlogFile, Cell, EventPosition, RawEvent, RowsKind, TableMap};
+use sluice_binlog::{walk_file, BinlogFile, EventPosition, RawEvent, RowsKind};
+
+use crate::render::{column_names, image_json, text};
 
 #[derive(Args)]
 pub struct DecodeArgs {
@@ -59,10 +61,6 @@ pub fn run(args: &DecodeArgs) -> Result<()> {
         })?;
     }
     Ok(())
-}
-
-fn text(b: &[u8]) -> Json {
-    Json::String(String::from_utf8_lossy(b).into_owned())
 }
 
 fn event_json(
@@ -269,45 +267,4 @@ fn xid_text(x: &sluice_binlog::events::XaPrepareEvent<'_>) -> String {
     s.push(',');
     s.push_str(&x.format_id.to_string());
     s
-}
-
-/// Column names from the binlog, or `@1`, `@2`… when it does not carry them.
-fn column_names(t: &TableMap) -> Json {
-    Json::Array(
-        t.columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match &c.name {
-                Some(n) => json!(n),
-                None => json!(format!("@{}", i + 1)),
-            })
-            .collect(),
-    )
-}
-
-fn image_json(
-    t: &TableMap,
-    img: &sluice_binlog::RowImage<'_>,
-    key: &str,
-    o: &mut Map<String, Json>,
-) -> Result<()> {
-    let mut values = Vec::with_capacity(t.columns.len());
-    let mut absent = Vec::new();
-    for (i, cell) in img.cells().enumerate() {
-        match cell? {
-            Cell::Absent => {
-                absent.push(i);
-                values.push(Json::Null);
-            }
-            Cell::Present(v) => values.push(match v.to_text(&t.columns[i])? {
-                Some(s) => Json::String(s),
-                None => Json::Null,
-            }),
-        }
-    }
-    o.insert(key.into(), Json::Array(values));
-    if !absent.is_empty() {
-        o.insert(format!("absent_{key}"), json!(absent));
-    }
-    Ok(())
 }

@@ -1,6 +1,9 @@
 //! The `sluice` command line.
 
 mod decode;
+mod render;
+mod server;
+mod tail;
 
 use std::process::ExitCode;
 
@@ -24,6 +27,10 @@ enum Command {
         #[command(subcommand)]
         command: BinlogCommand,
     },
+    /// Follow a live server as a replica; print every committed row change as JSON lines.
+    Tail(tail::TailArgs),
+    /// Run the destinations of a Canal configuration folder and serve Canal clients.
+    Server(server::ServerArgs),
 }
 
 #[derive(Subcommand)]
@@ -38,6 +45,8 @@ fn main() -> ExitCode {
         Command::Binlog {
             command: BinlogCommand::Decode(args),
         } => decode::run(&args),
+        Command::Tail(args) => tail::run(&args),
+        Command::Server(args) => server::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -173,7 +173,22 @@ impl EntryBuilder {
             EventData::MariadbGtid(g) => {
                 self.current_gtid = Some(g.gtid.to_string());
                 self.current_sequence = None;
-                // A standalone group (DDL) has no BEGIN: nothing to open.
+                // MariaDB writes no BEGIN query: its GTID event opens the
+                // transaction. A standalone group (DDL) opens nothing.
+                if g.flags & sluice_binlog::events::mariadb_gtid_flags::STANDALONE == 0 {
+                    self.in_transaction = true;
+                    let begin = TransactionBegin::default();
+                    out.push(self.built(
+                        ctx,
+                        EntryKind::Begin,
+                        Entry {
+                            header: Some(self.header(ctx, "", "", None)),
+                            entry_type: Some(EntryType::TransactionBegin as i32),
+                            store_value: Some(begin.encode_to_vec()),
+                        },
+                        "",
+                    ));
+                }
             }
             EventData::Query(q) => out.extend(self.on_query(ctx, q)),
             EventData::Xid(xid) => {

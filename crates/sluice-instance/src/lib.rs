@@ -5,3 +5,6 @@
 pub mod canal_value;
 pub mod destination;
 pub mod entry;
+pub mod manager;
+pub mod runner;
+pub mod schema_hook;

@@ -1,0 +1,54 @@
+//! JSON rendering of binlog values shared by `sluice binlog decode` and
+//! `sluice tail`: text as JSON strings, column names, row images. Values are
+//! rendered by `sluice_binlog::Value::render` (the README's "Value rendering").
+
+use anyhow::Result;
+use serde_json::{json, Map, Value as Json};
+use sluice_binlog::{Cell, TableMap};
+
+pub fn text(b: &[u8]) -> Json {
+    Json::String(String::from_utf8_lossy(b).into_owned())
+}
+
+/// Column names from the binlog, or `@1`, `@2`… when it does not carry them.
+pub fn column_names(t: &TableMap) -> Json {
+    Json::Array(
+        t.columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match &c.name {
+                Some(n) => json!(n),
+                None => json!(format!("@{}", i + 1)),
+            })
+            .collect(),
+    )
+}
+
+/// Inserts `key` (the image's values in column order, `null` for NULL and
+/// for absent columns) and, when the image leaves columns out, `absent_KEY`.
+pub fn image_json(
+    t: &TableMap,
+    img: &sluice_binlog::RowImage<'_>,
+    key: &str,
+    o: &mut Map<String, Json>,
+) -> Result<()> {
+    let mut values = Vec::with_capacity(t.columns.len());
+    let mut absent = Vec::new();
+    for (i, cell) in img.cells().enumerate() {
+        match cell? {
+            Cell::Absent => {
+                absent.push(i);
+                values.push(Json::Null);
+            }
+            Cell::Present(v) => values.push(match v.to_text(&t.columns[i])? {
+                Some(s) => Json::String(s),
+                None => Json::Null,
+            }),
+        }
+    }
+    o.insert(key.into(), Json::Array(values));
+    if !absent.is_empty() {
+        o.insert(format!("absent_{key}"), json!(absent));
+    }
+    Ok(())
+}

@@ -1,0 +1,99 @@
+//! `sluice server --conf DIR`: runs every destination configured in a Canal
+//! configuration folder and serves them to Canal clients over TCP.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use sluice_config::{MetaMode, ServerConfig, ServerMode};
+use sluice_instance::manager::InstanceManager;
+use sluice_meta::{CursorStore, FileCursorStore, MemoryCursorStore};
+use sluice_serve_tcp::TcpServer;
+use tokio::sync::watch;
+
+#[derive(Args)]
+pub struct ServerArgs {
+    /// The configuration folder: `canal.properties` and one folder per
+    /// destination holding its `instance.properties`.
+    #[arg(long, default_value = "conf")]
+    pub conf: PathBuf,
+}
+
+pub fn run(args: &ServerArgs) -> Result<()> {
+    crate::tail::init_logging();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: &ServerArgs) -> Result<()> {
+    let server = ServerConfig::load(&args.conf)
+        .with_context(|| format!("reading the configuration in {}", args.conf.display()))?;
+    for w in &server.warnings {
+        tracing::warn!("{w}");
+    }
+    let cursors: Arc<dyn CursorStore> = match server.meta_mode {
+        MetaMode::File => Arc::new(FileCursorStore::new(&server.file_data_dir)),
+        MetaMode::Memory => Arc::new(MemoryCursorStore::default()),
+        MetaMode::ZooKeeper => bail!(
+            "canal.instance.global.spring.xml selects ZooKeeper meta (default-instance.xml), which this version does not run yet: use file-instance.xml"
+        ),
+    };
+    if server.server_mode != ServerMode::Tcp {
+        bail!(
+            "canal.serverMode = {:?} is not supported yet: use tcp",
+            server.server_mode
+        );
+    }
+    let manager = InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking());
+    for (destination, error) in manager.start_all() {
+        tracing::error!(%destination, %error, "destination not started");
+    }
+    let tcp = TcpServer::bind_config(&server, manager.clone())
+        .await
+        .context("starting the Canal TCP server")?;
+    let addr = tcp.local_addr().context("reading the listening address")?;
+    tracing::info!(%addr, destinations = ?manager.states(), "serving Canal clients");
+    let tcp_shutdown = tcp.shutdown_handle();
+    let tcp_task = tokio::spawn(tcp.serve());
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let scan = tokio::spawn(manager.clone().scan_loop(stop_rx));
+
+    shutdown_signal().await;
+    tracing::info!("shutting down");
+    let _ = stop_tx.send(true);
+    tcp_shutdown.shutdown();
+    manager.stop_all().await;
+    let _ = scan.await;
+    match tcp_task.await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(e)) => Err(e).context("the Canal TCP server failed"),
+        Err(e) => Err(e).context("the Canal TCP server task failed"),
+    }
+}
+
+/// SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = ctrl_c => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = ctrl_c.await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = ctrl_c.await;
+    }
+}

@@ -1,0 +1,137 @@
+//! `sluice tail` against a private MariaDB: the JSON lines it prints.
+
+use std::process::Command;
+
+use anyhow::{Context, Result};
+use serde_json::Value as Json;
+use sluice_testkit::{MariaDb, MariaDbConfig};
+
+fn tail(db: &MariaDb, extra: &[&str]) -> Result<(Vec<Json>, String)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["tail", "--source", &db.url(), "--stop-at-end"])
+        .args(extra)
+        .output()
+        .context("running sluice tail")?;
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "sluice tail failed: {stderr}");
+    let lines = String::from_utf8(out.stdout)?
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<Vec<Json>, _>>()?;
+    Ok((lines, stderr))
+}
+
+#[test]
+fn prints_committed_changes_with_boundaries() -> Result<()> {
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    db.exec(
+        "CREATE DATABASE shop; CREATE DATABASE other; \
+         CREATE TABLE shop.orders (id INT PRIMARY KEY, item VARCHAR(20), qty INT, price DECIMAL(8,2)); \
+         CREATE TABLE other.t (id INT PRIMARY KEY); \
+         BEGIN; INSERT INTO shop.orders VALUES (1, 'apple', 3, 1.50), (2, 'pear', NULL, 0.99); \
+         INSERT INTO other.t VALUES (7); COMMIT; \
+         UPDATE shop.orders SET qty = 4 WHERE id = 1; \
+         DELETE FROM shop.orders WHERE id = 2; \
+         INSERT INTO other.t VALUES (8)",
+    )?;
+    let (lines, stderr) = tail(&db, &["--from", "earliest", "--filter", r"shop\..*"])?;
+    assert!(stderr.contains("replication dump started"), "{stderr}");
+    let kinds: Vec<&str> = lines
+        .iter()
+        .map(|l| l["type"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "ddl", // CREATE TABLE shop.orders (CREATE DATABASE names no table)
+            "begin", "row", "row", "commit", // the two inserts, not other.t
+            "begin", "row", "commit", //
+            "begin", "row", "commit",
+        ],
+        "{lines:#?}"
+    );
+    assert!(lines[0]["sql"]
+        .as_str()
+        .unwrap_or("")
+        .contains("shop.orders"));
+    let first = &lines[2];
+    assert_eq!(first["op"], "insert");
+    assert_eq!(
+        (first["db"].as_str(), first["table"].as_str()),
+        (Some("shop"), Some("orders"))
+    );
+    assert_eq!(
+        first["columns"],
+        serde_json::json!(["id", "item", "qty", "price"])
+    );
+    assert_eq!(first["before"], Json::Null);
+    assert_eq!(
+        first["after"],
+        serde_json::json!(["1", "apple", "3", "1.50"])
+    );
+    assert_eq!(
+        lines[3]["after"],
+        serde_json::json!(["2", "pear", null, "0.99"])
+    );
+    let upd = &lines[6];
+    assert_eq!(upd["op"], "update");
+    assert_eq!(upd["before"][2], "3");
+    assert_eq!(upd["after"][2], "4");
+    assert_eq!(lines[9]["op"], "delete");
+    assert_eq!(lines[9]["after"], Json::Null);
+    // Positions: the rows carry the transaction's GTID; a commit's position
+    // is where the next transaction starts.
+    let gtid = lines[1]["position"]["gtid"].as_str().context("gtid")?;
+    assert_eq!(lines[2]["position"]["gtid"], gtid);
+    assert_eq!(lines[4]["position"]["gtid"], gtid);
+    assert_eq!(lines[4]["position"]["pos"], lines[5]["position"]["pos"]);
+    assert!(lines[4]["gtid_state"].as_str().is_some());
+
+    // Everything, without a filter: other.t's rows too.
+    let (all, _) = tail(&db, &["--from", "earliest"])?;
+    let rows = all.iter().filter(|l| l["type"] == "row").count();
+    assert_eq!(rows, 6);
+
+    // Resume from a commit position: only what follows.
+    let resume = format!(
+        "{}:{}",
+        lines[7]["position"]["file"].as_str().unwrap_or(""),
+        lines[7]["position"]["pos"]
+    );
+    let (rest, _) = tail(&db, &["--from", &resume])?;
+    let rest_rows: Vec<&Json> = rest.iter().filter(|l| l["type"] == "row").collect();
+    assert_eq!(rest_rows.len(), 2, "{rest:#?}");
+    assert_eq!(rest_rows[0]["op"], "delete");
+    Ok(())
+}
+
+#[test]
+fn bad_arguments_say_what_is_wrong() -> Result<()> {
+    for (args, want) in [
+        (
+            vec!["--source", "mysql://u@127.0.0.1:1", "--from", "yesterday"],
+            "earliest, latest",
+        ),
+        (vec!["--source", "http://x", "--from", "latest"], "scheme"),
+        (
+            vec![
+                "--source",
+                "mysql://u@127.0.0.1:1",
+                "--filter",
+                "(",
+                "--from",
+                "latest",
+            ],
+            "--filter",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+            .arg("tail")
+            .args(&args)
+            .output()?;
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+    Ok(())
+}

@@ -1,0 +1,444 @@
+//! The instances of a server and their lifecycle: one state machine per
+//! destination (stopped → starting → running → stopping → stopped, or
+//! failed), start / stop / release / reload, and the scan of the
+//! configuration folder that starts, stops and reloads instances when their
+//! `instance.properties` appear, vanish or change (Canal's `canal.auto.scan`).
+//!
+//! A running instance whose source fails with an error that retrying cannot
+//! heal is restarted with a growing delay and shows as `Failed` meanwhile,
+//! with the error, so an operator sees why.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use sluice_canal::{LogIdentity, TableFilter};
+use sluice_config::{InstanceConfig, ServerConfig};
+use sluice_meta::CursorStore;
+use sluice_source::conn::ConnectOptions;
+use sluice_source::position::StartPosition;
+use sluice_source::tls::{SslMode, TlsOptions};
+use sluice_source::SourceConfig;
+use sluice_store::{BatchMode, Destination, Destinations, EventStore, StoreConfig};
+use tokio::sync::watch;
+
+use crate::destination::InstanceDestination;
+use crate::runner::{BinlogOnly, InstanceRunner, RunnerFilters, SchemaHook};
+
+/// Where an instance is in its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InstanceState {
+    Stopped,
+    Starting,
+    Running,
+    Stopping,
+    /// Stopped by an error; restarted after a delay.
+    Failed(String),
+}
+
+/// Builds the schema hook of an instance (the schema tracker, or binlog
+/// metadata only) from its configuration, its source and the data folder.
+pub type SchemaFactory = Arc<
+    dyn Fn(
+            &InstanceConfig,
+            &ConnectOptions,
+            &std::path::Path,
+        ) -> Result<Box<dyn SchemaHook>, String>
+        + Send
+        + Sync,
+>;
+
+struct Running {
+    config: InstanceConfig,
+    config_mtime: Option<SystemTime>,
+    destination: Arc<InstanceDestination>,
+    stop: watch::Sender<bool>,
+    state: watch::Receiver<InstanceState>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+/// All instances of one server.
+pub struct InstanceManager {
+    server: ServerConfig,
+    cursors: Arc<dyn CursorStore>,
+    schema: SchemaFactory,
+    instances: Mutex<HashMap<String, Running>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ManagerError {
+    #[error(transparent)]
+    Config(#[from] sluice_config::ConfigError),
+    #[error("destination {destination}: {message}")]
+    Invalid {
+        destination: String,
+        message: String,
+    },
+    #[error("destination {0}: cannot read its cursors: {1}")]
+    Meta(String, sluice_meta::MetaError),
+}
+
+impl InstanceManager {
+    pub fn new(
+        server: ServerConfig,
+        cursors: Arc<dyn CursorStore>,
+        schema: SchemaFactory,
+    ) -> Arc<Self> {
+        Arc::new(InstanceManager {
+            server,
+            cursors,
+            schema,
+            instances: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A schema factory that uses the binlog's own metadata.
+    pub fn binlog_metadata_only() -> SchemaFactory {
+        Arc::new(|_, _, _| Ok(Box::new(BinlogOnly) as Box<dyn SchemaHook>))
+    }
+
+    /// A schema factory that tracks the schema with a persisted history
+    /// (the default of `sluice server`).
+    pub fn schema_tracking() -> SchemaFactory {
+        Arc::new(|config, connect, data_dir| {
+            let filter = TableFilter::new(&config.filter_regex).map_err(|e| e.to_string())?;
+            crate::schema_hook::tracked_schema(data_dir, &config.destination, connect, filter)
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Running>> {
+        self.instances.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    pub fn server_config(&self) -> &ServerConfig {
+        &self.server
+    }
+
+    /// The state of every known instance.
+    pub fn states(&self) -> Vec<(String, InstanceState)> {
+        let mut v: Vec<_> = self
+            .lock()
+            .iter()
+            .map(|(k, r)| (k.clone(), r.state.borrow().clone()))
+            .collect();
+        v.sort_by(|a, b| a.0.cmp(&b.0));
+        v
+    }
+
+    fn config_path(&self, destination: &str) -> PathBuf {
+        self.server
+            .conf_dir
+            .join(destination)
+            .join("instance.properties")
+    }
+
+    fn mtime(&self, destination: &str) -> Option<SystemTime> {
+        std::fs::metadata(self.config_path(destination))
+            .and_then(|m| m.modified())
+            .ok()
+    }
+
+    /// Starts a destination (no-op if it runs).
+    pub fn start(self: &Arc<Self>, destination: &str) -> Result<(), ManagerError> {
+        if self.lock().contains_key(destination) {
+            return Ok(());
+        }
+        let config = InstanceConfig::load(&self.server, destination)?;
+        for w in &config.warnings {
+            tracing::warn!(destination, "{w}");
+        }
+        let invalid = |message: String| ManagerError::Invalid {
+            destination: destination.to_string(),
+            message,
+        };
+        let (host, port) = config
+            .master_address
+            .rsplit_once(':')
+            .and_then(|(h, p)| p.parse::<u16>().ok().map(|p| (h.to_string(), p)))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "canal.instance.master.address {:?} is not host:port",
+                    config.master_address
+                ))
+            })?;
+        let filters = RunnerFilters {
+            tables: TableFilter::new(&config.filter_regex).map_err(|e| invalid(e.to_string()))?,
+            black: TableFilter::new(&config.filter_black_regex)
+                .map_err(|e| invalid(e.to_string()))?,
+            query_ddl: config.filter_query_ddl,
+            query_dml: config.filter_query_dml,
+            query_dcl: config.filter_query_dcl,
+            dml_insert: config.filter_dml_insert,
+            dml_update: config.filter_dml_update,
+            dml_delete: config.filter_dml_delete,
+            transaction_entry: config.filter_transaction_entry,
+        };
+        let store = Arc::new(EventStore::new(StoreConfig {
+            max_entries: config.memory_buffer_size.max(1),
+            max_bytes: config
+                .memory_buffer_size
+                .max(1)
+                .saturating_mul(config.memory_buffer_memunit.max(1)),
+            batch_mode: match config.memory_batch_mode {
+                sluice_config::BatchMode::MemSize => BatchMode::MemSize,
+                sluice_config::BatchMode::ItemSize => BatchMode::ItemSize,
+            },
+            mem_unit: config.memory_buffer_memunit.max(1),
+            ddl_isolation: config.get_ddl_isolation,
+        }));
+        let identity = LogIdentity {
+            slave_id: -1,
+            source_address: sluice_canal::position::SourceAddress {
+                address: host.clone(),
+                port,
+            },
+        };
+        let destination_handle = Arc::new(
+            InstanceDestination::open(destination, store, self.cursors.clone(), identity)
+                .map_err(|e| ManagerError::Meta(destination.to_string(), e))?,
+        );
+        let connect = ConnectOptions {
+            host,
+            port,
+            user: config.db_username.clone(),
+            password: config.db_password.clone(),
+            tls: TlsOptions {
+                mode: match config.ssl_mode {
+                    sluice_config::SslMode::Disabled => SslMode::Disabled,
+                    sluice_config::SslMode::Preferred => SslMode::Preferred,
+                    sluice_config::SslMode::Required => SslMode::Required,
+                    sluice_config::SslMode::VerifyCa => SslMode::VerifyCa,
+                    sluice_config::SslMode::VerifyIdentity => SslMode::VerifyIdentity,
+                },
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let (state_tx, state_rx) = watch::channel(InstanceState::Starting);
+        let me = self.clone();
+        let name = destination.to_string();
+        let task_destination = destination_handle.clone();
+        let task_config = config.clone();
+        let task = tokio::spawn(async move {
+            me.run_instance(
+                name,
+                task_config,
+                connect,
+                filters,
+                task_destination,
+                stop_rx,
+                state_tx,
+            )
+            .await;
+        });
+        tracing::info!(destination, "instance started");
+        self.lock().insert(
+            destination.to_string(),
+            Running {
+                config,
+                config_mtime: self.mtime(destination),
+                destination: destination_handle,
+                stop: stop_tx,
+                state: state_rx,
+                task,
+            },
+        );
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn run_instance(
+        self: Arc<Self>,
+        name: String,
+        config: InstanceConfig,
+        connect: ConnectOptions,
+        filters: RunnerFilters,
+        destination: Arc<InstanceDestination>,
+        stop: watch::Receiver<bool>,
+        state: watch::Sender<InstanceState>,
+    ) {
+        let mut delay = Duration::from_secs(1);
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            let schema = match (self.schema)(&config, &connect, &self.server.file_data_dir) {
+                Ok(s) => s,
+                Err(e) => {
+                    let _ = state.send(InstanceState::Failed(e));
+                    break;
+                }
+            };
+            // Resume from the smallest client cursor, else the configured start.
+            let start = match destination.resume_position() {
+                Some(p) if config.gtid_on && !p.gtid.is_empty() => p
+                    .gtid
+                    .parse()
+                    .map(StartPosition::Gtid)
+                    .unwrap_or(StartPosition::FilePos {
+                        file: p.journal_name.clone(),
+                        pos: p.position,
+                    }),
+                Some(p) => StartPosition::FilePos {
+                    file: p.journal_name,
+                    pos: p.position,
+                },
+                None => configured_start(&config),
+            };
+            tracing::info!(destination = %name, %start, "instance reading the source");
+            let source = SourceConfig {
+                connect: connect.clone(),
+                start,
+                server_id: (config.slave_id != 0).then_some(config.slave_id),
+                ..Default::default()
+            };
+            let mut runner = InstanceRunner::new(
+                &name,
+                destination.clone(),
+                filters.clone(),
+                schema,
+                config.gtid_on,
+            );
+            let _ = state.send(InstanceState::Running);
+            match runner.run(source, stop.clone()).await {
+                Ok(()) => break,
+                Err(e) => {
+                    tracing::error!(destination = %name, error = %e, retry_in = ?delay, "instance failed; restarting");
+                    let _ = state.send(InstanceState::Failed(e.to_string()));
+                    let mut stop = stop.clone();
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = stop.changed() => break,
+                    }
+                    delay = (delay * 2).min(Duration::from_secs(60));
+                }
+            }
+        }
+        let _ = state.send(InstanceState::Stopped);
+    }
+
+    /// Stops a destination and waits until its reader has stopped. Its
+    /// cursors stay; its consumers are refused until it starts again.
+    pub async fn stop(&self, destination: &str) -> bool {
+        let running = self.lock().remove(destination);
+        let Some(r) = running else {
+            return false;
+        };
+        let _ = r.stop.send(true);
+        r.destination.store().stop();
+        let _ = r.task.await;
+        tracing::info!(destination, "instance stopped");
+        true
+    }
+
+    /// Stops and starts again with the current configuration file.
+    pub async fn reload(self: &Arc<Self>, destination: &str) -> Result<(), ManagerError> {
+        self.stop(destination).await;
+        self.start(destination)
+    }
+
+    /// Starts every configured destination (unless `canal.instance.global.lazy`).
+    pub fn start_all(self: &Arc<Self>) -> Vec<(String, ManagerError)> {
+        let mut errors = Vec::new();
+        if self.server.lazy {
+            return errors;
+        }
+        for d in self.server.discover_destinations() {
+            if let Err(e) = self.start(&d) {
+                errors.push((d, e));
+            }
+        }
+        errors
+    }
+
+    /// One pass of the configuration scan: start new destinations, stop
+    /// vanished ones, reload changed ones.
+    pub async fn scan_once(self: &Arc<Self>) {
+        let wanted = self.server.discover_destinations();
+        let running: Vec<(String, Option<SystemTime>)> = self
+            .lock()
+            .iter()
+            .map(|(k, r)| (k.clone(), r.config_mtime))
+            .collect();
+        for (name, mtime) in &running {
+            if !wanted.contains(name) || !self.config_path(name).is_file() {
+                tracing::info!(destination = %name, "instance.properties is gone: stopping");
+                self.stop(name).await;
+            } else if self.mtime(name) != *mtime {
+                tracing::info!(destination = %name, "instance.properties changed: reloading");
+                if let Err(e) = self.reload(name).await {
+                    tracing::error!(destination = %name, error = %e, "reload failed");
+                }
+            }
+        }
+        for name in wanted {
+            let known = self.lock().contains_key(&name);
+            if !known && self.config_path(&name).is_file() {
+                if let Err(e) = self.start(&name) {
+                    tracing::error!(destination = %name, error = %e, "cannot start");
+                }
+            }
+        }
+    }
+
+    /// Runs the configuration scan every `canal.auto.scan.interval` until `stop`.
+    pub async fn scan_loop(self: Arc<Self>, mut stop: watch::Receiver<bool>) {
+        if !self.server.auto_scan {
+            return;
+        }
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(self.server.auto_scan_interval) => self.scan_once().await,
+                _ = stop.changed() => return,
+            }
+        }
+    }
+
+    /// Stops every instance.
+    pub async fn stop_all(&self) {
+        let names: Vec<String> = self.lock().keys().cloned().collect();
+        for n in names {
+            self.stop(&n).await;
+        }
+    }
+
+    /// The destination of a running instance (for embedding).
+    pub fn destination_handle(&self, name: &str) -> Option<Arc<InstanceDestination>> {
+        self.lock().get(name).map(|r| r.destination.clone())
+    }
+
+    /// The configuration an instance runs with.
+    pub fn instance_config(&self, name: &str) -> Option<InstanceConfig> {
+        self.lock().get(name).map(|r| r.config.clone())
+    }
+}
+
+impl Destinations for InstanceManager {
+    fn destination(&self, name: &str) -> Option<Arc<dyn Destination>> {
+        self.lock()
+            .get(name)
+            .map(|r| r.destination.clone() as Arc<dyn Destination>)
+    }
+}
+
+/// The start position an instance.properties names (Canal's keys), or the
+/// end of the binlog when it names none.
+pub fn configured_start(config: &InstanceConfig) -> StartPosition {
+    if config.gtid_on && !config.master_gtid.is_empty() {
+        if let Ok(g) = config.master_gtid.parse() {
+            return StartPosition::Gtid(g);
+        }
+    }
+    if !config.master_journal_name.is_empty() {
+        return StartPosition::FilePos {
+            file: config.master_journal_name.clone(),
+            pos: config.master_position.unwrap_or(4).max(4),
+        };
+    }
+    if let Some(ms) = config.master_timestamp {
+        return StartPosition::Time(ms / 1000);
+    }
+    StartPosition::Latest
+}

@@ -1,0 +1,132 @@
+//! Instance lifecycle driven by the configuration folder, against a private
+//! MariaDB: a new `instance.properties` starts an instance, a changed one
+//! reloads it, a removed one stops it; cursors survive a restart.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sluice_config::ServerConfig;
+use sluice_instance::manager::{InstanceManager, InstanceState};
+use sluice_meta::{CursorStore, FileCursorStore};
+use sluice_store::{Destinations, GetWait};
+use sluice_testkit::{MariaDb, MariaDbConfig};
+
+fn write(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+async fn wait_for(m: &InstanceManager, name: &str, want: InstanceState) {
+    for _ in 0..100 {
+        if m.states().iter().any(|(n, s)| n == name && *s == want) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{name} never reached {want:?}: {:?}", m.states());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conf_dir_changes_start_reload_and_stop_instances() {
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let conf = tempfile::tempdir().unwrap();
+    write(
+        &conf.path().join("canal.properties"),
+        "canal.auto.scan = true\ncanal.auto.scan.interval = 1\n",
+    );
+    let server = ServerConfig::load(conf.path()).unwrap();
+    let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(conf.path()));
+    let m = InstanceManager::new(server, cursors, InstanceManager::binlog_metadata_only());
+    assert!(m.start_all().is_empty());
+    assert!(m.states().is_empty());
+
+    let props = conf.path().join("shop/instance.properties");
+    write(
+        &props,
+        &format!(
+            "canal.instance.master.address = 127.0.0.1:{}\ncanal.instance.dbUsername = root\ncanal.instance.master.journal.name = binlog.000001\ncanal.instance.master.position = 4\n",
+            db.port()
+        ),
+    );
+    m.scan_once().await;
+    wait_for(&m, "shop", InstanceState::Running).await;
+
+    // Consume through the Destinations interface, as the servers do.
+    let d = m.destination("shop").expect("running destination");
+    d.subscribe(1001, "").unwrap();
+    db.exec("INSERT INTO shop.t VALUES (1)").unwrap();
+    let mut got = 0;
+    for _ in 0..50 {
+        let b = d
+            .get(1001, 100, GetWait::AtMost(Duration::from_millis(100)))
+            .await
+            .unwrap();
+        if b.id > 0 {
+            got += b.entries.len();
+            d.ack(1001, b.id).unwrap();
+        }
+        if got >= 3 {
+            break;
+        }
+    }
+    assert!(got >= 3, "BEGIN, ROWDATA, END of the insert");
+    assert!(
+        conf.path().join("shop/meta.dat").is_file(),
+        "cursor persisted"
+    );
+
+    // A changed file reloads the instance.
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    let mut text = std::fs::read_to_string(&props).unwrap();
+    text.push_str("canal.instance.filter.regex = shop\\\\..*\n");
+    write(&props, &text);
+    m.scan_once().await;
+    wait_for(&m, "shop", InstanceState::Running).await;
+    assert_eq!(
+        m.instance_config("shop").unwrap().filter_regex,
+        "shop\\..*",
+        "the reloaded instance runs the new configuration"
+    );
+
+    // A removed file stops it, and its consumers are refused.
+    std::fs::remove_dir_all(conf.path().join("shop")).unwrap();
+    m.scan_once().await;
+    assert!(m.states().is_empty(), "{:?}", m.states());
+    assert!(m.destination("shop").is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_instance_file_is_reported_and_others_run() {
+    let conf = tempfile::tempdir().unwrap();
+    write(
+        &conf.path().join("canal.properties"),
+        "canal.destinations = good,bad\n",
+    );
+    write(
+        &conf.path().join("bad/instance.properties"),
+        "canal.instance.master.address = nowhere\n",
+    );
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    write(
+        &conf.path().join("good/instance.properties"),
+        &format!(
+            "canal.instance.master.address = 127.0.0.1:{}\ncanal.instance.dbUsername = root\n",
+            db.port()
+        ),
+    );
+    let server = ServerConfig::load(conf.path()).unwrap();
+    let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(conf.path()));
+    let m = InstanceManager::new(server, cursors, InstanceManager::binlog_metadata_only());
+    let errors = m.start_all();
+    assert_eq!(errors.len(), 1);
+    assert_eq!(errors[0].0, "bad");
+    assert!(
+        errors[0].1.to_string().contains("host:port"),
+        "{}",
+        errors[0].1
+    );
+    wait_for(&m, "good", InstanceState::Running).await;
+    m.stop_all().await;
+}

@@ -1,0 +1,771 @@
+//! One client connection to a MySQL or MariaDB server over tokio: TCP, the
+//! optional TLS upgrade, the authentication exchange, packets in and out
+//! (joined when over 16 MiB), and the text-protocol queries Sluice needs for
+//! checks and positions.
+//!
+//! Reads go through one buffer; a packet's payload is handed out as a slice
+//! of it (no copy) that stays valid until the next read. Every read is bounded
+//! by the read timeout, so a half-open connection surfaces as
+//! [`SourceError::ReadTimeout`] instead of a hang.
+//!
+//! Owns: sockets, the read buffer, sequence ids. Must never: interpret binlog
+//! events (that is `stream`'s), retry on its own, or log the password.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::client::TlsStream;
+use tokio_rustls::TlsConnector;
+
+use crate::auth::{self, AuthPlugin};
+use crate::error::{Result, SourceError};
+use crate::handshake::{
+    caps, client_capabilities, is_eof, ssl_request, AuthReply, ErrPacket, Greeting,
+    HandshakeResponse,
+};
+use crate::packet::{write_packets, PacketHeader, Reader, WireError, HEADER_LEN};
+use crate::tls::{self, SslMode, TlsOptions};
+
+/// COM_QUERY.
+const COM_QUERY: u8 = 0x03;
+
+/// Initial size of the read buffer.
+const READ_BUF: usize = 1 << 20;
+/// Compact the buffer when less than this is free at its end.
+const MIN_READ: usize = 64 << 10;
+
+/// How to reach and log in to a server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConnectOptions {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: String,
+    pub tls: TlsOptions,
+    pub connect_timeout: Duration,
+    /// Longest wait for any read; a quiet connection past this is dead.
+    pub read_timeout: Duration,
+    /// The plugin of the first answer; `None` answers with the plugin the
+    /// server proposes (the server may then switch).
+    pub auth_plugin: Option<AuthPlugin>,
+    /// PEM file with the server's RSA public key, for `caching_sha2_password`
+    /// and `sha256_password` full authentication without TLS.
+    pub server_public_key: Option<PathBuf>,
+    /// Ask the server for its RSA public key when none is configured (open to
+    /// a man in the middle: prefer TLS or `server_public_key`).
+    pub allow_public_key_retrieval: bool,
+    /// Allow sending the password in clear (`mysql_clear_password`) without TLS.
+    pub allow_cleartext_password: bool,
+    /// Largest (joined) packet accepted. Default 1 GiB.
+    pub max_packet: usize,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        ConnectOptions {
+            host: "127.0.0.1".to_string(),
+            port: 3306,
+            user: "root".to_string(),
+            password: String::new(),
+            tls: TlsOptions::default(),
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(30),
+            auth_plugin: None,
+            server_public_key: None,
+            allow_public_key_retrieval: false,
+            allow_cleartext_password: false,
+            max_packet: 1 << 30,
+        }
+    }
+}
+
+impl ConnectOptions {
+    /// `host:port`, with brackets around an IPv6 address.
+    pub fn addr(&self) -> String {
+        if self.host.contains(':') && !self.host.starts_with('[') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+}
+
+enum Stream {
+    Plain(TcpStream),
+    Tls(Box<TlsStream<TcpStream>>),
+    /// Only while the TLS handshake owns the socket.
+    Detached,
+}
+
+impl Stream {
+    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Stream::Plain(s) => s.read(buf).await,
+            Stream::Tls(s) => s.read(buf).await,
+            Stream::Detached => Err(std::io::ErrorKind::NotConnected.into()),
+        }
+    }
+
+    async fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        match self {
+            Stream::Plain(s) => s.write_all(buf).await,
+            Stream::Tls(s) => {
+                s.write_all(buf).await?;
+                s.flush().await
+            }
+            Stream::Detached => Err(std::io::ErrorKind::NotConnected.into()),
+        }
+    }
+}
+
+/// Where the payload of the last packet read is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketLoc {
+    /// In the read buffer: offset and length.
+    Buf(usize, usize),
+    /// Joined from several packets into the side buffer.
+    Joined,
+}
+
+/// A text-protocol result set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResultSet {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Option<String>>>,
+}
+
+impl ResultSet {
+    /// The value of the named column (case-insensitive) in a row.
+    pub fn get(&self, row: usize, column: &str) -> Option<&str> {
+        let i = self
+            .columns
+            .iter()
+            .position(|c| c.eq_ignore_ascii_case(column))?;
+        self.rows.get(row)?.get(i)?.as_deref()
+    }
+
+    /// The first column of the first row.
+    pub fn scalar(&self) -> Option<&str> {
+        self.rows.first()?.first()?.as_deref()
+    }
+}
+
+/// A logged-in connection.
+pub struct Conn {
+    stream: Stream,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    /// Bytes of the last packet still at `start`, dropped by the next read.
+    consumed: usize,
+    joined: Vec<u8>,
+    seq: u8,
+    addr: String,
+    greeting: Greeting,
+    capabilities: u32,
+    tls: bool,
+    read_timeout: Duration,
+    heartbeat: Duration,
+    max_packet: usize,
+    local_addr: String,
+}
+
+impl std::fmt::Debug for Conn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Conn")
+            .field("addr", &self.addr)
+            .field("server_version", &self.greeting.server_version)
+            .field("connection_id", &self.greeting.connection_id)
+            .field("tls", &self.tls)
+            .finish_non_exhaustive()
+    }
+}
+
+fn wire<'a>(addr: &'a str, during: &'static str) -> impl Fn(WireError) -> SourceError + 'a {
+    move |e| SourceError::Protocol {
+        addr: addr.to_string(),
+        during,
+        detail: e.to_string(),
+    }
+}
+
+impl Conn {
+    /// Connects, upgrades to TLS as the mode asks, and authenticates.
+    pub async fn connect(opts: &ConnectOptions) -> Result<Conn> {
+        let addr = opts.addr();
+        let tcp = match tokio::time::timeout(
+            opts.connect_timeout,
+            TcpStream::connect((opts.host.trim_matches(['[', ']']), opts.port)),
+        )
+        .await
+        {
+            Err(_) => {
+                return Err(SourceError::ConnectTimeout {
+                    addr,
+                    timeout: opts.connect_timeout,
+                })
+            }
+            Ok(Err(source)) => return Err(SourceError::Connect { addr, source }),
+            Ok(Ok(s)) => s,
+        };
+        // Nagle would delay small command packets; reads are unaffected.
+        let _ = tcp.set_nodelay(true);
+        let local_addr = tcp.local_addr().map(|a| a.to_string()).unwrap_or_default();
+        let mut conn = Conn {
+            stream: Stream::Plain(tcp),
+            buf: vec![0; READ_BUF],
+            start: 0,
+            end: 0,
+            consumed: 0,
+            joined: Vec::new(),
+            seq: 0,
+            addr,
+            greeting: Greeting {
+                server_version: String::new(),
+                connection_id: 0,
+                capabilities: 0,
+                charset: 0,
+                status: 0,
+                scramble: Vec::new(),
+                auth_plugin: String::new(),
+            },
+            capabilities: 0,
+            tls: false,
+            // The handshake is bounded by the connect timeout.
+            read_timeout: opts.connect_timeout,
+            heartbeat: Duration::ZERO,
+            max_packet: opts.max_packet,
+            local_addr,
+        };
+        conn.handshake(opts).await?;
+        conn.read_timeout = opts.read_timeout;
+        Ok(conn)
+    }
+
+    async fn handshake(&mut self, opts: &ConnectOptions) -> Result<()> {
+        const DURING: &str = "handshake";
+        let payload = self.read_packet(DURING).await?;
+        if payload.first() == Some(&0xff) {
+            let e = ErrPacket::parse(payload).map_err(wire(&self.addr, DURING))?;
+            return Err(self.server_error(e, DURING));
+        }
+        let greeting = Greeting::parse(payload).map_err(wire(&self.addr, DURING))?;
+        let server_tls = greeting.capabilities & caps::SSL != 0;
+        let use_tls = match opts.tls.mode {
+            SslMode::Disabled => false,
+            SslMode::Preferred => server_tls,
+            mode => {
+                if !server_tls {
+                    return Err(SourceError::Tls {
+                        addr: self.addr.clone(),
+                        detail: format!(
+                            "sslMode={mode} but the server does not offer TLS; configure it (MariaDB/MySQL: ssl_cert, ssl_key, ssl_ca) or use sslMode=PREFERRED"
+                        ),
+                    });
+                }
+                true
+            }
+        };
+        self.capabilities = client_capabilities(greeting.capabilities, use_tls)
+            .map_err(wire(&self.addr, DURING))?;
+        self.greeting = greeting;
+        if use_tls {
+            let req = ssl_request(self.capabilities);
+            self.write_payload(&req, DURING).await?;
+            self.start_tls(opts).await?;
+        }
+        let scramble = self.greeting.scramble.clone();
+        let mut plugin = opts.auth_plugin.unwrap_or_else(|| {
+            AuthPlugin::from_name(&self.greeting.auth_plugin).unwrap_or(AuthPlugin::NativePassword)
+        });
+        // client_ed25519 needs the 32-byte nonce of a switch request: answer
+        // the first round with native_password's and let the server switch.
+        if plugin == AuthPlugin::Ed25519 {
+            plugin = AuthPlugin::NativePassword;
+        }
+        let first = self.plugin_response(plugin, &scramble, opts, true)?;
+        let attrs = [
+            ("_client_name", "sluice"),
+            ("_client_version", env!("CARGO_PKG_VERSION")),
+            ("program_name", "sluice"),
+        ];
+        let response = HandshakeResponse {
+            capabilities: self.capabilities,
+            user: &opts.user,
+            auth_response: &first,
+            auth_plugin: plugin.name(),
+            attributes: &attrs,
+        }
+        .encode();
+        self.write_payload(&response, DURING).await?;
+        self.authenticate(plugin, scramble, opts).await
+    }
+
+    async fn start_tls(&mut self, opts: &ConnectOptions) -> Result<()> {
+        let tls_err = |addr: &str, detail: String| SourceError::Tls {
+            addr: addr.to_string(),
+            detail,
+        };
+        let config = tls::client_config(&opts.tls)
+            .map_err(|d| tls_err(&self.addr, d))?
+            .ok_or_else(|| tls_err(&self.addr, "TLS is disabled".to_string()))?;
+        let name = tls::server_name(&opts.tls, &opts.host).map_err(|d| tls_err(&self.addr, d))?;
+        let Stream::Plain(tcp) = std::mem::replace(&mut self.stream, Stream::Detached) else {
+            return Err(tls_err(
+                &self.addr,
+                "the connection is already encrypted".to_string(),
+            ));
+        };
+        let connector = TlsConnector::from(Arc::<rustls::ClientConfig>::clone(&config));
+        let tls = tokio::time::timeout(opts.connect_timeout, connector.connect(name, tcp))
+            .await
+            .map_err(|_| {
+                tls_err(
+                    &self.addr,
+                    format!("TLS handshake timed out after {:?}", opts.connect_timeout),
+                )
+            })?
+            .map_err(|e| {
+                tls_err(
+                    &self.addr,
+                    format!("handshake failed (sslMode={}): {e}", opts.tls.mode),
+                )
+            })?;
+        self.stream = Stream::Tls(Box::new(tls));
+        self.tls = true;
+        Ok(())
+    }
+
+    /// What to send for `plugin` given the nonce. `first` is the answer inside
+    /// the handshake response (where a key request is a single byte).
+    fn plugin_response(
+        &self,
+        plugin: AuthPlugin,
+        nonce: &[u8],
+        opts: &ConnectOptions,
+        first: bool,
+    ) -> Result<Vec<u8>> {
+        let pw = opts.password.as_bytes();
+        Ok(match plugin {
+            AuthPlugin::NativePassword => auth::native_password(pw, nonce),
+            AuthPlugin::CachingSha2Password => auth::caching_sha2_password(pw, nonce),
+            AuthPlugin::Ed25519 => auth::ed25519_signature(pw, nonce).to_vec(),
+            AuthPlugin::ClearPassword => {
+                if !self.tls && !opts.allow_cleartext_password {
+                    return Err(self.auth_error(
+                        opts,
+                        "the server asks for the password in clear text (mysql_clear_password) on a connection without TLS; use sslMode=REQUIRED (or allowCleartextPasswords=true if the network is trusted)".to_string(),
+                    ));
+                }
+                auth::clear_password(pw)
+            }
+            AuthPlugin::Sha256Password => {
+                if pw.is_empty() {
+                    Vec::new()
+                } else if self.tls {
+                    auth::clear_password(pw)
+                } else if let Some(pem) = self.configured_public_key(opts)? {
+                    auth::rsa_encrypted_password(pw, nonce, &pem)
+                        .map_err(|m| self.auth_error(opts, m))?
+                } else if opts.allow_public_key_retrieval && first {
+                    vec![1]
+                } else {
+                    return Err(self.no_key_error(opts, "sha256_password"));
+                }
+            }
+        })
+    }
+
+    fn configured_public_key(&self, opts: &ConnectOptions) -> Result<Option<String>> {
+        match &opts.server_public_key {
+            None => Ok(None),
+            Some(p) => std::fs::read_to_string(p).map(Some).map_err(|e| {
+                SourceError::Config(format!(
+                    "cannot read the server's public key file {}: {e}",
+                    p.display()
+                ))
+            }),
+        }
+    }
+
+    fn no_key_error(&self, opts: &ConnectOptions, plugin: &str) -> SourceError {
+        self.auth_error(
+            opts,
+            format!("{plugin} needs the password sent over TLS or encrypted with the server's RSA key: use sslMode=REQUIRED, or give serverPublicKey=/path/to/public_key.pem, or allowPublicKeyRetrieval=true"),
+        )
+    }
+
+    fn auth_error(&self, opts: &ConnectOptions, message: String) -> SourceError {
+        SourceError::Auth {
+            addr: self.addr.clone(),
+            user: opts.user.clone(),
+            message,
+        }
+    }
+
+    async fn authenticate(
+        &mut self,
+        mut plugin: AuthPlugin,
+        mut nonce: Vec<u8>,
+        opts: &ConnectOptions,
+    ) -> Result<()> {
+        const DURING: &str = "authentication";
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            if rounds > 8 {
+                return Err(self.auth_error(
+                    opts,
+                    "the server keeps asking for more authentication rounds".into(),
+                ));
+            }
+            let payload = self.read_packet(DURING).await?.to_vec();
+            let reply = AuthReply::parse(&payload).map_err(wire(&self.addr, DURING))?;
+            match reply {
+                AuthReply::Ok => return Ok(()),
+                AuthReply::Err(e) => {
+                    let hint = if e.code == crate::error::codes::ACCESS_DENIED {
+                        " (check user, password and the host the account allows)"
+                    } else {
+                        ""
+                    };
+                    return Err(self.auth_error(
+                        opts,
+                        format!("server error {}: {}{hint}", e.code, e.message),
+                    ));
+                }
+                AuthReply::Switch { plugin: name, data } => {
+                    plugin = AuthPlugin::from_name(&name).ok_or_else(|| {
+                        self.auth_error(
+                            opts,
+                            format!("the account uses the authentication plugin '{name}', which Sluice does not support (supported: mysql_native_password, caching_sha2_password, sha256_password, client_ed25519, mysql_clear_password)"),
+                        )
+                    })?;
+                    nonce = data.to_vec();
+                    let resp = self.plugin_response(plugin, &nonce, opts, true)?;
+                    self.write_payload(&resp, DURING).await?;
+                }
+                AuthReply::MoreData(data) => match (plugin, data) {
+                    // Fast auth succeeded; an OK packet follows.
+                    (AuthPlugin::CachingSha2Password, [3]) => {}
+                    (AuthPlugin::CachingSha2Password, [4]) => {
+                        let pw = opts.password.as_bytes();
+                        let resp = if self.tls {
+                            auth::clear_password(pw)
+                        } else if let Some(pem) = self.configured_public_key(opts)? {
+                            auth::rsa_encrypted_password(pw, &nonce, &pem)
+                                .map_err(|m| self.auth_error(opts, m))?
+                        } else if opts.allow_public_key_retrieval {
+                            self.write_payload(&[2], DURING).await?;
+                            let key = self.read_packet(DURING).await?.to_vec();
+                            let pem = match key.split_first() {
+                                Some((1, pem)) => String::from_utf8_lossy(pem).into_owned(),
+                                _ => {
+                                    return Err(self.auth_error(
+                                        opts,
+                                        "the server did not send its public key".into(),
+                                    ))
+                                }
+                            };
+                            auth::rsa_encrypted_password(pw, &nonce, &pem)
+                                .map_err(|m| self.auth_error(opts, m))?
+                        } else {
+                            return Err(self.no_key_error(opts, "caching_sha2_password"));
+                        };
+                        self.write_payload(&resp, DURING).await?;
+                    }
+                    (AuthPlugin::Sha256Password, pem) => {
+                        let pem = String::from_utf8_lossy(pem).into_owned();
+                        let resp =
+                            auth::rsa_encrypted_password(opts.password.as_bytes(), &nonce, &pem)
+                                .map_err(|m| self.auth_error(opts, m))?;
+                        self.write_payload(&resp, DURING).await?;
+                    }
+                    (p, d) => {
+                        return Err(SourceError::Protocol {
+                            addr: self.addr.clone(),
+                            during: DURING,
+                            detail: format!(
+                                "unexpected extra authentication data ({} bytes) for {}",
+                                d.len(),
+                                p.name()
+                            ),
+                        })
+                    }
+                },
+            }
+        }
+    }
+
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    /// The version string as the server sent it (MariaDB's without `5.5.5-`).
+    pub fn server_version(&self) -> &str {
+        self.greeting.display_version()
+    }
+
+    pub fn is_mariadb(&self) -> bool {
+        self.greeting.is_mariadb()
+    }
+
+    /// The server's id for this session (what `SHOW PROCESSLIST` lists).
+    pub fn connection_id(&self) -> u32 {
+        self.greeting.connection_id
+    }
+
+    /// The local end of the TCP connection (`ip:port`).
+    pub fn local_addr(&self) -> &str {
+        &self.local_addr
+    }
+
+    pub fn is_tls(&self) -> bool {
+        self.tls
+    }
+
+    pub fn set_read_timeout(&mut self, timeout: Duration, heartbeat: Duration) {
+        self.read_timeout = timeout;
+        self.heartbeat = heartbeat;
+    }
+
+    pub(crate) fn server_error(&self, e: ErrPacket, during: impl Into<String>) -> SourceError {
+        SourceError::Server {
+            addr: self.addr.clone(),
+            during: during.into(),
+            code: e.code,
+            state: if e.state.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", e.state)
+            },
+            message: e.message,
+        }
+    }
+
+    /// Reads until at least `n` bytes are buffered after `start`.
+    async fn need(&mut self, n: usize, during: &'static str) -> Result<()> {
+        while self.end - self.start < n {
+            if self.start == self.end {
+                self.start = 0;
+                self.end = 0;
+            }
+            if self.buf.len() - self.start < n || self.buf.len() - self.end < MIN_READ {
+                // Move what is left to the front, and grow if one packet needs it.
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+                if self.buf.len() < n {
+                    let want = n.max(self.buf.len() * 2);
+                    self.buf.resize(want, 0);
+                }
+            }
+            let read = tokio::time::timeout(
+                self.read_timeout,
+                self.stream.read(&mut self.buf[self.end..]),
+            )
+            .await;
+            match read {
+                Err(_) => {
+                    return Err(SourceError::ReadTimeout {
+                        addr: self.addr.clone(),
+                        during,
+                        timeout: self.read_timeout,
+                        heartbeat: self.heartbeat,
+                    })
+                }
+                Ok(Err(source)) => {
+                    return Err(SourceError::Io {
+                        addr: self.addr.clone(),
+                        during,
+                        source,
+                    })
+                }
+                Ok(Ok(0)) => {
+                    return Err(SourceError::Closed {
+                        addr: self.addr.clone(),
+                        during,
+                    })
+                }
+                Ok(Ok(k)) => self.end += k,
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the next logical packet (joining 16 MiB continuations). Its
+    /// payload is [`payload`](Self::payload) until the next read.
+    ///
+    /// Cancel-safe: nothing is consumed until the whole logical packet is
+    /// buffered, so a read abandoned half-way loses no bytes.
+    pub async fn read_packet_loc(&mut self, during: &'static str) -> Result<PacketLoc> {
+        self.start += std::mem::take(&mut self.consumed);
+        // Find the end of the logical packet without consuming anything.
+        let mut off = 0usize;
+        let mut chunks = 0usize;
+        let mut total = 0usize;
+        loop {
+            self.need(off + HEADER_LEN, during).await?;
+            let h = self.header_at(off);
+            total += h.len;
+            if total > self.max_packet {
+                return Err(SourceError::Protocol {
+                    addr: self.addr.clone(),
+                    during,
+                    detail: format!(
+                        "a packet of over {total} bytes exceeds the configured maximum ({} bytes)",
+                        self.max_packet
+                    ),
+                });
+            }
+            self.need(off + HEADER_LEN + h.len, during).await?;
+            off += HEADER_LEN + h.len;
+            chunks += 1;
+            if !h.continues() {
+                self.seq = h.seq.wrapping_add(1);
+                break;
+            }
+        }
+        if chunks == 1 {
+            self.consumed = off;
+            return Ok(PacketLoc::Buf(self.start + HEADER_LEN, off - HEADER_LEN));
+        }
+        self.joined.clear();
+        self.joined.reserve(total);
+        let mut at = 0;
+        while at < off {
+            let h = self.header_at(at);
+            let body = self.start + at + HEADER_LEN;
+            self.joined.extend_from_slice(&self.buf[body..body + h.len]);
+            at += HEADER_LEN + h.len;
+        }
+        self.start += off;
+        Ok(PacketLoc::Joined)
+    }
+
+    /// The packet header `off` bytes after `start` (`need` has buffered it).
+    fn header_at(&self, off: usize) -> PacketHeader {
+        PacketHeader::parse(self.buf.get(self.start + off..self.end).unwrap_or(&[]))
+            .unwrap_or(PacketHeader { len: 0, seq: 0 })
+    }
+
+    /// The payload of the packet last read.
+    #[inline]
+    pub fn payload(&self, loc: PacketLoc) -> &[u8] {
+        match loc {
+            PacketLoc::Buf(at, len) => &self.buf[at..at + len],
+            PacketLoc::Joined => &self.joined,
+        }
+    }
+
+    /// Reads the next packet and returns its payload.
+    pub async fn read_packet(&mut self, during: &'static str) -> Result<&[u8]> {
+        let loc = self.read_packet_loc(during).await?;
+        Ok(self.payload(loc))
+    }
+
+    /// Sends one payload (split as needed), continuing the sequence.
+    pub async fn write_payload(&mut self, payload: &[u8], during: &'static str) -> Result<()> {
+        let mut out = Vec::with_capacity(payload.len() + HEADER_LEN);
+        write_packets(&mut out, payload, &mut self.seq);
+        self.stream
+            .write_all(&out)
+            .await
+            .map_err(|source| SourceError::Io {
+                addr: self.addr.clone(),
+                during,
+                source,
+            })
+    }
+
+    /// Starts a command: the sequence restarts at 0.
+    pub async fn write_command(&mut self, payload: &[u8], during: &'static str) -> Result<()> {
+        self.seq = 0;
+        self.write_payload(payload, during).await
+    }
+
+    /// Runs a statement over the text protocol and returns its rows (an empty
+    /// result for statements without any).
+    pub async fn query(&mut self, sql: &str) -> Result<ResultSet> {
+        const DURING: &str = "query";
+        let addr = self.addr.clone();
+        let mut cmd = Vec::with_capacity(sql.len() + 1);
+        cmd.push(COM_QUERY);
+        cmd.extend_from_slice(sql.as_bytes());
+        self.write_command(&cmd, DURING).await?;
+        let first = self.read_packet(DURING).await?;
+        let count = match first.first() {
+            Some(0x00) => return Ok(ResultSet::default()),
+            Some(0xff) => {
+                let e = ErrPacket::parse(first).map_err(wire(&addr, DURING))?;
+                return Err(self.server_error(e, format!("query `{sql}`")));
+            }
+            Some(0xfb) => {
+                return Err(SourceError::Protocol {
+                    addr: self.addr.clone(),
+                    during: DURING,
+                    detail: format!("`{sql}` asked for a LOCAL INFILE transfer"),
+                })
+            }
+            _ => Reader::new(first, "result set header")
+                .lenenc_int()
+                .map_err(wire(&addr, DURING))?
+                .unwrap_or(0) as usize,
+        };
+        let mut rs = ResultSet::default();
+        for _ in 0..count {
+            let p = self.read_packet(DURING).await?;
+            let mut r = Reader::new(p, "column definition");
+            let mut name = Vec::new();
+            for i in 0..5 {
+                let s = r
+                    .lenenc_bytes()
+                    .map_err(wire(&addr, DURING))?
+                    .unwrap_or(&[]);
+                if i == 4 {
+                    name = s.to_vec();
+                }
+            }
+            rs.columns.push(String::from_utf8_lossy(&name).into_owned());
+        }
+        if self.capabilities & caps::DEPRECATE_EOF == 0 {
+            let p = self.read_packet(DURING).await?;
+            if !is_eof(p) {
+                return Err(SourceError::Protocol {
+                    addr: self.addr.clone(),
+                    during: DURING,
+                    detail: "expected an EOF packet after the column definitions".into(),
+                });
+            }
+        }
+        loop {
+            let p = self.read_packet(DURING).await?;
+            if is_eof(p) {
+                break;
+            }
+            if p.first() == Some(&0xff) {
+                let e = ErrPacket::parse(p).map_err(wire(&addr, DURING))?;
+                return Err(self.server_error(e, format!("query `{sql}`")));
+            }
+            let mut r = Reader::new(p, "result row");
+            let mut row = Vec::with_capacity(count);
+            for _ in 0..count {
+                row.push(
+                    r.lenenc_bytes()
+                        .map_err(wire(&addr, DURING))?
+                        .map(|b| String::from_utf8_lossy(b).into_owned()),
+                );
+            }
+            rs.rows.push(row);
+        }
+        Ok(rs)
+    }
+
+    /// Runs a statement that returns no rows.
+    pub async fn exec(&mut self, sql: &str) -> Result<()> {
+        self.query(sql).await.map(|_| ())
+    }
+}
