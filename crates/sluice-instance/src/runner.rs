@@ -337,10 +337,7 @@ impl InstanceRunner {
                 destination: self.name.clone(),
                 source,
             })?;
-        Ok(entries
-            .into_iter()
-            .filter(|e| self.keep(e))
-            .collect())
+        Ok(entries.into_iter().filter(|e| self.keep(e)).collect())
     }
 
     fn keep(&self, e: &BuiltEntry) -> bool {
