@@ -17,14 +17,18 @@ use sluice_binlog::events::EventData;
 use sluice_binlog::RowsKind;
 use sluice_source::{BinlogStream, Event, SourceConfig, StartPosition, StreamItem};
 
+use sluice_instance::runner::{BinlogOnly, EventPlace, SchemaHook};
+use sluice_instance::schema_hook::{ServerMetadata, TrackedSchema};
+
 use crate::render::{column_names, image_json};
 
 #[derive(Args)]
 #[command(
     after_help = "Each transaction is printed when it commits, whole: a begin line, its row lines, \
 a commit line (DDL statements are one ddl line). Nothing of a transaction is printed before its \
-commit, so a reconnect in the middle of one never shows it partly or twice. Column names come from \
-the binlog (binlog_row_metadata=FULL), else @1, @2, ...\n\n\
+commit, so a reconnect in the middle of one never shows it partly or twice. Column names, \
+signedness and ENUM/SET labels come from the schema, read from the server at the start and followed \
+through every DDL (with --no-schema: from the binlog's own metadata, else @1, @2, ...).\n\n\
 URL parameters: sslMode (DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY), sslCa, \
 sslServerName, serverPublicKey, allowPublicKeyRetrieval, allowCleartextPasswords, heartbeat, \
 readTimeout, connectTimeout, serverId, requireFullRowImage."
@@ -55,6 +59,17 @@ pub struct TailArgs {
     /// Exit at the end of the binlog instead of waiting for new changes.
     #[arg(long)]
     pub stop_at_end: bool,
+
+    /// Keep the schema history in this file, so a later run started at an
+    /// older position decodes with the schema of that time. Default: in memory,
+    /// read from the server at the start.
+    #[arg(long)]
+    pub schema_history: Option<std::path::PathBuf>,
+
+    /// Do not track the schema: column names and types come from the
+    /// binlog's own metadata only (binlog_row_metadata=FULL).
+    #[arg(long)]
+    pub no_schema: bool,
 }
 
 pub fn run(args: &TailArgs) -> Result<()> {
@@ -77,11 +92,39 @@ pub fn run(args: &TailArgs) -> Result<()> {
         ),
         None => None,
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let schema = if args.no_schema {
+        Box::new(BinlogOnly) as Box<dyn SchemaHook>
+    } else {
+        tracked_schema(&config.connect, args.schema_history.as_deref())?
+    };
+    // Multi-threaded: the schema tracker's server queries block a worker.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(tail(config, filter))
+    runtime.block_on(tail(config, filter, schema))
+}
+
+fn tracked_schema(
+    connect: &sluice_source::conn::ConnectOptions,
+    history: Option<&std::path::Path>,
+) -> Result<Box<dyn SchemaHook>> {
+    let store: Box<dyn sluice_schema::SchemaHistoryStore> = match history {
+        Some(path) => Box::new(
+            sluice_schema::FileHistoryStore::open(path)
+                .with_context(|| format!("opening the schema history {}", path.display()))?,
+        ),
+        None => Box::new(sluice_schema::MemoryHistoryStore::default()),
+    };
+    let tracker =
+        sluice_schema::SchemaTracker::open(store, sluice_schema::TrackerOptions::default())
+            .context("reading the schema history")?;
+    Ok(Box::new(TrackedSchema::new(
+        tracker,
+        Some(ServerMetadata::new(connect.clone())),
+        sluice_canal::TableFilter::all(),
+    )))
 }
 
 pub(crate) fn init_logging() {
@@ -103,8 +146,16 @@ struct Txn {
     has_rows: bool,
 }
 
-async fn tail(config: SourceConfig, filter: Option<Regex>) -> Result<()> {
+async fn tail(
+    config: SourceConfig,
+    filter: Option<Regex>,
+    mut schema: Box<dyn SchemaHook>,
+) -> Result<()> {
     let mut stream = BinlogStream::connect(config).await?;
+    let (file, offset) = (stream.position().file.clone(), stream.position().offset);
+    schema
+        .on_start(&file, offset)
+        .map_err(|e| anyhow!("schema at {file}:{offset}: {e}"))?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut txn = Txn::default();
@@ -121,6 +172,8 @@ async fn tail(config: SourceConfig, filter: Option<Regex>) -> Result<()> {
             }
             StreamItem::Event(ev) => ev,
         };
+        let mut ev = ev;
+        follow_schema(&mut ev, schema.as_mut())?;
         handle(&ev, &filter, &mut txn)?;
         if let Some(end) = ev.ends_transaction {
             if txn.has_rows {
@@ -158,6 +211,38 @@ async fn tail(config: SourceConfig, filter: Option<Regex>) -> Result<()> {
     }
     out.flush().context("writing to standard output")?;
     tracing::info!(position = %stream.position(), "end of the binlog reached");
+    Ok(())
+}
+
+/// Feeds statements to the schema tracker and gives rows events the
+/// described table (names, signedness, labels of that time).
+fn follow_schema(ev: &mut Event<'_>, schema: &mut dyn SchemaHook) -> Result<()> {
+    let mut place = EventPlace {
+        file: ev.file,
+        pos: ev.pos,
+        next_pos: ev.next_pos,
+        status_vars: &[],
+    };
+    match &mut ev.data {
+        EventData::Query(q) => {
+            let sql = q.query_text().trim().to_string();
+            let head: String = sql.chars().take(8).collect::<String>().to_ascii_uppercase();
+            if head != "BEGIN" && head != "COMMIT" && !head.starts_with("XA ") {
+                place.status_vars = q.status_vars;
+                let db = q.schema_text().into_owned();
+                schema
+                    .on_query(&place, &db, &sql)
+                    .map_err(|e| anyhow!("{}:{}: schema: {e}", ev.file, ev.pos))?;
+            }
+        }
+        EventData::Rows(r) => {
+            let (table, _) = schema
+                .describe(&place, &r.table)
+                .map_err(|e| anyhow!("{}:{}: schema: {e}", ev.file, ev.pos))?;
+            r.table = table;
+        }
+        _ => {}
+    }
     Ok(())
 }
 

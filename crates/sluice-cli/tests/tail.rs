@@ -135,3 +135,38 @@ fn bad_arguments_say_what_is_wrong() -> Result<()> {
     }
     Ok(())
 }
+
+/// MariaDB's default `binlog_row_metadata=NO_LOG` carries no names, no
+/// signedness and no ENUM labels: the schema tracker supplies them, through
+/// a DDL in the middle of the stream.
+#[test]
+fn names_and_types_come_from_the_tracked_schema() -> Result<()> {
+    let db = MariaDb::start(
+        MariaDbConfig::default().binlog_row_metadata(sluice_testkit::BinlogRowMetadata::NoLog),
+    )?;
+    db.exec(
+        "CREATE DATABASE s; CREATE TABLE s.t (id INT UNSIGNED PRIMARY KEY, kind ENUM('x','y')); \
+         INSERT INTO s.t VALUES (4294967295, 'y'); \
+         ALTER TABLE s.t ADD COLUMN note VARCHAR(10) AFTER id; \
+         INSERT INTO s.t VALUES (1, 'n', 'x')",
+    )?;
+    let (lines, stderr) = tail(&db, &["--from", "earliest"])?;
+    let rows: Vec<&Json> = lines.iter().filter(|l| l["type"] == "row").collect();
+    assert_eq!(rows.len(), 2, "{stderr}");
+    assert_eq!(rows[0]["columns"], serde_json::json!(["id", "kind"]));
+    assert_eq!(rows[0]["after"], serde_json::json!(["4294967295", "y"]));
+    assert_eq!(
+        rows[1]["columns"],
+        serde_json::json!(["id", "note", "kind"])
+    );
+    assert_eq!(rows[1]["after"], serde_json::json!(["1", "n", "x"]));
+    // Without the tracker the binlog alone knows neither names nor signedness.
+    let (lines, _) = tail(&db, &["--from", "earliest", "--no-schema"])?;
+    let first = lines
+        .iter()
+        .find(|l| l["type"] == "row")
+        .context("a row line")?;
+    assert_eq!(first["columns"], serde_json::json!(["@1", "@2"]));
+    assert_eq!(first["after"], serde_json::json!(["-1", "2"]));
+    Ok(())
+}
