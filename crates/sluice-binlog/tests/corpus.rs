@@ -18,7 +18,7 @@
 //!   with the output of MySQL 5.6's mysqlbinlog stored next to the
 //!   binlog-parser fixtures.
 //!
-//! The corpus is read from /work/shared/corpus/binlogs, or the folder
+//! The corpus is read from ../shared/corpus/binlogs beside the repository, or the folder
 //! `SLUICE_BINLOG_CORPUS` names.
 
 mod common;

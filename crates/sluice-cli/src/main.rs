@@ -1,6 +1,7 @@
 //! The `sluice` command line.
 
 mod decode;
+mod ha;
 mod render;
 mod server;
 mod tail;

@@ -35,22 +35,52 @@ async fn serve(args: &ServerArgs) -> Result<()> {
     for w in &server.warnings {
         tracing::warn!("{w}");
     }
-    let cursors: Arc<dyn CursorStore> = match server.meta_mode {
-        MetaMode::File => Arc::new(FileCursorStore::new(&server.file_data_dir)),
-        MetaMode::Memory => Arc::new(MemoryCursorStore::default()),
-        MetaMode::ZooKeeper => bail!(
-            "canal.instance.global.spring.xml selects ZooKeeper meta (default-instance.xml), which this version does not run yet: use file-instance.xml"
-        ),
-    };
     if server.server_mode != ServerMode::Tcp {
         bail!(
             "canal.serverMode = {:?} is not supported yet: use tcp",
             server.server_mode
         );
     }
+    // With ZooKeeper, cursors always live there (see crate::ha): servers that
+    // take over from each other must read the same cursors.
+    let mut ha = if server.zk_servers.trim().is_empty() {
+        None
+    } else {
+        if server.meta_mode != MetaMode::ZooKeeper {
+            tracing::info!(
+                "canal.zkServers is set: cursors are kept in ZooKeeper whatever canal.instance.global.spring.xml says"
+            );
+        }
+        if server.auto_scan {
+            tracing::warn!(
+                "canal.auto.scan is not applied with canal.zkServers yet: destinations are the ones found at start"
+            );
+        }
+        let destinations = server.discover_destinations();
+        Some(crate::ha::HaServer::start(&server, &destinations).await?)
+    };
+    let cursors: Arc<dyn CursorStore> = match (&ha, server.meta_mode) {
+        (Some(ha), _) => ha.cursor_store(),
+        (None, MetaMode::File) => Arc::new(FileCursorStore::new(&server.file_data_dir)),
+        (None, MetaMode::Memory) => Arc::new(MemoryCursorStore::default()),
+        (None, MetaMode::ZooKeeper) => bail!(
+            "canal.instance.global.spring.xml selects ZooKeeper meta (default-instance.xml) but canal.zkServers is empty"
+        ),
+    };
     let manager = InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking());
-    for (destination, error) in manager.start_all() {
-        tracing::error!(%destination, %error, "destination not started");
+    match ha.as_mut() {
+        Some(ha) => {
+            tracing::info!(
+                address = ha.address(),
+                "competing for the destinations in ZooKeeper"
+            );
+            ha.supervise(&manager);
+        }
+        None => {
+            for (destination, error) in manager.start_all() {
+                tracing::error!(%destination, %error, "destination not started");
+            }
+        }
     }
     let tcp = TcpServer::bind_config(&server, manager.clone())
         .await
@@ -60,14 +90,22 @@ async fn serve(args: &ServerArgs) -> Result<()> {
     let tcp_shutdown = tcp.shutdown_handle();
     let tcp_task = tokio::spawn(tcp.serve());
     let (stop_tx, stop_rx) = watch::channel(false);
-    let scan = tokio::spawn(manager.clone().scan_loop(stop_rx));
+    let scan = match ha {
+        None => Some(tokio::spawn(manager.clone().scan_loop(stop_rx))),
+        Some(_) => None,
+    };
 
     shutdown_signal().await;
     tracing::info!("shutting down");
     let _ = stop_tx.send(true);
     tcp_shutdown.shutdown();
+    if let Some(ha) = ha {
+        ha.shutdown().await;
+    }
     manager.stop_all().await;
-    let _ = scan.await;
+    if let Some(scan) = scan {
+        let _ = scan.await;
+    }
     match tcp_task.await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(e).context("the Canal TCP server failed"),

@@ -92,6 +92,15 @@ pub struct ServerConfig {
     pub admin_passwd: String,
     pub zk_servers: String,
     pub zookeeper_flush_period: Duration,
+    /// `canal.zookeeper.ha.delay` (ms, default 5000): how long a server
+    /// that was not the previous owner waits before taking a destination
+    /// whose `running` node disappeared (Canal hard-codes 5 s).
+    pub zookeeper_ha_delay: Duration,
+    /// `canal.zookeeper.session.timeout` (ms, default 10000): the ZooKeeper
+    /// session timeout asked for. ZooKeeper clamps it to its
+    /// `minSessionTimeout`..`maxSessionTimeout` (by default 2 and 20 ticks,
+    /// 4 s..40 s with `tickTime` = 2000).
+    pub zookeeper_session_timeout: Duration,
     pub file_data_dir: PathBuf,
     pub file_flush_period: Duration,
     pub destinations: Vec<String>,
@@ -178,6 +187,8 @@ const KNOWN_SERVER_KEYS: &[&str] = &[
     "canal.admin.register.name",
     "canal.zkServers",
     "canal.zookeeper.flush.period",
+    "canal.zookeeper.ha.delay",
+    "canal.zookeeper.session.timeout",
     "canal.withoutNetty",
     "canal.serverMode",
     "canal.file.data.dir",
@@ -477,6 +488,16 @@ impl ServerConfig {
             zookeeper_flush_period: Duration::from_millis(r.parse(
                 "canal.zookeeper.flush.period",
                 1000,
+                "expected milliseconds",
+            )?),
+            zookeeper_ha_delay: Duration::from_millis(r.parse(
+                "canal.zookeeper.ha.delay",
+                5000,
+                "expected milliseconds",
+            )?),
+            zookeeper_session_timeout: Duration::from_millis(r.parse(
+                "canal.zookeeper.session.timeout",
+                10000,
                 "expected milliseconds",
             )?),
             file_data_dir: PathBuf::from(

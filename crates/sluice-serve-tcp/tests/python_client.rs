@@ -4,7 +4,8 @@
 //! getWithoutAck + rollback redelivers, reconnect resumes after the last ack.
 //!
 //! The client is installed from PyPI into a virtualenv under
-//! `target/tmp/canal-python-venv` (kept between runs). If it cannot be
+//! `target/tmp/canal-python-venv` (kept between runs, shared with the other
+//! tests that run it; see `sluice_testkit::python`). If it cannot be
 //! installed the test fails and says why; it never skips.
 //! `SLUICE_PYTHON` names the interpreter used to create the venv (default `python3`).
 
@@ -24,62 +25,11 @@ use tokio::process::Command;
 const DEST: &str = "example";
 const FILTER: &str = "test\\..*";
 
-fn venv_dir() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("canal-python-venv")
-}
-
-/// A python with canal-python 0.4 and protobuf 3.x, created once.
+/// A python with canal-python 0.4 and protobuf 3.x (`sluice_testkit::python`).
 fn python() -> PathBuf {
-    let venv = venv_dir();
-    let py = venv.join("bin").join("python");
-    let check = "import canal.client, google.protobuf as p; assert p.__version__.split('.')[0] == '3', p.__version__";
-    let ready = |py: &Path| {
-        std::process::Command::new(py)
-            .args(["-c", check])
-            .output()
-            .map(|o| o.status.success())
-            .unwrap_or(false)
-    };
-    if ready(&py) {
-        return py;
-    }
-    let base = std::env::var("SLUICE_PYTHON").unwrap_or_else(|_| "python3".into());
-    let _ = std::fs::remove_dir_all(&venv);
-    let run = |cmd: &mut std::process::Command, what: &str| {
-        let out = cmd
-            .output()
-            .unwrap_or_else(|e| panic!("{what}: could not run: {e}"));
-        assert!(
-            out.status.success(),
-            "{what} failed ({}):\n{}\n{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    run(
-        std::process::Command::new(&base)
-            .args(["-m", "venv"])
-            .arg(&venv),
-        &format!("creating a virtualenv with `{base} -m venv` (install python3-venv?)"),
-    );
-    run(
-        std::process::Command::new(&py).args([
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            "canal-python==0.4",
-            "protobuf<4",
-        ]),
-        "pip install canal-python==0.4 'protobuf<4' (is PyPI reachable?)",
-    );
-    assert!(
-        ready(&py),
-        "canal-python installed but `{check}` fails in {}",
-        venv.display()
-    );
-    py
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("canal-python-venv");
+    sluice_testkit::python::canal_python(&venv)
+        .unwrap_or_else(|e| panic!("the official Canal Python client is needed: {e:#}"))
 }
 
 fn script() -> PathBuf {

@@ -28,7 +28,8 @@
 //! gets a copy (see `SLUICE_TESTKIT_NO_TEMPLATE` below).
 //!
 //! The [`zookeeper`] module starts ZooKeeper servers the same way
-//! ([`ZooKeeperEnsemble`]).
+//! ([`ZooKeeperEnsemble`]); the [`python`] module makes a virtualenv with the
+//! official Canal Python client for tests that run it against Sluice.
 //!
 //! Cleanup: dropping a [`MariaDb`] stops the server and deletes its datadir. If the
 //! test process dies instead, the kernel kills its servers (Linux
@@ -44,6 +45,7 @@
 
 mod config;
 mod process;
+pub mod python;
 mod server;
 mod template;
 mod util;

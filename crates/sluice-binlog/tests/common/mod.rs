@@ -13,11 +13,14 @@ use std::sync::Arc;
 
 use sluice_binlog::{walk_file, Cell, DecodeError, EventData, LocatedError, RowsKind, TableMap};
 
-/// Where the corpus lives; `SLUICE_BINLOG_CORPUS` overrides the default.
+/// Where the corpus lives: `SLUICE_BINLOG_CORPUS`, else `shared/corpus/binlogs`
+/// beside the repository (`../shared` from its root).
 pub fn corpus_dir() -> PathBuf {
+    let beside_repo =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs");
     let dir = std::env::var_os("SLUICE_BINLOG_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/binlogs"));
+        .unwrap_or(beside_repo);
     assert!(
         dir.join("MANIFEST.md").is_file(),
         "binlog corpus not found at {} (set SLUICE_BINLOG_CORPUS to the folder holding MANIFEST.md)",
