@@ -308,6 +308,8 @@ struct Failover {
     session_expired: Duration,
     taken_over: Duration,
     dumping: Duration,
+    /// From SIGTERM of the running server to the standby's `running` node.
+    after_shutdown: Duration,
 }
 
 fn write_benchmark(f: &Failover) {
@@ -336,8 +338,9 @@ Machine: {cores} CPUs. Written by `cargo test -p sluice-cli --test ha_failover`.
 | the standby's `Binlog Dump` in MariaDB's processlist | {dump} |\n\
 \n\
 Node gone → taken over: {gap} ms (the configured delay is {delay} ms). A killed server's node \
-lasts until its session expires, so the take-over takes the session timeout plus the delay; \
-a server shut down normally releases its nodes and the standby takes over at once.\n\
+lasts until its session expires, so the take-over takes the session timeout plus the delay. \
+A server shut down normally (SIGTERM) releases its nodes and the standby takes over at once: \
+{term} ms from SIGTERM to the standby's `running` node in the same run.\n\
 <!-- ha-failover:end -->",
         st = ms(SESSION_TIMEOUT),
         delay = ms(HA_DELAY),
@@ -346,6 +349,7 @@ a server shut down normally releases its nodes and the standby takes over at onc
         taken = ms(f.taken_over),
         dump = ms(f.dumping),
         gap = ms(f.taken_over.saturating_sub(f.session_expired)),
+        term = ms(f.after_shutdown),
     );
     let begin = "<!-- ha-failover:begin -->";
     let end = "<!-- ha-failover:end -->";
@@ -353,7 +357,7 @@ a server shut down normally releases its nodes and the standby takes over at onc
         (Some(b), Some(e)) if b < e => {
             format!("{}{section}{}", &old[..b], &old[e + end.len()..])
         }
-        _ => format!("{}\n{section}\n", old.trim_end()),
+        _ => format!("{}\n\n{section}\n", old.trim_end()),
     };
     std::fs::write(&path, new).unwrap();
 }
@@ -466,10 +470,11 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
         .await
         .unwrap()
     };
-    let failover = Failover {
+    let mut failover = Failover {
         session_expired,
         taken_over,
         dumping,
+        after_shutdown: Duration::ZERO,
     };
     eprintln!(
         "kill -9 → node gone {session_expired:?}, taken over {taken_over:?}, dumping {dumping:?}"
@@ -514,7 +519,6 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
         consumer.delivered.len(),
         consumer.delivered.len() as i64 - ROWS
     );
-    write_benchmark(&failover);
     drop(client);
 
     // The first server comes back as a standby.
@@ -598,6 +602,24 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
         more.load(Ordering::SeqCst),
         resumed.elapsed()
     );
+
+    // A normal shutdown hands the destination over at once.
+    servers[first_idx].signal("-TERM");
+    let terminated = Instant::now();
+    wait_running(&zk, std::slice::from_ref(second), Duration::from_secs(30)).await;
+    failover.after_shutdown = terminated.elapsed();
+    eprintln!("SIGTERM → taken over {:?}", failover.after_shutdown);
+    assert!(
+        failover.after_shutdown < HA_DELAY,
+        "a released destination was taken over only after {:?}",
+        failover.after_shutdown
+    );
+    let status = servers[first_idx].child.take().unwrap().wait().unwrap();
+    assert!(
+        status.success(),
+        "the server exited with {status} on SIGTERM"
+    );
+    write_benchmark(&failover);
     for s in servers.iter_mut() {
         s.kill();
     }
