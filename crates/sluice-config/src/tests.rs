@@ -104,3 +104,45 @@ fn instance_needs_a_master_address() {
         "{e}"
     );
 }
+
+#[test]
+fn zookeeper_keys_have_defaults_and_are_known() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.destinations = example\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.zk_servers, "");
+    assert_eq!(server.zookeeper_flush_period, Duration::from_millis(1000));
+    assert_eq!(server.zookeeper_ha_delay, Duration::from_millis(5000));
+    assert_eq!(
+        server.zookeeper_session_timeout,
+        Duration::from_millis(10000)
+    );
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.zkServers = 127.0.0.1:2181,127.0.0.1:2182\ncanal.zookeeper.flush.period = 200\ncanal.zookeeper.ha.delay = 2000\ncanal.zookeeper.session.timeout = 4000\ncanal.instance.global.spring.xml = classpath:spring/default-instance.xml\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    assert_eq!(server.zk_servers, "127.0.0.1:2181,127.0.0.1:2182");
+    assert_eq!(server.meta_mode, MetaMode::ZooKeeper);
+    assert_eq!(server.zookeeper_flush_period, Duration::from_millis(200));
+    assert_eq!(server.zookeeper_ha_delay, Duration::from_millis(2000));
+    assert_eq!(
+        server.zookeeper_session_timeout,
+        Duration::from_millis(4000)
+    );
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.zookeeper.ha.delay = soon\n",
+    );
+    let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("canal.zookeeper.ha.delay"), "{err}");
+}
