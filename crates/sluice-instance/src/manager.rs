@@ -24,7 +24,7 @@ use sluice_store::{BatchMode, Destination, Destinations, EventStore, StoreConfig
 use tokio::sync::watch;
 
 use crate::destination::InstanceDestination;
-use crate::runner::{BinlogOnly, InstanceRunner, RunnerFilters, SchemaHook};
+use crate::runner::{BinlogOnly, Fence, InstanceRunner, RunnerError, RunnerFilters, SchemaHook};
 
 /// Where an instance is in its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +63,7 @@ pub struct InstanceManager {
     server: ServerConfig,
     cursors: Arc<dyn CursorStore>,
     schema: SchemaFactory,
+    fence: Option<Fence>,
     instances: Mutex<HashMap<String, Running>>,
 }
 
@@ -85,10 +86,33 @@ impl InstanceManager {
         cursors: Arc<dyn CursorStore>,
         schema: SchemaFactory,
     ) -> Arc<Self> {
+        Self::build(server, cursors, schema, None)
+    }
+
+    /// Like [`new`](Self::new), with every instance asking `fence` before
+    /// each entry it publishes. An instance the fence refuses ends (state
+    /// [`InstanceState::Stopped`], no restart) until it is stopped and
+    /// started again.
+    pub fn with_fence(
+        server: ServerConfig,
+        cursors: Arc<dyn CursorStore>,
+        schema: SchemaFactory,
+        fence: Fence,
+    ) -> Arc<Self> {
+        Self::build(server, cursors, schema, Some(fence))
+    }
+
+    fn build(
+        server: ServerConfig,
+        cursors: Arc<dyn CursorStore>,
+        schema: SchemaFactory,
+        fence: Option<Fence>,
+    ) -> Arc<Self> {
         Arc::new(InstanceManager {
             server,
             cursors,
             schema,
+            fence,
             instances: Mutex::new(HashMap::new()),
         })
     }
@@ -124,6 +148,13 @@ impl InstanceManager {
             .collect();
         v.sort_by(|a, b| a.0.cmp(&b.0));
         v
+    }
+
+    /// The state of one instance (`None` if it is not started).
+    pub fn state(&self, destination: &str) -> Option<InstanceState> {
+        self.lock()
+            .get(destination)
+            .map(|r| r.state.borrow().clone())
     }
 
     fn config_path(&self, destination: &str) -> PathBuf {
@@ -300,10 +331,15 @@ impl InstanceManager {
                 filters.clone(),
                 schema,
                 config.gtid_on,
-            );
+            )
+            .with_fence(self.fence.clone());
             let _ = state.send(InstanceState::Running);
             match runner.run(source, stop.clone()).await {
                 Ok(()) => break,
+                Err(e @ RunnerError::Fenced { .. }) => {
+                    tracing::warn!(destination = %name, error = %e, "instance stopped");
+                    break;
+                }
                 Err(e) => {
                     tracing::error!(destination = %name, error = %e, retry_in = ?delay, "instance failed; restarting");
                     let _ = state.send(InstanceState::Failed(e.to_string()));

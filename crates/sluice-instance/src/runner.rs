@@ -119,7 +119,17 @@ pub enum RunnerError {
     },
     #[error("destination {destination}: store stopped")]
     Stopped { destination: String },
+    /// The fence refused an entry: this process may no longer run the
+    /// destination (see [`Fence`]).
+    #[error("destination {destination}: fenced, this server no longer runs it")]
+    Fenced { destination: String },
 }
+
+/// Says whether this process may still publish entries of a destination
+/// (given its name): with high availability, "this server holds the
+/// destination right now". The runner asks before every entry it puts into
+/// the store and stops with [`RunnerError::Fenced`] on the first refusal.
+pub type Fence = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 
 /// Empty transactions (nothing left after filtering) are dropped, but one
 /// is let through now and then so cursors keep advancing (as Canal does).
@@ -153,6 +163,7 @@ pub struct InstanceRunner {
     txn_has_entries: bool,
     last_empty_emitted: Instant,
     empty_suppressed: u64,
+    fence: Option<Fence>,
     pub stats: RunnerStats,
 }
 
@@ -177,8 +188,15 @@ impl InstanceRunner {
             txn_has_entries: false,
             last_empty_emitted: Instant::now(),
             empty_suppressed: 0,
+            fence: None,
             stats: RunnerStats::default(),
         }
+    }
+
+    /// Asks `fence` before putting each entry into the store.
+    pub fn with_fence(mut self, fence: Option<Fence>) -> Self {
+        self.fence = fence;
+        self
     }
 
     fn table_allowed(&self, schema: &str, table: &str) -> bool {
@@ -425,6 +443,13 @@ impl InstanceRunner {
     }
 
     async fn put(&mut self, e: BuiltEntry) -> Result<(), RunnerError> {
+        if let Some(fence) = &self.fence {
+            if !fence(&self.name) {
+                return Err(RunnerError::Fenced {
+                    destination: self.name.clone(),
+                });
+            }
+        }
         let bytes: EntryBytes = Arc::from(e.entry.encode_to_vec());
         let meta = EntryMeta {
             bytes: bytes.len(),

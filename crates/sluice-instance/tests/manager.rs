@@ -130,3 +130,65 @@ async fn a_bad_instance_file_is_reported_and_others_run() {
     wait_for(&m, "good", InstanceState::Running).await;
     m.stop_all().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusing_fence_stops_the_instance_before_it_publishes() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let conf = tempfile::tempdir().unwrap();
+    write(
+        &conf.path().join("canal.properties"),
+        "canal.destinations = shop\ncanal.auto.scan = false\n",
+    );
+    write(
+        &conf.path().join("shop/instance.properties"),
+        &format!(
+            "canal.instance.master.address = 127.0.0.1:{}\ncanal.instance.dbUsername = root\ncanal.instance.master.journal.name = binlog.000001\ncanal.instance.master.position = 4\ncanal.instance.filter.regex = shop\\\\..*\n",
+            db.port()
+        ),
+    );
+    let server = ServerConfig::load(conf.path()).unwrap();
+    let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(conf.path()));
+    let allowed = Arc::new(AtomicBool::new(true));
+    let fence_allowed = allowed.clone();
+    let m = InstanceManager::with_fence(
+        server,
+        cursors,
+        InstanceManager::binlog_metadata_only(),
+        Arc::new(move |d: &str| d == "shop" && fence_allowed.load(Ordering::SeqCst)),
+    );
+    assert!(m.start_all().is_empty());
+    wait_for(&m, "shop", InstanceState::Running).await;
+    let d = m.destination("shop").expect("running destination");
+    d.subscribe(1001, "").unwrap();
+
+    let rows = |d: Arc<dyn sluice_store::Destination>| async move {
+        let mut got = 0;
+        for _ in 0..20 {
+            let b = d
+                .get(1001, 100, GetWait::AtMost(Duration::from_millis(100)))
+                .await
+                .unwrap();
+            if b.id > 0 {
+                got += b.entries.len();
+                d.ack(1001, b.id).unwrap();
+            }
+        }
+        got
+    };
+    db.exec("INSERT INTO shop.t VALUES (1)").unwrap();
+    assert!(
+        rows(d.clone()).await >= 3,
+        "BEGIN, ROWDATA, END while allowed"
+    );
+
+    allowed.store(false, Ordering::SeqCst);
+    db.exec("INSERT INTO shop.t VALUES (2)").unwrap();
+    wait_for(&m, "shop", InstanceState::Stopped).await;
+    assert_eq!(rows(d).await, 0, "nothing published once fenced");
+    assert_eq!(m.state("shop"), Some(InstanceState::Stopped), "no restart");
+    m.stop_all().await;
+}
