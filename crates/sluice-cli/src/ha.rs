@@ -10,7 +10,10 @@
 //! - One [`RunningElection`] per destination, with `canal.zookeeper.ha.delay`
 //!   as the take-over delay, and a supervisor task that starts the instance
 //!   when the election says Running and stops it (dump and serving, pending
-//!   cursors discarded) as soon as it no longer does. The supervisor also
+//!   cursors discarded) as soon as it no longer does. The instances also
+//!   check the election before each entry they publish (the manager's
+//!   fence), so nothing is published between a lost lease and the
+//!   supervisor's reaction. The supervisor also
 //!   re-checks [`RunningElection::is_running`] every
 //!   [`FENCE_CHECK_PERIOD`], which catches a lease that ran out while the
 //!   process was stopped before any role change is published.
@@ -36,7 +39,8 @@ use sluice_ha::{
     ElectionConfig, PeriodMixedCursorStore, RunningElection, ServerRegistry, ZkConfig, ZkSession,
     ZooKeeperCursorStore,
 };
-use sluice_instance::manager::InstanceManager;
+use sluice_instance::manager::{InstanceManager, InstanceState};
+use sluice_instance::runner::Fence;
 use sluice_meta::CursorStore;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -105,12 +109,7 @@ impl HaServer {
             );
         }
         let elections = Arc::new(elections);
-        let guarded = elections.clone();
-        let guard: WriteGuard = Arc::new(move |destination: &str| {
-            guarded
-                .get(destination)
-                .is_some_and(|election| election.is_running())
-        });
+        let guard: WriteGuard = holds(&elections);
         let period = server.zookeeper_flush_period;
         let cursors = tokio::task::spawn_blocking(move || {
             ZooKeeperCursorStore::connect(zk)
@@ -134,6 +133,12 @@ impl HaServer {
     /// The address registered for this server.
     pub fn address(&self) -> &str {
         &self.address
+    }
+
+    /// The fence the instance manager must use: "this server holds the
+    /// destination right now", checked before each entry is published.
+    pub fn fence(&self) -> Fence {
+        holds(&self.elections)
     }
 
     /// The cursor store the instance manager must use.
@@ -180,6 +185,19 @@ impl HaServer {
     }
 }
 
+/// "This server holds the destination right now", for the cursor store's
+/// guard and the instances' fence.
+fn holds(
+    elections: &Arc<HashMap<String, Arc<RunningElection>>>,
+) -> Arc<dyn Fn(&str) -> bool + Send + Sync> {
+    let elections = elections.clone();
+    Arc::new(move |destination: &str| {
+        elections
+            .get(destination)
+            .is_some_and(|election| election.is_running())
+    })
+}
+
 /// Runs `destination` while `election` holds it; see the module documentation.
 async fn supervise(
     manager: Arc<InstanceManager>,
@@ -216,6 +234,15 @@ async fn supervise(
                     }
                 }
             }
+        } else if running && started && manager.state(&destination) == Some(InstanceState::Stopped)
+        {
+            // The instance ended while we hold the destination: the fence
+            // refused it during a short loss of the lease that the role
+            // never showed, or it failed for good. Start it again shortly.
+            manager.stop(&destination).await;
+            started = false;
+            retry_at = Some(tokio::time::Instant::now() + START_RETRY);
+            tracing::warn!(%destination, "the instance ended; starting it again");
         } else if !running && started {
             manager.stop(&destination).await;
             cursors.discard(&destination);

@@ -67,7 +67,15 @@ async fn serve(args: &ServerArgs) -> Result<()> {
             "canal.instance.global.spring.xml selects ZooKeeper meta (default-instance.xml) but canal.zkServers is empty"
         ),
     };
-    let manager = InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking());
+    let manager = match &ha {
+        Some(ha) => InstanceManager::with_fence(
+            server.clone(),
+            cursors,
+            InstanceManager::schema_tracking(),
+            ha.fence(),
+        ),
+        None => InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking()),
+    };
     match ha.as_mut() {
         Some(ha) => {
             tracing::info!(
