@@ -93,6 +93,19 @@ impl HaServer {
             session_timeout = ?session.session_timeout(),
             "ZooKeeper session open"
         );
+        if session.session_timeout() != server.zookeeper_session_timeout {
+            tracing::warn!(
+                asked = ?server.zookeeper_session_timeout,
+                granted = ?session.session_timeout(),
+                "ZooKeeper granted another session timeout than canal.zookeeper.session.timeout (its minSessionTimeout..maxSessionTimeout)"
+            );
+        }
+        if server.register_ip.trim().is_empty() && server.ip.trim().is_empty() {
+            tracing::warn!(
+                %address,
+                "neither canal.register.ip nor canal.ip is set: registering 127.0.0.1, which clients on other hosts cannot reach"
+            );
+        }
         let registry = ServerRegistry::start(&session, &address)
             .with_context(|| format!("registering {address} in ZooKeeper"))?;
         let mut elections = HashMap::new();
@@ -262,5 +275,34 @@ async fn supervise(
     }
     if started {
         manager.stop(&destination).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(properties: &str) -> ServerConfig {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("canal.properties"), properties).unwrap();
+        ServerConfig::load(dir.path()).unwrap()
+    }
+
+    #[test]
+    fn the_registered_address_prefers_register_ip_then_ip() {
+        assert_eq!(
+            register_address(&server("canal.port = 11121\n")),
+            "127.0.0.1:11121"
+        );
+        assert_eq!(
+            register_address(&server("canal.ip = 10.0.0.5\n")),
+            "10.0.0.5:11111"
+        );
+        assert_eq!(
+            register_address(&server(
+                "canal.ip = 0.0.0.0\ncanal.register.ip = 10.0.0.6\ncanal.port = 2000\n"
+            )),
+            "10.0.0.6:2000"
+        );
     }
 }

@@ -333,7 +333,7 @@ Machine: {cores} CPUs. Written by `cargo test -p sluice-cli --test ha_failover`.
 \n\
 | from `kill -9` of the running server to | ms |\n\
 | --- | ---: |\n\
-| its `running` node gone (ZooKeeper expired its session) | {gone} |\n\
+| its `running` node gone (ZooKeeper expired its session, timed from its last request, so up to a ping interval early) | {gone} |\n\
 | the standby's `running` node (take-over) | {taken} |\n\
 | the standby's `Binlog Dump` in MariaDB's processlist | {dump} |\n\
 \n\
