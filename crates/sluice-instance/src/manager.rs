@@ -419,6 +419,25 @@ impl InstanceManager {
         }
     }
 
+    /// The reload part of the scan alone: reloads the running instances
+    /// whose `instance.properties` changed (for a caller that decides itself
+    /// which destinations run, as high availability does).
+    pub async fn reload_changed(self: &Arc<Self>) {
+        let running: Vec<(String, Option<SystemTime>)> = self
+            .lock()
+            .iter()
+            .map(|(k, r)| (k.clone(), r.config_mtime))
+            .collect();
+        for (name, mtime) in &running {
+            if self.config_path(name).is_file() && self.mtime(name) != *mtime {
+                tracing::info!(destination = %name, "instance.properties changed: reloading");
+                if let Err(e) = self.reload(name).await {
+                    tracing::error!(destination = %name, error = %e, "reload failed");
+                }
+            }
+        }
+    }
+
     /// Runs the configuration scan every `canal.auto.scan.interval` until `stop`.
     pub async fn scan_loop(self: Arc<Self>, mut stop: watch::Receiver<bool>) {
         if !self.server.auto_scan {
