@@ -25,11 +25,12 @@
 //!   destination's election so a fenced server never overwrites the cursors
 //!   of the one that took over.
 //!
-//! The configuration scan (`canal.auto.scan`) is not applied in this mode
-//! yet: the destinations are the ones found at start.
+//! The configuration scan (`canal.auto.scan`) adds and withdraws
+//! destinations (registration, election, supervisor) and reloads changed
+//! ones where they run; `canal.instance.global.lazy` starts with none.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -65,22 +66,31 @@ pub fn register_address(server: &ServerConfig) -> String {
     format!("{ip}:{}", server.port)
 }
 
+/// The elections of this server, by destination.
+type Elections = Arc<RwLock<HashMap<String, Arc<RunningElection>>>>;
+
+/// A destination's supervisor task and the switch that ends it.
+struct Supervisor {
+    stop: watch::Sender<bool>,
+    task: JoinHandle<()>,
+}
+
 /// The ZooKeeper side of a server: session, registration, elections and
 /// the election-guarded cursor store.
 pub struct HaServer {
     session: ZkSession,
     registry: ServerRegistry,
-    elections: Arc<HashMap<String, Arc<RunningElection>>>,
+    elections: Elections,
     cursors: Arc<Cursors>,
     address: String,
-    stop: watch::Sender<bool>,
-    supervisors: Vec<JoinHandle<()>>,
+    delay: Duration,
+    supervisors: HashMap<String, Supervisor>,
 }
 
 impl HaServer {
-    /// Connects to ZooKeeper, registers the server for `destinations` and
-    /// starts competing for them. Nothing runs until [`supervise`](Self::supervise).
-    pub async fn start(server: &ServerConfig, destinations: &[String]) -> Result<HaServer> {
+    /// Connects to ZooKeeper, registers the server and opens the cursor
+    /// store. Destinations are added by [`run`](Self::run).
+    pub async fn start(server: &ServerConfig) -> Result<HaServer> {
         let address = register_address(server);
         let zk = ZkConfig::new(server.zk_servers.clone())
             .with_session_timeout(server.zookeeper_session_timeout);
@@ -108,20 +118,7 @@ impl HaServer {
         }
         let registry = ServerRegistry::start(&session, &address)
             .with_context(|| format!("registering {address} in ZooKeeper"))?;
-        let mut elections = HashMap::new();
-        for d in destinations {
-            registry
-                .add_destination(d)
-                .with_context(|| format!("registering destination {d}"))?;
-            let config = ElectionConfig::server(d, &address)
-                .with_context(|| format!("destination {d}"))?
-                .with_delay(server.zookeeper_ha_delay);
-            elections.insert(
-                d.clone(),
-                Arc::new(RunningElection::start(&session, config)),
-            );
-        }
-        let elections = Arc::new(elections);
+        let elections: Elections = Arc::new(RwLock::new(HashMap::new()));
         let guard: WriteGuard = holds(&elections);
         let period = server.zookeeper_flush_period;
         let cursors = tokio::task::spawn_blocking(move || {
@@ -131,15 +128,14 @@ impl HaServer {
         .await
         .context("the cursor store's start failed")?
         .context("opening the cursor store in ZooKeeper")?;
-        let (stop, _) = watch::channel(false);
         Ok(HaServer {
             session,
             registry,
             elections,
             cursors: Arc::new(cursors),
             address,
-            stop,
-            supervisors: Vec::new(),
+            delay: server.zookeeper_ha_delay,
+            supervisors: HashMap::new(),
         })
     }
 
@@ -159,34 +155,140 @@ impl HaServer {
         self.cursors.clone()
     }
 
-    /// Starts one supervisor per destination: each runs its instance in
-    /// `manager` exactly while this server holds the destination.
-    pub fn supervise(&mut self, manager: &Arc<InstanceManager>) {
-        for (destination, election) in self.elections.iter() {
-            self.supervisors.push(tokio::spawn(supervise(
-                manager.clone(),
-                election.clone(),
-                self.cursors.clone(),
-                destination.clone(),
-                self.stop.subscribe(),
-            )));
+    /// Competes for every configured destination, running each in `manager`
+    /// while this server holds it, until `stop` turns true. With
+    /// `canal.auto.scan`, destinations whose `instance.properties` appear
+    /// are added, vanished ones are withdrawn (stopped and released) and
+    /// changed ones are reloaded where they run. Returns the server for
+    /// [`shutdown`](Self::shutdown).
+    pub async fn run(
+        mut self,
+        manager: Arc<InstanceManager>,
+        mut stop: watch::Receiver<bool>,
+    ) -> HaServer {
+        let server = manager.server_config().clone();
+        if !server.lazy {
+            for d in server.discover_destinations() {
+                self.add(&manager, &d);
+            }
+        }
+        loop {
+            if *stop.borrow() {
+                return self;
+            }
+            if !server.auto_scan {
+                if stop.changed().await.is_err() {
+                    return self;
+                }
+                continue;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(server.auto_scan_interval) => self.scan(&manager).await,
+                changed = stop.changed() => {
+                    if changed.is_err() {
+                        return self;
+                    }
+                }
+            }
+        }
+    }
+
+    /// One pass of the configuration scan (see [`run`](Self::run)).
+    async fn scan(&mut self, manager: &Arc<InstanceManager>) {
+        let server = manager.server_config();
+        let wanted: Vec<String> = server
+            .discover_destinations()
+            .into_iter()
+            .filter(|d| {
+                server
+                    .conf_dir
+                    .join(d)
+                    .join("instance.properties")
+                    .is_file()
+            })
+            .collect();
+        let known: Vec<String> = self.supervisors.keys().cloned().collect();
+        for d in known.iter().filter(|d| !wanted.contains(d)) {
+            tracing::info!(destination = %d, "instance.properties is gone: withdrawing the destination");
+            self.remove(manager, d).await;
+        }
+        for d in wanted.iter().filter(|d| !known.contains(d)) {
+            tracing::info!(destination = %d, "new destination: competing for it");
+            self.add(manager, d);
+        }
+        manager.reload_changed().await;
+    }
+
+    /// Registers `destination`, competes for it and supervises it.
+    fn add(&mut self, manager: &Arc<InstanceManager>, destination: &str) {
+        if self.supervisors.contains_key(destination) {
+            return;
+        }
+        let config = match ElectionConfig::server(destination, &self.address) {
+            Ok(c) => c.with_delay(self.delay),
+            Err(error) => {
+                tracing::error!(%destination, %error, "destination not started");
+                return;
+            }
+        };
+        if let Err(error) = self.registry.add_destination(destination) {
+            tracing::error!(%destination, %error, "cannot register the destination");
+            return;
+        }
+        let election = Arc::new(RunningElection::start(&self.session, config));
+        write(&self.elections).insert(destination.to_string(), election.clone());
+        let (stop, stop_rx) = watch::channel(false);
+        let task = tokio::spawn(supervise(
+            manager.clone(),
+            election,
+            self.cursors.clone(),
+            destination.to_string(),
+            stop_rx,
+        ));
+        self.supervisors
+            .insert(destination.to_string(), Supervisor { stop, task });
+    }
+
+    /// Stops supervising `destination`: its instance stops, its cursors are
+    /// written, the destination is released and its registration withdrawn.
+    async fn remove(&mut self, manager: &Arc<InstanceManager>, destination: &str) {
+        if let Some(s) = self.supervisors.remove(destination) {
+            let _ = s.stop.send(true);
+            let _ = s.task.await;
+        }
+        manager.stop(destination).await;
+        if let Err(error) = self.cursors.flush(destination) {
+            tracing::warn!(%destination, %error, "writing the last cursors to ZooKeeper");
+        }
+        let election = write(&self.elections).remove(destination);
+        if let Some(election) = election {
+            if let Err(error) = election.release().await {
+                tracing::warn!(%destination, %error, "releasing the destination");
+            }
+            // Dropping the last handle stops competing.
+        }
+        self.cursors.discard(destination);
+        if let Err(error) = self.registry.remove_destination(destination) {
+            tracing::warn!(%destination, %error, "withdrawing the registration");
         }
     }
 
     /// Stops the instances (writing their cursors while the elections still
     /// hold), then releases the destinations so that a standby takes them
     /// at once, withdraws the registration and closes the session.
-    pub async fn shutdown(self) {
-        let _ = self.stop.send(true);
-        for s in self.supervisors {
-            let _ = s.await;
+    pub async fn shutdown(mut self) {
+        for s in self.supervisors.values() {
+            let _ = s.stop.send(true);
+        }
+        for (_, s) in self.supervisors.drain() {
+            let _ = s.task.await;
         }
         if let Err(e) = self.cursors.flush_all() {
             tracing::warn!(error = %e, "writing the last cursors to ZooKeeper");
         }
-        // The cursor store's guard shares the elections, so they are
-        // released here rather than stopped; they end with the store.
-        for (destination, election) in self.elections.iter() {
+        let elections: Vec<(String, Arc<RunningElection>)> =
+            write(&self.elections).drain().collect();
+        for (destination, election) in elections {
             if let Err(e) = election.release().await {
                 tracing::warn!(%destination, error = %e, "releasing the destination");
             }
@@ -198,14 +300,20 @@ impl HaServer {
     }
 }
 
+fn write(
+    elections: &Elections,
+) -> std::sync::RwLockWriteGuard<'_, HashMap<String, Arc<RunningElection>>> {
+    elections.write().unwrap_or_else(|p| p.into_inner())
+}
+
 /// "This server holds the destination right now", for the cursor store's
 /// guard and the instances' fence.
-fn holds(
-    elections: &Arc<HashMap<String, Arc<RunningElection>>>,
-) -> Arc<dyn Fn(&str) -> bool + Send + Sync> {
+fn holds(elections: &Elections) -> Arc<dyn Fn(&str) -> bool + Send + Sync> {
     let elections = elections.clone();
     Arc::new(move |destination: &str| {
         elections
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
             .get(destination)
             .is_some_and(|election| election.is_running())
     })

@@ -43,7 +43,7 @@ async fn serve(args: &ServerArgs) -> Result<()> {
     }
     // With ZooKeeper, cursors always live there (see crate::ha): servers that
     // take over from each other must read the same cursors.
-    let mut ha = if server.zk_servers.trim().is_empty() {
+    let ha = if server.zk_servers.trim().is_empty() {
         None
     } else {
         if server.meta_mode != MetaMode::ZooKeeper {
@@ -51,13 +51,7 @@ async fn serve(args: &ServerArgs) -> Result<()> {
                 "canal.zkServers is set: cursors are kept in ZooKeeper whatever canal.instance.global.spring.xml says"
             );
         }
-        if server.auto_scan {
-            tracing::warn!(
-                "canal.auto.scan is not applied with canal.zkServers yet: destinations are the ones found at start"
-            );
-        }
-        let destinations = server.discover_destinations();
-        Some(crate::ha::HaServer::start(&server, &destinations).await?)
+        Some(crate::ha::HaServer::start(&server).await?)
     };
     let cursors: Arc<dyn CursorStore> = match (&ha, server.meta_mode) {
         (Some(ha), _) => ha.cursor_store(),
@@ -76,18 +70,9 @@ async fn serve(args: &ServerArgs) -> Result<()> {
         ),
         None => InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking()),
     };
-    match ha.as_mut() {
-        Some(ha) => {
-            tracing::info!(
-                address = ha.address(),
-                "competing for the destinations in ZooKeeper"
-            );
-            ha.supervise(&manager);
-        }
-        None => {
-            for (destination, error) in manager.start_all() {
-                tracing::error!(%destination, %error, "destination not started");
-            }
+    if ha.is_none() {
+        for (destination, error) in manager.start_all() {
+            tracing::error!(%destination, %error, "destination not started");
         }
     }
     let tcp = TcpServer::bind_config(&server, manager.clone())
@@ -98,17 +83,27 @@ async fn serve(args: &ServerArgs) -> Result<()> {
     let tcp_shutdown = tcp.shutdown_handle();
     let tcp_task = tokio::spawn(tcp.serve());
     let (stop_tx, stop_rx) = watch::channel(false);
-    let scan = match ha {
-        None => Some(tokio::spawn(manager.clone().scan_loop(stop_rx))),
-        Some(_) => None,
+    // With ZooKeeper the elections decide which destinations run here.
+    let (scan, ha_task) = match ha {
+        None => (Some(tokio::spawn(manager.clone().scan_loop(stop_rx))), None),
+        Some(ha) => {
+            tracing::info!(
+                address = ha.address(),
+                "competing for the destinations in ZooKeeper"
+            );
+            (None, Some(tokio::spawn(ha.run(manager.clone(), stop_rx))))
+        }
     };
 
     shutdown_signal().await;
     tracing::info!("shutting down");
     let _ = stop_tx.send(true);
     tcp_shutdown.shutdown();
-    if let Some(ha) = ha {
-        ha.shutdown().await;
+    if let Some(task) = ha_task {
+        match task.await {
+            Ok(ha) => ha.shutdown().await,
+            Err(e) => tracing::error!(error = %e, "the ZooKeeper task failed"),
+        }
     }
     manager.stop_all().await;
     if let Some(scan) = scan {

@@ -624,3 +624,104 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
         s.kill();
     }
 }
+
+async fn node(zk: &Client, path: &str) -> Option<String> {
+    match zk.get_data(path).await {
+        Ok((data, _)) => Some(String::from_utf8(data).unwrap()),
+        Err(zookeeper_client::Error::NoNode) => None,
+        Err(e) => panic!("reading {path}: {e}"),
+    }
+}
+
+async fn wait_node(zk: &Client, path: &str, want: Option<&str>, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    loop {
+        let now = node(zk, path).await;
+        if now.as_deref() == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{path} is {now:?}, not {want:?}, after {timeout:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// With `canal.auto.scan`, a destination folder that appears is registered,
+/// competed for and run; one that vanishes is stopped, released and
+/// withdrawn; SIGTERM withdraws the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_scan_adds_and_withdraws_destinations() {
+    let ensemble = ZooKeeperEnsemble::start_standalone().unwrap();
+    let zk_servers = ensemble.connect_string();
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v VARCHAR(64))")
+        .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let mut server = Server::new(root.path(), "s", db.port(), &zk_servers);
+    // No destination at start; scan every second.
+    std::fs::write(
+        server.conf.join("canal.properties"),
+        format!(
+            "canal.port = {}\ncanal.register.ip = 127.0.0.1\ncanal.auto.scan = true\ncanal.auto.scan.interval = 1\ncanal.zkServers = {zk_servers}\ncanal.zookeeper.flush.period = {}\n",
+            server.port,
+            FLUSH_PERIOD.as_millis()
+        ),
+    )
+    .unwrap();
+    let example = server.conf.join("example/instance.properties");
+    let props = std::fs::read_to_string(&example).unwrap();
+    std::fs::remove_dir_all(server.conf.join("example")).unwrap();
+    server.spawn();
+    let zk = Client::connect(&zk_servers).await.unwrap();
+    let address = server.address();
+    let me = format!("/otter/canal/cluster/{address}");
+    wait_node(&zk, &me, Some(""), Duration::from_secs(30)).await;
+    assert_eq!(binlog_dumps(&db), 0);
+
+    // A new folder: registered, run, served.
+    let late = server.conf.join("late/instance.properties");
+    std::fs::create_dir_all(late.parent().unwrap()).unwrap();
+    std::fs::write(&late, &props).unwrap();
+    let running = "/otter/canal/destinations/late/running";
+    let cluster = format!("/otter/canal/destinations/late/cluster/{address}");
+    wait_node(
+        &zk,
+        running,
+        Some(&running_json(&address)),
+        Duration::from_secs(15),
+    )
+    .await;
+    wait_node(&zk, &cluster, Some(""), Duration::from_secs(5)).await;
+    wait_dumps(&db, 1, Duration::from_secs(15));
+    db.exec("INSERT INTO w.t VALUES (1, 'late')").unwrap();
+    let mut client = SimpleConnector::connect(&address, "late", "", "")
+        .await
+        .unwrap();
+    client.subscribe("").await.unwrap();
+    let mut c = Consumer::default();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !c.seen.contains(&1) {
+        assert!(
+            Instant::now() < deadline,
+            "the new destination delivers nothing"
+        );
+        c.step(&mut client).await.unwrap();
+    }
+    drop(client);
+
+    // The folder vanishes: stopped, released, withdrawn.
+    std::fs::remove_dir_all(late.parent().unwrap()).unwrap();
+    wait_node(&zk, running, None, Duration::from_secs(15)).await;
+    wait_node(&zk, &cluster, None, Duration::from_secs(5)).await;
+    // MariaDB notices a closed dump connection when it next writes to it.
+    db.exec("INSERT INTO w.t VALUES (2, 'nudge')").unwrap();
+    wait_dumps(&db, 0, Duration::from_secs(15));
+
+    // SIGTERM: the server leaves the cluster and exits cleanly.
+    server.signal("-TERM");
+    let status = server.child.take().unwrap().wait().unwrap();
+    assert!(status.success(), "exit status {status}");
+    wait_node(&zk, &me, None, Duration::from_secs(5)).await;
+}
