@@ -26,21 +26,43 @@ pub mod sql_type {
     pub const CLOB: i32 = 2005;
 }
 
-/// Whether the column holds binary data (binary collation, or declared
-/// BINARY/BLOB when the collation is unknown).
-fn is_binary(col: &ColumnDef, mysql_type: &str) -> bool {
-    match col.charset() {
-        Some(Charset::Binary) => true,
-        Some(_) => false,
-        None => {
-            let t = mysql_type.to_ascii_lowercase();
-            t.contains("binary") || t.contains("blob")
+/// What rendering needs to know of a column beyond its binlog definition,
+/// worked out once per table rather than once per value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RenderInfo {
+    /// The declared type says UNSIGNED.
+    pub unsigned: bool,
+    /// The column holds binary data (binary collation, or declared
+    /// BINARY/BLOB when the collation is unknown).
+    pub binary: bool,
+}
+
+impl RenderInfo {
+    pub fn new(col: &ColumnDef, mysql_type: &str) -> RenderInfo {
+        let has = |word: &str| {
+            mysql_type
+                .as_bytes()
+                .windows(word.len())
+                .any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+        };
+        RenderInfo {
+            unsigned: has("unsigned"),
+            binary: match col.charset() {
+                Some(Charset::Binary) => true,
+                Some(_) => false,
+                None => has("binary") || has("blob"),
+            },
         }
     }
 }
 
 /// The `java.sql.Types` code for a NULL value (Canal's coarse type map).
 pub fn null_sql_type(col: &ColumnDef, mysql_type: &str) -> i32 {
+    null_sql_type_with(col, &RenderInfo::new(col, mysql_type))
+}
+
+/// [`null_sql_type`] with the column's [`RenderInfo`] at hand.
+pub fn null_sql_type_with(col: &ColumnDef, info: &RenderInfo) -> i32 {
     use sql_type::*;
     match col.column_type {
         ColumnType::Tiny => TINYINT,
@@ -58,11 +80,11 @@ pub fn null_sql_type(col: &ColumnDef, mysql_type: &str) -> i32 {
         | ColumnType::Timestamp
         | ColumnType::Timestamp2 { .. } => TIMESTAMP,
         ColumnType::Year => VARCHAR,
-        ColumnType::Char { .. } if is_binary(col, mysql_type) => BLOB,
+        ColumnType::Char { .. } if info.binary => BLOB,
         ColumnType::Char { .. } => CHAR,
-        ColumnType::VarChar { .. } if is_binary(col, mysql_type) => BLOB,
+        ColumnType::VarChar { .. } if info.binary => BLOB,
         ColumnType::VarChar { .. } => VARCHAR,
-        ColumnType::Blob { .. } if is_binary(col, mysql_type) => BLOB,
+        ColumnType::Blob { .. } if info.binary => BLOB,
         ColumnType::Blob { .. } => CLOB,
         ColumnType::Enum { .. } => INTEGER,
         ColumnType::Set { .. } => BLOB,
@@ -78,14 +100,26 @@ pub fn render(
     col: &ColumnDef,
     mysql_type: &str,
 ) -> Result<(String, i32), sluice_binlog::DecodeError> {
-    use sql_type::*;
     let mut s = String::new();
+    let t = render_into(value, col, &RenderInfo::new(col, mysql_type), &mut s)?;
+    Ok((s, t))
+}
+
+/// [`render`] appending the text to `out` (nothing for NULL), returning the
+/// `java.sql.Types` code.
+pub fn render_into(
+    value: &Value<'_>,
+    col: &ColumnDef,
+    info: &RenderInfo,
+    out: &mut String,
+) -> Result<i32, sluice_binlog::DecodeError> {
+    use sql_type::*;
+    use std::fmt::Write as _;
     let t = match value {
         Value::Int(v) => {
             // Canal corrects negative raw values of UNSIGNED columns and
             // bumps the type to the next wider one.
-            let unsigned = mysql_type.to_ascii_lowercase().contains("unsigned");
-            if unsigned && *v < 0 {
+            if info.unsigned && *v < 0 {
                 let (bits, wider) = match col.column_type {
                     ColumnType::Tiny => (8, SMALLINT),
                     ColumnType::Short => (16, INTEGER),
@@ -94,19 +128,19 @@ pub fn render(
                     _ => (64, DECIMAL),
                 };
                 let corrected = if bits == 64 {
-                    (*v as u64) as u128
+                    *v as u64
                 } else {
-                    (*v as i128 + (1i128 << bits)) as u128
+                    (*v as i128 + (1i128 << bits)) as u64
                 };
-                s = corrected.to_string();
+                push_u64(out, corrected);
                 wider
             } else {
-                s = v.to_string();
-                null_sql_type(col, mysql_type)
+                push_i64(out, *v);
+                null_sql_type_with(col, info)
             }
         }
         Value::UInt(v) => {
-            s = v.to_string();
+            push_u64(out, *v);
             let signed_max: u64 = match col.column_type {
                 ColumnType::Tiny => i8::MAX as u64,
                 ColumnType::Short => i16::MAX as u64,
@@ -122,78 +156,133 @@ pub fn render(
                     _ => DECIMAL,
                 }
             } else {
-                null_sql_type(col, mysql_type)
+                null_sql_type_with(col, info)
             }
         }
         Value::Float(v) => {
-            s = java_float_string(*v as f64, true);
+            java_float_into(*v as f64, true, out);
             REAL
         }
         Value::Double(v) => {
-            s = java_float_string(*v, false);
+            java_float_into(*v, false, out);
             DOUBLE
         }
         Value::Bit(b) => {
-            s = sluice_binlog::bytes::uint_be(b).to_string();
+            let _ = write!(out, "{}", sluice_binlog::bytes::uint_be(b));
             BIT
         }
         Value::Enum(i) => {
-            s = i.to_string();
+            push_u64(out, *i as u64);
             INTEGER
         }
         Value::Set(bits) => {
-            s = bits.to_string();
+            let _ = write!(out, "{bits}");
             BIT
         }
         Value::Timestamp(ts) => {
-            s = local_timestamp(ts.seconds, ts.micros, ts.fsp);
+            local_timestamp_into(ts.seconds, ts.micros, ts.fsp, out);
             TIMESTAMP
         }
         // Binary data: one char per byte (ISO-8859-1), as Canal's Java does.
         Value::Geometry(b) | Value::Vector(b) => {
-            s = b.iter().map(|&c| c as char).collect();
+            latin1_into(b, out);
             BLOB
         }
-        Value::Bytes(b) if is_binary(col, mysql_type) => {
-            s = b.iter().map(|&c| c as char).collect();
+        Value::Bytes(b) if info.binary => {
+            latin1_into(b, out);
             BLOB
         }
         Value::Json(_) | Value::JsonText(_) => {
-            value.render(col, &mut s)?;
+            value.render(col, out)?;
             VARCHAR
         }
-        Value::Null => return Ok((String::new(), null_sql_type(col, mysql_type))),
+        Value::Null => null_sql_type_with(col, info),
         other => {
-            other.render(col, &mut s)?;
-            null_sql_type(col, mysql_type)
+            other.render(col, out)?;
+            null_sql_type_with(col, info)
         }
     };
-    Ok((s, t))
+    Ok(t)
+}
+
+/// Decimal digits of `v` (what `write!(out, "{v}")` gives, without the
+/// formatting machinery).
+pub fn push_u64(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    out.extend(buf[i..].iter().map(|&d| d as char));
+}
+
+pub fn push_i64(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_u64(out, v.unsigned_abs());
+}
+
+/// Bytes as ISO-8859-1 text: one char per byte.
+fn latin1_into(b: &[u8], out: &mut String) {
+    if b.is_ascii() {
+        // ASCII is the same in ISO-8859-1 and UTF-8.
+        out.push_str(std::str::from_utf8(b).unwrap_or_default());
+    } else {
+        out.extend(b.iter().map(|&c| c as char));
+    }
 }
 
 /// Java's `Double.toString` / `Float.toString`: shortest digits; plain
 /// notation with at least one fraction digit for 1e-3 <= |v| < 1e7, else
 /// `d.dddE±n`.
 pub fn java_float_string(v: f64, single: bool) -> String {
+    let mut out = String::new();
+    java_float_into(v, single, &mut out);
+    out
+}
+
+/// [`java_float_string`] appended to `out`.
+pub fn java_float_into(v: f64, single: bool, out: &mut String) {
+    use std::fmt::Write as _;
     if v.is_nan() {
-        return "NaN".into();
+        out.push_str("NaN");
+        return;
     }
     if v.is_infinite() {
-        return if v > 0.0 { "Infinity" } else { "-Infinity" }.into();
+        out.push_str(if v > 0.0 { "Infinity" } else { "-Infinity" });
+        return;
     }
     if v == 0.0 {
-        return if v.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+        out.push_str(if v.is_sign_negative() { "-0.0" } else { "0.0" });
+        return;
     }
-    let sci = if single {
-        format!("{:e}", v as f32)
+    // Rust's `{:e}` gives the shortest digits that read back to the same
+    // value, as Java does: `[-]d[.ddd]e[-]n`.
+    let mut sci = SmallBuf::default();
+    let _ = if single {
+        write!(sci, "{:e}", v as f32)
     } else {
-        format!("{v:e}")
+        write!(sci, "{v:e}")
     };
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
+    let sci = sci.as_str();
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let negative = mantissa.starts_with('-');
-    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
-    let mut out = String::new();
+    let mut digit_buf = [0u8; 40];
+    let mut n = 0;
+    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
+        if n < digit_buf.len() {
+            digit_buf[n] = b;
+            n += 1;
+        }
+    }
+    let digits = std::str::from_utf8(&digit_buf[..n]).unwrap_or("0");
     if negative {
         out.push('-');
     }
@@ -202,7 +291,7 @@ pub fn java_float_string(v: f64, single: bool) -> String {
         if exp >= 0 {
             let int_len = exp as usize + 1;
             if digits.len() <= int_len {
-                out.push_str(&digits);
+                out.push_str(digits);
                 out.extend(std::iter::repeat_n('0', int_len - digits.len()));
                 out.push_str(".0");
             } else {
@@ -213,7 +302,7 @@ pub fn java_float_string(v: f64, single: bool) -> String {
         } else {
             out.push_str("0.");
             out.extend(std::iter::repeat_n('0', (-exp - 1) as usize));
-            out.push_str(&digits);
+            out.push_str(digits);
         }
     } else {
         out.push_str(&digits[..1]);
@@ -224,32 +313,78 @@ pub fn java_float_string(v: f64, single: bool) -> String {
             out.push('0');
         }
         out.push('E');
-        out.push_str(&exp.to_string());
+        let _ = write!(out, "{exp}");
     }
-    out
+}
+
+/// A fixed stack buffer for short formatted text (no allocation).
+struct SmallBuf {
+    buf: [u8; 64],
+    len: usize,
+}
+
+impl Default for SmallBuf {
+    fn default() -> Self {
+        SmallBuf {
+            buf: [0; 64],
+            len: 0,
+        }
+    }
+}
+
+impl SmallBuf {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Write for SmallBuf {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
 }
 
 /// A TIMESTAMP in the process's local time zone, as Canal's JVM renders it.
 pub fn local_timestamp(seconds: u32, micros: u32, fsp: u8) -> String {
-    if seconds == 0 && micros == 0 {
-        let mut s = String::from("0000-00-00 00:00:00");
-        if fsp > 0 {
-            s.push('.');
-            s.extend(std::iter::repeat_n('0', fsp as usize));
-        }
-        return s;
-    }
-    let t = seconds as libc::time_t;
+    let mut s = String::new();
+    local_timestamp_into(seconds, micros, fsp, &mut s);
+    s
+}
+
+/// The process's time zone is read once, as the JVM reads its default time
+/// zone once: `tzset` looks at `TZ` and `/etc/localtime` (a `stat` per call).
+fn init_time_zone() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
     extern "C" {
         // POSIX; the libc crate does not bind it.
         fn tzset();
     }
-    // SAFETY: localtime_r only writes into the tm we own; tzset reads TZ.
+    // SAFETY: tzset only reads TZ and the zone files, and sets libc's zone.
+    ONCE.call_once(|| unsafe { tzset() });
+}
+
+/// [`local_timestamp`] appended to `out`.
+pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String) {
+    use std::fmt::Write as _;
+    if seconds == 0 && micros == 0 {
+        out.push_str("0000-00-00 00:00:00");
+        if fsp > 0 {
+            out.push('.');
+            out.extend(std::iter::repeat_n('0', fsp as usize));
+        }
+        return;
+    }
+    init_time_zone();
+    let t = seconds as libc::time_t;
+    // SAFETY: localtime_r only writes into the tm we own.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let ok = unsafe {
-        tzset();
-        !libc::localtime_r(&t, &mut tm).is_null()
-    };
+    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
     let (y, mo, d, h, mi, se) = if ok {
         (
             tm.tm_year as i64 + 1900,
@@ -265,18 +400,29 @@ pub fn local_timestamp(seconds: u32, micros: u32, fsp: u8) -> String {
         let r = seconds % 86_400;
         (y, m, d, r / 3600, (r / 60) % 60, r % 60)
     };
-    let mut s = format!("{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02}");
+    let _ = write!(out, "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02}");
     if fsp > 0 {
-        let frac = format!("{:06}", micros % 1_000_000);
-        s.push('.');
-        s.push_str(&frac[..fsp.min(6) as usize]);
+        let fsp = fsp.min(6) as u32;
+        let frac = (micros % 1_000_000) / 10u32.pow(6 - fsp);
+        let _ = write!(out, ".{frac:0width$}", width = fsp as usize);
     }
-    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_as_display_writes_them() {
+        for v in [0i64, 7, -7, 10, 99, 100, i64::MAX, i64::MIN, -1_000_000] {
+            let mut s = String::new();
+            push_i64(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        let mut s = String::from("x");
+        push_u64(&mut s, u64::MAX);
+        assert_eq!(s, format!("x{}", u64::MAX));
+    }
 
     #[test]
     fn java_double_to_string() {

@@ -70,6 +70,16 @@ impl InstanceDestination {
             .clone()
     }
 
+    /// Whether the subscriber's filter keeps `schema.table`; `None` when no
+    /// subscriber gave one (the configured filter applies).
+    pub fn override_matches(&self, schema: &str, table: &str) -> Option<bool> {
+        self.filter_override
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .map(|f| f.matches(schema, table))
+    }
+
     pub fn store(&self) -> &Arc<EventStore<EntryBytes>> {
         &self.store
     }
@@ -78,8 +88,20 @@ impl InstanceDestination {
         self.meta.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Saves the cursors before returning (a file store fsyncs). On a
+    /// multi-threaded runtime the wait is announced to it
+    /// (`block_in_place`), so the worker's other tasks (the instance, other
+    /// connections) move to another thread meanwhile.
     fn persist(&self, meta: &DestinationMeta) -> Result<(), DestinationError> {
-        self.cursors.save(meta).map_err(|e| DestinationError {
+        let save = || self.cursors.save(meta);
+        let multi_thread = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        let saved = if multi_thread {
+            tokio::task::block_in_place(save)
+        } else {
+            save()
+        };
+        saved.map_err(|e| DestinationError {
             code: 400,
             message: format!("destination {}: cannot persist cursors: {e}", self.name),
         })

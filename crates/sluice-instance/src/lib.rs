@@ -6,5 +6,6 @@ pub mod canal_value;
 pub mod destination;
 pub mod entry;
 pub mod manager;
+mod pb;
 pub mod runner;
 pub mod schema_hook;

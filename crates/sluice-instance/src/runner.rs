@@ -8,20 +8,24 @@
 //! transaction it replays that transaction from its start; the runner knows
 //! how many of its events it already handled and drops their entries.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use prost::Message;
 use sluice_binlog::events::EventData;
-use sluice_binlog::TableMap;
+use sluice_binlog::{EventHeader, RowsKind, TableMap};
 use sluice_canal::TableFilter;
 use sluice_source::position::GtidState;
-use sluice_source::{BinlogStream, SourceConfig, SourceError, StreamItem};
+use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
 use sluice_store::{EntryBytes, EntryMeta, StoreError};
-use tokio::sync::watch;
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
 
 use crate::destination::InstanceDestination;
-use crate::entry::{BuiltEntry, ColumnInfo, EntryBuilder, EntryKind, EventContext};
+use crate::entry::{
+    BuiltEntry, ColumnInfo, EntryBuilder, EntryError, EntryKind, EventContext, RowsJob,
+};
 
 /// Where an event is, for the schema hook.
 #[derive(Debug, Clone, Copy)]
@@ -33,6 +37,10 @@ pub struct EventPlace<'a> {
     /// The QUERY event's status variables (sql_mode, collations), else empty.
     pub status_vars: &'a [u8],
 }
+
+/// A rows event's table as the schema knows it: the table map with column
+/// names, signedness, charsets and labels, and Canal's column info.
+pub type Description = (Arc<TableMap>, Option<Arc<[ColumnInfo]>>);
 
 /// Keeps table descriptions right: sees every statement, and describes the
 /// table of every rows event. The schema tracker implements it; [`BinlogOnly`]
@@ -50,7 +58,7 @@ pub trait SchemaHook: Send {
         &mut self,
         at: &EventPlace<'_>,
         table: &Arc<TableMap>,
-    ) -> Result<(Arc<TableMap>, Option<Vec<ColumnInfo>>), String>;
+    ) -> Result<Description, String>;
 }
 
 /// Column names and types from the binlog's own metadata only.
@@ -64,7 +72,7 @@ impl SchemaHook for BinlogOnly {
         &mut self,
         _: &EventPlace<'_>,
         table: &Arc<TableMap>,
-    ) -> Result<(Arc<TableMap>, Option<Vec<ColumnInfo>>), String> {
+    ) -> Result<Description, String> {
         Ok((table.clone(), None))
     }
 }
@@ -159,13 +167,91 @@ pub struct InstanceRunner {
     events_in_txn: usize,
     /// Events to drop after a transaction replay.
     skip_events: usize,
-    pending_begin: Option<BuiltEntry>,
-    txn_has_entries: bool,
-    last_empty_emitted: Instant,
-    empty_suppressed: u64,
     fence: Option<Fence>,
     pub stats: RunnerStats,
 }
+
+/// What the reader makes of an event: entries, or a rows event whose entry
+/// is to be built on another task.
+enum Work {
+    Ready(Box<BuiltEntry>),
+    Rows(Box<RowsWork>),
+}
+
+/// A rows event of a kept table, with all its entry needs: its own copy of
+/// the event's bytes, the table as the schema describes it, and the
+/// builder's state.
+struct RowsWork {
+    owned: OwnedRowsEvent,
+    table: Arc<TableMap>,
+    columns: Option<Arc<[ColumnInfo]>>,
+    job: RowsJob,
+    file: String,
+    pos: u64,
+    next_pos: u64,
+    header: EventHeader,
+}
+
+impl RowsWork {
+    fn spawn(self) -> JoinHandle<Result<BuiltEntry, EntryError>> {
+        tokio::spawn(async move {
+            let RowsWork {
+                owned,
+                table,
+                columns,
+                job,
+                file,
+                pos,
+                next_pos,
+                header,
+            } = self;
+            let mut rows = owned.rows_event().map_err(|source| EntryError::Decode {
+                file: file.clone(),
+                pos,
+                source,
+            })?;
+            rows.table = table;
+            let ctx = EventContext {
+                file: &file,
+                pos,
+                next_pos,
+                header: &header,
+            };
+            job.build(&ctx, &rows, columns.as_deref())
+        })
+    }
+}
+
+impl Work {
+    /// About the bytes it holds until it is in the store: entries are
+    /// larger than their events (text values, names and types per row).
+    fn weight(&self) -> usize {
+        match self {
+            Work::Ready(e) => e.entry.store_value.as_ref().map_or(0, Vec::len) + 512,
+            Work::Rows(r) => (r.next_pos - r.pos) as usize * 3,
+        }
+    }
+}
+
+/// An entry on its way from the reader to the store, in binlog order,
+/// holding its share of [`IN_FLIGHT_KB`] until it is there.
+struct Pending {
+    entry: PendingEntry,
+    _held: OwnedSemaphorePermit,
+}
+
+enum PendingEntry {
+    Ready(Box<BuiltEntry>),
+    /// The entry of a rows event, being built on another task.
+    Building(JoinHandle<Result<BuiltEntry, EntryError>>),
+}
+
+/// Entries in flight between the reader and the store: rows events are
+/// turned into entries on other tasks (in parallel with reading the events
+/// that follow and with each other), and put into the store in order. At
+/// most this many, and about [`IN_FLIGHT_KB`] KiB of them.
+const IN_FLIGHT: usize = 64;
+const IN_FLIGHT_KB: usize = 16 * 1024;
 
 impl InstanceRunner {
     pub fn new(
@@ -184,10 +270,6 @@ impl InstanceRunner {
             gtid_state: None,
             events_in_txn: 0,
             skip_events: 0,
-            pending_begin: None,
-            txn_has_entries: false,
-            last_empty_emitted: Instant::now(),
-            empty_suppressed: 0,
             fence: None,
             stats: RunnerStats::default(),
         }
@@ -202,10 +284,9 @@ impl InstanceRunner {
     fn table_allowed(&self, schema: &str, table: &str) -> bool {
         let white = self
             .destination
-            .filter_override()
-            .unwrap_or_else(|| self.filters.tables.clone());
-        white.matches(schema, table)
-            && (self.filters.black.is_empty() || !self.filters.black.matches(schema, table))
+            .override_matches(schema, table)
+            .unwrap_or_else(|| self.filters.tables.matches(schema, table));
+        white && (self.filters.black.is_empty() || !self.filters.black.matches(schema, table))
     }
 
     /// Runs until `stop` turns true, the source ends (`stop_at_end`), or an
@@ -213,12 +294,58 @@ impl InstanceRunner {
     pub async fn run(
         &mut self,
         source: SourceConfig,
+        stop: watch::Receiver<bool>,
+    ) -> Result<(), RunnerError> {
+        let counters = Arc::new(EmitCounters::default());
+        let (tx, rx) = mpsc::channel(IN_FLIGHT);
+        let emitter = Emitter {
+            name: self.name.clone(),
+            destination: self.destination.clone(),
+            transaction_entry: self.filters.transaction_entry,
+            fence: self.fence.clone(),
+            pending_begin: None,
+            txn_has_entries: false,
+            last_empty_emitted: Instant::now(),
+            empty_suppressed: 0,
+            counters: counters.clone(),
+        };
+        let mut emitting = tokio::spawn(emitter.run(rx));
+        let result = self.read(source, stop, tx, &mut emitting).await;
+        emitting.abort();
+        self.stats.entries = counters.entries.load(Ordering::Relaxed);
+        self.stats.rows = counters.rows.load(Ordering::Relaxed);
+        result
+    }
+
+    /// Why the emitter ended before the reader: its error (it only ends by
+    /// itself on one).
+    fn emitter_ended(
+        &self,
+        ended: Result<Result<(), RunnerError>, tokio::task::JoinError>,
+    ) -> RunnerError {
+        match ended {
+            Ok(Err(e)) => e,
+            Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+            _ => RunnerError::Stopped {
+                destination: self.name.clone(),
+            },
+        }
+    }
+
+    /// Reads the source and hands the entries of each event, in order, to
+    /// the emitter through `tx`.
+    async fn read(
+        &mut self,
+        source: SourceConfig,
         mut stop: watch::Receiver<bool>,
+        tx: mpsc::Sender<Pending>,
+        emitting: &mut JoinHandle<Result<(), RunnerError>>,
     ) -> Result<(), RunnerError> {
         let src_err = |e| RunnerError::Source {
             destination: self.name.clone(),
             source: Box::new(e),
         };
+        let in_flight = Arc::new(Semaphore::new(IN_FLIGHT_KB));
         let connect = BinlogStream::connect(source);
         let mut stream = tokio::select! {
             s = connect => s.map_err(src_err)?,
@@ -244,10 +371,24 @@ impl InstanceRunner {
             let item = tokio::select! {
                 item = stream.next() => item,
                 _ = stop.changed() => return Ok(()),
+                ended = &mut *emitting => {
+                    if *stop.borrow() {
+                        return Ok(());
+                    }
+                    return Err(self.emitter_ended(ended));
+                }
             };
             let item = match item {
                 Ok(Some(item)) => item,
-                Ok(None) => return Ok(()),
+                Ok(None) => {
+                    // The end of the binlog (`stop_at_end`): everything read
+                    // goes into the store before returning.
+                    drop(tx);
+                    return match (&mut *emitting).await {
+                        Ok(Ok(())) => Ok(()),
+                        ended => Err(self.emitter_ended(ended)),
+                    };
+                }
                 Err(e) => {
                     return Err(RunnerError::Source {
                         destination: self.name.clone(),
@@ -285,10 +426,50 @@ impl InstanceRunner {
                         self.skip_events -= 1;
                     }
                     self.events_in_txn += 1;
-                    let entries = self.handle(&ctx, ev.data)?;
+                    // A rows event of a kept table is built on another task,
+                    // from a copy of its bytes.
+                    let owned = match &ev.data {
+                        EventData::Rows(r)
+                            if !skip && self.table_allowed(&r.table.schema, &r.table.table) =>
+                        {
+                            ev.to_owned_rows()
+                        }
+                        _ => None,
+                    };
+                    let work = self.handle(&ctx, ev.data, owned)?;
                     if !skip {
-                        for e in entries {
-                            self.emit(e).await?;
+                        for w in work {
+                            let kb = w.weight().div_ceil(1024).clamp(1, IN_FLIGHT_KB) as u32;
+                            let held = tokio::select! {
+                                held = in_flight.clone().acquire_many_owned(kb) => match held {
+                                    Ok(h) => h,
+                                    Err(_) => return Ok(()),
+                                },
+                                _ = stop.changed() => return Ok(()),
+                                ended = &mut *emitting => {
+                                    if *stop.borrow() {
+                                        return Ok(());
+                                    }
+                                    return Err(self.emitter_ended(ended));
+                                }
+                            };
+                            let entry = match w {
+                                Work::Ready(e) => PendingEntry::Ready(e),
+                                Work::Rows(r) => PendingEntry::Building(r.spawn()),
+                            };
+                            let pending = Pending { entry, _held: held };
+                            tokio::select! {
+                                sent = tx.send(pending) => {
+                                    if sent.is_err() {
+                                        if *stop.borrow() {
+                                            return Ok(());
+                                        }
+                                        let ended = (&mut *emitting).await;
+                                        return Err(self.emitter_ended(ended));
+                                    }
+                                }
+                                _ = stop.changed() => return Ok(()),
+                            }
                         }
                     }
                     if ends {
@@ -308,11 +489,14 @@ impl InstanceRunner {
     }
 
     /// The entries of one event, after schema tracking and filters.
+    /// `owned` is the rows event's own copy when it is to be built on
+    /// another task.
     fn handle(
         &mut self,
         ctx: &EventContext<'_>,
         data: EventData<'_>,
-    ) -> Result<Vec<BuiltEntry>, RunnerError> {
+        owned: Option<OwnedRowsEvent>,
+    ) -> Result<Vec<Work>, RunnerError> {
         let mut at = EventPlace {
             file: ctx.file,
             pos: ctx.pos,
@@ -343,6 +527,26 @@ impl InstanceRunner {
                     return Ok(Vec::new());
                 }
                 let (table, cols) = self.schema.describe(&at, &rows.table).map_err(schema_err)?;
+                if let Some(owned) = owned {
+                    let filtered = match rows.kind {
+                        RowsKind::Write => self.filters.dml_insert,
+                        RowsKind::Update | RowsKind::PartialUpdate => self.filters.dml_update,
+                        RowsKind::Delete => self.filters.dml_delete,
+                    };
+                    if filtered {
+                        return Ok(Vec::new());
+                    }
+                    return Ok(vec![Work::Rows(Box::new(RowsWork {
+                        owned,
+                        table,
+                        columns: cols,
+                        job: self.builder.rows_job(),
+                        file: ctx.file.to_string(),
+                        pos: ctx.pos,
+                        next_pos: ctx.next_pos,
+                        header: *ctx.header,
+                    }))]);
+                }
                 rows.table = table;
                 columns = cols;
             }
@@ -355,7 +559,11 @@ impl InstanceRunner {
                 destination: self.name.clone(),
                 source,
             })?;
-        Ok(entries.into_iter().filter(|e| self.keep(e)).collect())
+        Ok(entries
+            .into_iter()
+            .filter(|e| self.keep(e))
+            .map(|e| Work::Ready(Box::new(e)))
+            .collect())
     }
 
     fn keep(&self, e: &BuiltEntry) -> bool {
@@ -398,6 +606,55 @@ impl InstanceRunner {
             EntryKind::Begin | EntryKind::End => true,
         }
     }
+}
+
+#[derive(Debug, Default)]
+struct EmitCounters {
+    entries: AtomicU64,
+    rows: AtomicU64,
+}
+
+/// Puts the entries the reader hands over into the store, in order,
+/// waiting for those still being built; keeps the transaction shape (a
+/// BEGIN goes out with the first entry after it, empty transactions are
+/// dropped but for one now and then).
+struct Emitter {
+    name: String,
+    destination: Arc<InstanceDestination>,
+    transaction_entry: bool,
+    fence: Option<Fence>,
+    pending_begin: Option<BuiltEntry>,
+    txn_has_entries: bool,
+    last_empty_emitted: Instant,
+    empty_suppressed: u64,
+    counters: Arc<EmitCounters>,
+}
+
+impl Emitter {
+    async fn run(mut self, mut rx: mpsc::Receiver<Pending>) -> Result<(), RunnerError> {
+        while let Some(p) = rx.recv().await {
+            let e = match p.entry {
+                PendingEntry::Ready(e) => *e,
+                PendingEntry::Building(building) => match building.await {
+                    Ok(Ok(e)) => e,
+                    Ok(Err(source)) => {
+                        return Err(RunnerError::Entry {
+                            destination: self.name.clone(),
+                            source,
+                        })
+                    }
+                    Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+                    Err(_) => {
+                        return Err(RunnerError::Stopped {
+                            destination: self.name.clone(),
+                        })
+                    }
+                },
+            };
+            self.emit(e).await?;
+        }
+        Ok(())
+    }
 
     async fn emit(&mut self, e: BuiltEntry) -> Result<(), RunnerError> {
         match e.kind {
@@ -413,7 +670,7 @@ impl InstanceRunner {
                 // Without anything to deliver (all filtered, or transaction
                 // entries filtered), a BEGIN/END pair still goes out now and
                 // then so that cursors advance.
-                if empty || self.filters.transaction_entry {
+                if empty || self.transaction_entry {
                     let due = self.last_empty_emitted.elapsed() >= EMPTY_TRANSACTION_INTERVAL
                         || self.empty_suppressed >= EMPTY_TRANSACTION_COUNT;
                     if !due {
@@ -431,13 +688,13 @@ impl InstanceRunner {
             _ => {}
         }
         if let Some(b) = self.pending_begin.take() {
-            if !self.filters.transaction_entry {
+            if !self.transaction_entry {
                 self.put(b).await?;
             }
         }
         self.txn_has_entries = true;
         if e.kind == EntryKind::Row {
-            self.stats.rows += 1;
+            self.counters.rows.fetch_add(1, Ordering::Relaxed);
         }
         self.put(e).await
     }
@@ -457,7 +714,7 @@ impl InstanceRunner {
             position: e.position,
             is_ddl: e.kind == EntryKind::Ddl,
         };
-        self.stats.entries += 1;
+        self.counters.entries.fetch_add(1, Ordering::Relaxed);
         self.destination
             .store()
             .put(bytes, meta)

@@ -10,7 +10,7 @@ use sluice_schema::{BinlogPosition, MetadataSource, SchemaTracker};
 use sluice_source::conn::{Conn, ConnectOptions};
 
 use crate::entry::ColumnInfo;
-use crate::runner::{EventPlace, SchemaHook};
+use crate::runner::{Description, EventPlace, SchemaHook};
 
 /// An instance's schema tracker.
 pub struct TrackedSchema {
@@ -18,6 +18,18 @@ pub struct TrackedSchema {
     metadata: Option<ServerMetadata>,
     /// `schema.table` filter used to choose which tables to seed.
     filter: sluice_canal::TableFilter,
+    /// The last description, reused for the following rows events of the
+    /// same TABLE_MAP (a statement's rows events all share one).
+    last: Option<Described>,
+}
+
+struct Described {
+    /// The binlog's table map it was made for.
+    input: Arc<TableMap>,
+    /// The tracker's history length then.
+    records: usize,
+    table: Arc<TableMap>,
+    columns: Option<Arc<[ColumnInfo]>>,
 }
 
 impl TrackedSchema {
@@ -30,12 +42,14 @@ impl TrackedSchema {
             tracker,
             metadata,
             filter,
+            last: None,
         }
     }
 }
 
 impl SchemaHook for TrackedSchema {
     fn on_start(&mut self, file: &str, pos: u64) -> Result<(), String> {
+        self.last = None;
         let at = BinlogPosition::new(file, pos);
         if self.tracker.has_history() {
             self.tracker.start_at(&at);
@@ -56,6 +70,7 @@ impl SchemaHook for TrackedSchema {
     }
 
     fn on_query(&mut self, at: &EventPlace<'_>, schema: &str, sql: &str) -> Result<(), String> {
+        self.last = None;
         let end = BinlogPosition::new(at.file, at.next_pos);
         self.tracker
             .on_query(&end, schema, sql, at.status_vars)
@@ -67,8 +82,21 @@ impl SchemaHook for TrackedSchema {
         &mut self,
         at: &EventPlace<'_>,
         table: &Arc<TableMap>,
-    ) -> Result<(Arc<TableMap>, Option<Vec<ColumnInfo>>), String> {
+    ) -> Result<Description, String> {
         let end = BinlogPosition::new(at.file, at.next_pos);
+        // The same table map as last time gets the same description while
+        // the catalog cannot have moved: no statement since (that resets
+        // `last`), no new history record, and no record of the history
+        // still ahead of this position to apply (replay after a restart).
+        if let Some(d) = &self.last {
+            let records = self.tracker.records();
+            if Arc::ptr_eq(&d.input, table)
+                && records.len() == d.records
+                && records.last().is_none_or(|r| r.position() <= &end)
+            {
+                return Ok((d.table.clone(), d.columns.clone()));
+            }
+        }
         let described = self
             .tracker
             .on_table_map(&end, table)
@@ -89,8 +117,14 @@ impl SchemaHook for TrackedSchema {
                             .iter()
                             .any(|k| k.eq_ignore_ascii_case(&c.name)),
                     })
-                    .collect()
+                    .collect::<Arc<[ColumnInfo]>>()
             });
+        self.last = Some(Described {
+            input: table.clone(),
+            records: self.tracker.records().len(),
+            table: described.clone(),
+            columns: info.clone(),
+        });
         Ok((described, info))
     }
 }

@@ -167,8 +167,11 @@ async fn killed_source_connections_deliver_every_row_exactly_once() {
     let db = MariaDb::start(MariaDbConfig::default()).unwrap();
     db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v TEXT)")
         .unwrap();
-    // 10 transactions of 100 statements each, written before reading starts.
-    for t in 0..10 {
+    // 40 transactions of 100 statements of 8 KB each, written before
+    // reading starts: 32 MB, more than loopback socket buffers hold, so the
+    // server is still sending (inside a transaction) when its dump is killed.
+    const TXNS: i64 = 40;
+    for t in 0..TXNS {
         let stmts: Vec<String> = (0..100)
             .map(|i| {
                 format!(
@@ -207,7 +210,13 @@ async fn killed_source_connections_deliver_every_row_exactly_once() {
             }
         })
     };
-    let entries = read_rows_slowly(&p.destination, 1000, 8, Duration::from_millis(3)).await;
+    let entries = read_rows_slowly(
+        &p.destination,
+        TXNS as usize * 100,
+        8,
+        Duration::from_millis(3),
+    )
+    .await;
     killer.join().unwrap();
     let mut ids = Vec::new();
     for e in &entries {
@@ -227,7 +236,7 @@ async fn killed_source_connections_deliver_every_row_exactly_once() {
             }
         }
     }
-    let expected: Vec<i64> = (0..1000).collect();
+    let expected: Vec<i64> = (0..TXNS * 100).collect();
     assert_eq!(ids, expected, "every row exactly once, in order");
     let _ = p.stop.send(true);
     let stats = p.task.await.unwrap();
