@@ -133,7 +133,7 @@ pub(crate) fn push_u32(out: &mut String, v: u32) {
     push_u64(out, v as u64)
 }
 
-pub(crate) fn push_u64(out: &mut String, mut v: u64) {
+pub fn push_u64(out: &mut String, mut v: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
     loop {

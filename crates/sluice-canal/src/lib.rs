@@ -3,6 +3,7 @@
 //! messages of Canal's TCP protocol and entry format, the cursor position
 //! JSON, and Canal's `schema.table` regex filters. No I/O here.
 
+pub mod auth;
 pub mod filter;
 pub mod position;
 pub mod proto;

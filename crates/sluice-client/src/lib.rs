@@ -38,7 +38,6 @@ use std::time::Duration;
 
 use prost::bytes::Bytes;
 use prost::Message as _;
-use sha1::{Digest, Sha1};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -570,20 +569,7 @@ pub fn row_change(entry: &Entry) -> std::result::Result<RowChange, prost::Decode
     RowChange::decode(entry.store_value.as_deref().unwrap_or_default())
 }
 
-/// Java's `SecurityUtil.scramble411`: `SHA1(password) XOR SHA1(seed ‖ SHA1(SHA1(password)))`.
-pub fn scramble411(password: &[u8], seed: &[u8]) -> [u8; 20] {
-    let stage1 = Sha1::digest(password);
-    let stage2 = Sha1::digest(stage1);
-    let mut h = Sha1::new();
-    h.update(seed);
-    h.update(stage2);
-    let mask = h.finalize();
-    let mut out = [0u8; 20];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = stage1[i] ^ mask[i];
-    }
-    out
-}
+pub use sluice_canal::auth::scramble411;
 
 fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";

@@ -205,21 +205,7 @@ pub fn render_into(
     Ok(t)
 }
 
-/// Decimal digits of `v` (what `write!(out, "{v}")` gives, without the
-/// formatting machinery).
-pub fn push_u64(out: &mut String, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    out.extend(buf[i..].iter().map(|&d| d as char));
-}
+pub use sluice_binlog::decimal::push_u64;
 
 pub fn push_i64(out: &mut String, v: i64) {
     if v < 0 {

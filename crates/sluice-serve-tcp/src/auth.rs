@@ -131,21 +131,8 @@ pub fn verify_scramble(stage2: &[u8; DIGEST_LEN], seed: &[u8], token_hex: &[u8])
         == 0
 }
 
-/// The client side of scramble411, as Canal's Java and Go clients compute
-/// it: `SHA1(password) XOR SHA1(seed ‖ SHA1(SHA1(password)))`.
-pub fn scramble411(password: &[u8], seed: &[u8]) -> [u8; DIGEST_LEN] {
-    let stage1 = Sha1::digest(password);
-    let stage2 = Sha1::digest(stage1);
-    let mut h = Sha1::new();
-    h.update(seed);
-    h.update(stage2);
-    let mask = h.finalize();
-    let mut out = [0u8; DIGEST_LEN];
-    for (i, o) in out.iter_mut().enumerate() {
-        *o = stage1[i] ^ mask[i];
-    }
-    out
-}
+/// The client side of scramble411 (for tests and tools).
+pub use sluice_canal::auth::scramble411;
 
 /// SHA1(SHA1(password)) as uppercase hex: the `canal.passwd` value for a password.
 pub fn passwd_hash_hex(password: &[u8]) -> String {
