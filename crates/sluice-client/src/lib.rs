@@ -33,6 +33,8 @@
 //! server sends, or allocate for a frame longer than
 //! [`ConnectorOptions::max_frame`].
 
+pub mod cluster;
+
 use std::io;
 use std::time::Duration;
 
@@ -92,6 +94,20 @@ pub enum ClientError {
     FrameTooLarge { len: i64, max: usize },
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// An ack or rollback of a batch id that is not outstanding.
+    #[error(
+        "batch {0} is not outstanding (never delivered, or already acknowledged or rolled back)"
+    )]
+    UnknownBatch(i64),
+    /// ZooKeeper could not be used (cluster connector).
+    #[error("ZooKeeper: {0}")]
+    Zk(String),
+    /// No server ran the destination, or none could be reached, in time.
+    #[error("no server runs destination {destination} (waited {waited:?})")]
+    NoServer {
+        destination: String,
+        waited: Duration,
+    },
 }
 
 impl ClientError {
@@ -319,17 +335,7 @@ impl SimpleConnector {
     /// there; `Some(d)` waits up to `d` for a full batch (Canal: a zero
     /// duration waits until the batch is full, however long that takes).
     pub async fn get(&mut self, batch_size: i32, timeout: Option<Duration>) -> Result<Message> {
-        let (t, unit) = match timeout {
-            None => (None, TimeUnit::Milliseconds),
-            Some(d) if d.subsec_nanos() % 1_000_000 == 0 => (
-                Some(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-                TimeUnit::Milliseconds,
-            ),
-            Some(d) => (
-                Some(i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
-                TimeUnit::Microseconds,
-            ),
-        };
+        let (t, unit) = wire_timeout(timeout);
         let m = self.get_without_ack(batch_size, t, unit).await?;
         if m.id != -1 {
             self.ack(m.id).await?;
@@ -347,15 +353,9 @@ impl SimpleConnector {
         unit: TimeUnit,
     ) -> Result<Message> {
         let raw = self.get_without_ack_raw(batch_size, timeout, unit).await?;
-        let mut entries = Vec::with_capacity(raw.entries.len());
-        for e in raw.entries {
-            entries.push(
-                Entry::decode(e).map_err(|e| ClientError::Protocol(format!("bad entry: {e}")))?,
-            );
-        }
         Ok(Message {
             id: raw.id,
-            entries,
+            entries: decode_entries(raw.entries)?,
         })
     }
 
@@ -562,6 +562,28 @@ async fn read_exact_or_closed(stream: &mut TcpStream, buf: &mut [u8]) -> Result<
 
 fn decode_ack(body: &[u8]) -> Result<Ack> {
     Ack::decode(body).map_err(|e| ClientError::Protocol(format!("bad ack: {e}")))
+}
+
+/// A wait as sent in GET: `None` does not wait; whole milliseconds go as
+/// milliseconds, anything finer as microseconds.
+fn wire_timeout(timeout: Option<Duration>) -> (Option<i64>, TimeUnit) {
+    match timeout {
+        None => (None, TimeUnit::Milliseconds),
+        Some(d) if d.subsec_nanos() % 1_000_000 == 0 => (
+            Some(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+            TimeUnit::Milliseconds,
+        ),
+        Some(d) => (
+            Some(i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
+            TimeUnit::Microseconds,
+        ),
+    }
+}
+
+fn decode_entries(raw: Vec<Bytes>) -> Result<Vec<Entry>> {
+    raw.into_iter()
+        .map(|e| Entry::decode(e).map_err(|e| ClientError::Protocol(format!("bad entry: {e}"))))
+        .collect()
 }
 
 /// The `RowChange` carried by a ROWDATA entry.
