@@ -19,18 +19,12 @@
 //!
 //! # Synchronous trait, asynchronous client
 //!
-//! `CursorStore` is synchronous and is called from anywhere: plain threads,
-//! and inside async code of a runtime of any flavour. The ZooKeeper client
-//! is asynchronous. Blocking on a future of the caller's runtime could
-//! deadlock a current-thread runtime (the thread that would drive the
-//! session is the one blocked) and `block_in_place` panics there, so the
-//! store owns a small current-thread runtime on a thread of its own, with its
-//! own ZooKeeper session: each call hands its work to that thread and waits
-//! on a channel. Callers block for the round trips, as they would on a file
-//! store's fsync, never longer than the store's operation timeout.
+//! `CursorStore` is synchronous; [`ZooKeeperCursorStore`] runs its ZooKeeper
+//! work on a [`BlockingSession`] (a thread and a session of its own), so
+//! callers block for the round trips, as they would on a file store's
+//! fsync, never longer than the store's operation timeout.
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::io;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -40,14 +34,16 @@ use std::time::{Duration, Instant};
 use sluice_canal::LogPosition;
 use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta, MetaError};
 use tracing::{debug, warn};
-use zookeeper_client::{Acls, Client, CreateMode};
+use zookeeper_client::Client;
 
+use crate::blocking::BlockingSession;
+use crate::nodes::{delete, delete_recursive, persistent, read};
 use crate::paths::{self, check_node_name, parse_client_id};
 use crate::session::{ZkConfig, ZkSession};
 use crate::HaError;
 
 /// How long one load or save may take by default.
-pub const DEFAULT_OP_TIMEOUT: Duration = Duration::from_secs(10);
+pub use crate::blocking::DEFAULT_OP_TIMEOUT;
 
 /// Canal's `canal.zookeeper.flush.period` default.
 pub const DEFAULT_FLUSH_PERIOD: Duration = Duration::from_millis(1000);
@@ -58,21 +54,17 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 
 /// Cursors and subscriptions written straight to ZooKeeper.
 pub struct ZooKeeperCursorStore {
-    runtime: tokio::runtime::Handle,
-    session: ZkSession,
-    op_timeout: Duration,
+    zk: BlockingSession,
     /// What ZooKeeper holds, as last read or written, per destination.
     known: Mutex<HashMap<String, DestinationMeta>>,
     /// One save at a time, so writes land in call order.
     save_lock: Mutex<()>,
-    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<thread::JoinHandle<()>>,
 }
 
 impl std::fmt::Debug for ZooKeeperCursorStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ZooKeeperCursorStore")
-            .field("servers", &self.session.config().servers)
+            .field("servers", &self.zk.session().config().servers)
             .finish_non_exhaustive()
     }
 }
@@ -81,106 +73,25 @@ impl ZooKeeperCursorStore {
     /// Starts the store's thread and connects its session (waiting at most
     /// `config.connect_timeout`).
     pub fn connect(config: ZkConfig) -> Result<ZooKeeperCursorStore, HaError> {
-        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
-        let (shutdown_tx, shutdown_rx) = tokio::sync::oneshot::channel::<()>();
-        let servers = config.servers.clone();
-        let thread = thread::Builder::new()
-            .name("sluice-zk-cursors".into())
-            .spawn(move || {
-                let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(rt) => rt,
-                    Err(e) => {
-                        let _ = ready_tx.send(Err(HaError::Connect {
-                            servers: config.servers.clone(),
-                            reason: format!("cannot start the store's runtime: {e}"),
-                        }));
-                        return;
-                    }
-                };
-                runtime.block_on(async move {
-                    match ZkSession::connect(config).await {
-                        Ok(session) => {
-                            let handle = tokio::runtime::Handle::current();
-                            if ready_tx.send(Ok((handle, session.clone()))).is_err() {
-                                session.close().await;
-                                return;
-                            }
-                            let _ = shutdown_rx.await;
-                            session.close().await;
-                        }
-                        Err(e) => {
-                            let _ = ready_tx.send(Err(e));
-                        }
-                    }
-                });
-            })
-            .map_err(|e| HaError::Connect {
-                servers: servers.clone(),
-                reason: format!("cannot start the store's thread: {e}"),
-            })?;
-        let (runtime, session) = match ready_rx.recv() {
-            Ok(Ok(ready)) => ready,
-            Ok(Err(e)) => {
-                let _ = thread.join();
-                return Err(e);
-            }
-            Err(_) => {
-                let _ = thread.join();
-                return Err(HaError::Connect {
-                    servers,
-                    reason: "the store's thread ended".into(),
-                });
-            }
-        };
+        let zk =
+            BlockingSession::connect(config, "sluice-zk-cursors", "a ZooKeeper cursor operation")?;
         Ok(ZooKeeperCursorStore {
-            runtime,
-            session,
-            op_timeout: DEFAULT_OP_TIMEOUT,
+            zk,
             known: Mutex::new(HashMap::new()),
             save_lock: Mutex::new(()),
-            shutdown: Some(shutdown_tx),
-            thread: Some(thread),
         })
     }
 
     /// How long one load or save may take (waiting for a connection
     /// included) before it fails.
     pub fn with_op_timeout(mut self, timeout: Duration) -> Self {
-        self.op_timeout = timeout;
+        self.zk.set_op_timeout(timeout);
         self
     }
 
     /// The store's own session.
     pub fn session(&self) -> &ZkSession {
-        &self.session
-    }
-
-    /// Runs `work` with a connected client on the store's thread and waits for it.
-    fn run<T, F, Fut>(&self, work: F) -> Result<T, HaError>
-    where
-        T: Send + 'static,
-        F: FnOnce(Client) -> Fut + Send + 'static,
-        Fut: Future<Output = Result<T, HaError>> + Send + 'static,
-    {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let session = self.session.clone();
-        let timeout = self.op_timeout;
-        self.runtime.spawn(async move {
-            let result = tokio::time::timeout(timeout, async move {
-                let client = session.connected_client(timeout).await?;
-                work(client).await
-            })
-            .await
-            .unwrap_or(Err(HaError::Timeout {
-                what: "a ZooKeeper cursor operation",
-                timeout,
-            }));
-            let _ = tx.send(result);
-        });
-        rx.recv().map_err(|_| HaError::Closed)?
+        self.zk.session()
     }
 }
 
@@ -189,6 +100,7 @@ impl CursorStore for ZooKeeperCursorStore {
         check_node_name("destination", destination).map_err(|e| invalid(destination, e))?;
         let dest = destination.to_string();
         let meta = self
+            .zk
             .run(move |client| async move { load_destination(&client, &dest).await })
             .map_err(|e| meta_error(e, destination))?;
         lock(&self.known).insert(destination.to_string(), meta.clone());
@@ -201,7 +113,7 @@ impl CursorStore for ZooKeeperCursorStore {
         let _order = lock(&self.save_lock);
         let previous = lock(&self.known).get(&destination).cloned();
         let wanted = meta.clone();
-        let result = self.run(move |client| async move {
+        let result = self.zk.run(move |client| async move {
             save_destination(&client, &wanted, previous.as_ref()).await
         });
         let mut known = lock(&self.known);
@@ -215,17 +127,6 @@ impl CursorStore for ZooKeeperCursorStore {
                 known.remove(&destination);
                 Err(meta_error(e, &destination))
             }
-        }
-    }
-}
-
-impl Drop for ZooKeeperCursorStore {
-    fn drop(&mut self) {
-        if let Some(tx) = self.shutdown.take() {
-            let _ = tx.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
         }
     }
 }
@@ -266,19 +167,6 @@ fn meta_error(e: HaError, destination: &str) -> MetaError {
             path: PathBuf::from(paths::destination(destination)),
             source: io::Error::other(other.to_string()),
         },
-    }
-}
-
-fn persistent() -> zookeeper_client::CreateOptions<'static> {
-    CreateMode::Persistent.with_acls(Acls::anyone_all())
-}
-
-/// Reads a node's data; `None` if it does not exist.
-async fn read(client: &Client, path: &str) -> Result<Option<Vec<u8>>, HaError> {
-    match client.get_data(path).await {
-        Ok((data, _)) => Ok(Some(data)),
-        Err(zookeeper_client::Error::NoNode) => Ok(None),
-        Err(e) => Err(HaError::zk("read", path)(e)),
     }
 }
 
@@ -428,35 +316,6 @@ async fn put(client: &Client, path: &str, data: &[u8]) -> Result<(), HaError> {
     Err(HaError::zk("write", path)(
         last.unwrap_or(zookeeper_client::Error::NoNode),
     ))
-}
-
-/// Deletes a node without children if it exists.
-async fn delete(client: &Client, path: &str) -> Result<(), HaError> {
-    match client.delete(path, None).await {
-        Ok(()) | Err(zookeeper_client::Error::NoNode) => Ok(()),
-        Err(e) => Err(HaError::zk("delete", path)(e)),
-    }
-}
-
-/// Deletes a node and everything under it (Canal's unsubscribe).
-async fn delete_recursive(client: &Client, path: &str) -> Result<(), HaError> {
-    let mut nodes = vec![path.to_string()];
-    let mut i = 0;
-    while i < nodes.len() {
-        match client.list_children(&nodes[i]).await {
-            Ok(children) => {
-                let parent = nodes[i].clone();
-                nodes.extend(children.into_iter().map(|c| format!("{parent}/{c}")));
-            }
-            Err(zookeeper_client::Error::NoNode) => {}
-            Err(e) => return Err(HaError::zk("list", &nodes[i])(e)),
-        }
-        i += 1;
-    }
-    for node in nodes.iter().rev() {
-        delete(client, node).await?;
-    }
-    Ok(())
 }
 
 /// Decides whether a destination's meta may be written by this process; see

@@ -11,14 +11,18 @@
 //! - [`cursor_store`]: subscriptions and cursors in ZooKeeper behind
 //!   [`sluice_meta::CursorStore`], plus Canal's period-mixed wrapper
 //!   (memory, flushed periodically and on demand).
+//! - [`blocking`]: the thread, runtime and session of their own that let
+//!   the synchronous stores use the asynchronous client.
 //!
 //! Everything asynchronous runs on tokio; [`session::ZkSession::connect`],
 //! [`election::RunningElection::start`] and [`registry::ServerRegistry::start`]
-//! must be called inside a tokio runtime. The cursor store is synchronous (the
-//! trait is) and runs its ZooKeeper work on a thread of its own.
+//! must be called inside a tokio runtime. The stores are synchronous (their
+//! traits are) and run their ZooKeeper work on a thread of their own.
 
+pub mod blocking;
 pub mod cursor_store;
 pub mod election;
+mod nodes;
 pub mod paths;
 pub mod registry;
 pub mod session;
