@@ -11,6 +11,10 @@
 //! - [`cursor_store`]: subscriptions and cursors in ZooKeeper behind
 //!   [`sluice_meta::CursorStore`], plus Canal's period-mixed wrapper
 //!   (memory, flushed periodically and on demand).
+//! - `schema_history` (feature `schema-history`, on by default): a
+//!   destination's schema history in ZooKeeper behind
+//!   `sluice_schema::SchemaHistoryStore`, so a server that takes a
+//!   destination over decodes with the history its previous owner wrote.
 //! - [`blocking`]: the thread, runtime and session of their own that let
 //!   the synchronous stores use the asynchronous client.
 //!
@@ -25,6 +29,8 @@ pub mod election;
 mod nodes;
 pub mod paths;
 pub mod registry;
+#[cfg(feature = "schema-history")]
+pub mod schema_history;
 pub mod session;
 
 use std::time::Duration;
@@ -33,6 +39,8 @@ pub use cursor_store::{PeriodMixedCursorStore, ZooKeeperCursorStore};
 pub use election::{ElectionConfig, Role, RunningElection, RunningObserver, DEFAULT_DELAY};
 pub use paths::{ClientRunningData, InvalidName, RunningInfo, ServerRunningData};
 pub use registry::ServerRegistry;
+#[cfg(feature = "schema-history")]
+pub use schema_history::ZooKeeperHistoryStore;
 pub use session::{ConnState, SessionStatus, ZkConfig, ZkSession};
 
 /// The ZooKeeper client crate, for callers that use a session's client directly.
@@ -56,6 +64,8 @@ pub enum HaError {
         path: String,
         source: serde_json::Error,
     },
+    #[error("ZooKeeper node {path} is unreadable: {reason}")]
+    Corrupt { path: String, reason: String },
     #[error(transparent)]
     InvalidName(#[from] InvalidName),
     #[error("{what} did not finish within {timeout:?}")]
@@ -65,6 +75,8 @@ pub enum HaError {
     },
     #[error("the ZooKeeper session is closed")]
     Closed,
+    #[error("this server does not hold destination {destination} now: not writing")]
+    NotHolder { destination: String },
 }
 
 impl HaError {

@@ -12,6 +12,14 @@
 //! | `/otter/canal/destinations/{dest}/{clientId}/filter` | persistent | the filter, raw UTF-8 |
 //! | `/otter/canal/destinations/{dest}/{clientId}/cursor` | persistent | LogPosition JSON with `@type` |
 //! | `/otter/canal/destinations/{dest}/{clientId}/running` | ephemeral | [`ClientRunningData`] |
+//! | `/otter/canal/destinations/{dest}/schema-history` | persistent | none: Sluice's schema history of `dest` |
+//! | `/otter/canal/destinations/{dest}/schema-history/record-{seq}` | persistent sequential | one history record |
+//! | `/otter/canal/destinations/{dest}/schema-history/record-{seq}/chunk-{i}` | persistent | part of a big record |
+//!
+//! The schema history is Sluice's own (Canal keeps its table meta history
+//! in a database); its node is named so that nobody takes it for a client
+//! id (see [`parse_client_id`]). The record format is described in
+//! `crate::schema_history`.
 //!
 //! Everything here is pure: no I/O.
 
@@ -57,6 +65,42 @@ pub fn destination_cluster_node(dest: &str, address: &str) -> String {
 /// manager mode keeps (persistent, LogPosition JSON without `@type`).
 pub fn destination_parse(dest: &str) -> String {
     format!("{DESTINATIONS_ROOT}/{dest}/parse")
+}
+
+/// The name of a destination's schema history node: not a number, so Canal
+/// and the cursor store never take it for a client id.
+pub const SCHEMA_HISTORY_NODE: &str = "schema-history";
+
+/// The prefix of the schema history's sequential record nodes.
+pub const SCHEMA_HISTORY_RECORD_PREFIX: &str = "record-";
+
+/// `/otter/canal/destinations/{dest}/schema-history`: the schema history of
+/// `dest` (persistent, no data).
+pub fn schema_history(dest: &str) -> String {
+    format!("{DESTINATIONS_ROOT}/{dest}/{SCHEMA_HISTORY_NODE}")
+}
+
+/// `/otter/canal/destinations/{dest}/schema-history/record-`: what a record
+/// node is created as; ZooKeeper appends the sequence number
+/// (`record-0000000012`).
+pub fn schema_history_record_prefix(dest: &str) -> String {
+    format!("{DESTINATIONS_ROOT}/{dest}/{SCHEMA_HISTORY_NODE}/{SCHEMA_HISTORY_RECORD_PREFIX}")
+}
+
+/// The sequence number of a schema history record node (`record-0000000012`
+/// → 12); `None` for other names.
+pub fn parse_schema_history_record(child: &str) -> Option<i64> {
+    let digits = child.strip_prefix(SCHEMA_HISTORY_RECORD_PREFIX)?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// `{record}/chunk-{index}` (four digits at least): one part of a record
+/// too big for one node.
+pub fn schema_history_chunk(record: &str, index: usize) -> String {
+    format!("{record}/chunk-{index:04}")
 }
 
 /// `/otter/canal/destinations/{dest}/{clientId}`: a subscription (persistent, no data).
@@ -273,6 +317,42 @@ mod tests {
             client_running("example", 1001),
             "/otter/canal/destinations/example/1001/running"
         );
+        assert_eq!(
+            schema_history("example"),
+            "/otter/canal/destinations/example/schema-history"
+        );
+        assert_eq!(
+            schema_history_record_prefix("example"),
+            "/otter/canal/destinations/example/schema-history/record-"
+        );
+        assert_eq!(
+            schema_history_chunk(
+                "/otter/canal/destinations/example/schema-history/record-0000000012",
+                3
+            ),
+            "/otter/canal/destinations/example/schema-history/record-0000000012/chunk-0003"
+        );
+    }
+
+    #[test]
+    fn the_schema_history_node_is_no_client_id() {
+        assert_eq!(parse_client_id(SCHEMA_HISTORY_NODE), None);
+        let history = schema_history("example");
+        let child = history.rsplit('/').next().unwrap();
+        assert_eq!(child, SCHEMA_HISTORY_NODE);
+        assert_eq!(parse_client_id(child), None);
+    }
+
+    #[test]
+    fn schema_history_record_names() {
+        assert_eq!(parse_schema_history_record("record-0000000012"), Some(12));
+        assert_eq!(
+            parse_schema_history_record("record-0000000002147483648"),
+            Some(2_147_483_648)
+        );
+        for other in ["record-", "record-12a", "chunk-0001", "12", "record--1"] {
+            assert_eq!(parse_schema_history_record(other), None, "{other}");
+        }
     }
 
     #[test]
