@@ -16,6 +16,7 @@ use std::time::{Duration, SystemTime};
 use sluice_canal::{LogIdentity, TableFilter};
 use sluice_config::{InstanceConfig, ServerConfig};
 use sluice_meta::CursorStore;
+use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
 use sluice_source::tls::{SslMode, TlsOptions};
@@ -48,6 +49,11 @@ pub type SchemaFactory = Arc<
         + Send
         + Sync,
 >;
+
+/// Opens the schema history store of a destination (by name), for a server
+/// that keeps it elsewhere than in its data folder (ZooKeeper in a cluster).
+pub type HistoryStoreFactory =
+    Arc<dyn Fn(&str) -> Result<Box<dyn SchemaHistoryStore>, String> + Send + Sync>;
 
 struct Running {
     config: InstanceConfig,
@@ -122,12 +128,27 @@ impl InstanceManager {
         Arc::new(|_, _, _| Ok(Box::new(BinlogOnly) as Box<dyn SchemaHook>))
     }
 
-    /// A schema factory that tracks the schema with a persisted history
-    /// (the default of `sluice server`).
+    /// A schema factory that tracks the schema with a persisted history in
+    /// `{data dir}/{destination}/schema.history` (the default of `sluice
+    /// server`).
     pub fn schema_tracking() -> SchemaFactory {
-        Arc::new(|config, connect, data_dir| {
+        Self::tracking(None)
+    }
+
+    /// A schema factory that tracks the schema with its history in the
+    /// store `history` opens for each destination.
+    pub fn schema_tracking_in(history: HistoryStoreFactory) -> SchemaFactory {
+        Self::tracking(Some(history))
+    }
+
+    fn tracking(history: Option<HistoryStoreFactory>) -> SchemaFactory {
+        Arc::new(move |config, connect, data_dir| {
             let filter = TableFilter::new(&config.filter_regex).map_err(|e| e.to_string())?;
-            crate::schema_hook::tracked_schema(data_dir, &config.destination, connect, filter)
+            let store = match &history {
+                Some(open) => open(&config.destination)?,
+                None => crate::schema_hook::file_history_store(data_dir, &config.destination)?,
+            };
+            crate::schema_hook::tracked_schema_in(store, connect, filter)
         })
     }
 
@@ -298,6 +319,7 @@ impl InstanceManager {
             let schema = match (self.schema)(&config, &connect, &self.server.file_data_dir) {
                 Ok(s) => s,
                 Err(e) => {
+                    tracing::error!(destination = %name, error = %e, "cannot open the schema tracking; instance stopped");
                     let _ = state.send(InstanceState::Failed(e));
                     break;
                 }

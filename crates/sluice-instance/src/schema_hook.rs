@@ -1,12 +1,14 @@
 //! The schema tracker as an instance's [`SchemaHook`]: its history lives in
-//! `{data dir}/{destination}/schema.history`, it is seeded from the source
-//! server at the very first start, and it gives every rows event the column
-//! names, types, signedness, charsets, labels and keys of its time.
+//! `{data dir}/{destination}/schema.history` unless the server chooses
+//! another [`SchemaHistoryStore`] (ZooKeeper in a cluster), it is seeded
+//! from the source server at the very first start, and it gives every rows
+//! event the column names, types, signedness, charsets, labels and keys of
+//! its time.
 
 use std::sync::Arc;
 
 use sluice_binlog::TableMap;
-use sluice_schema::{BinlogPosition, MetadataSource, SchemaTracker};
+use sluice_schema::{BinlogPosition, MetadataSource, SchemaHistoryStore, SchemaTracker};
 use sluice_source::conn::{Conn, ConnectOptions};
 
 use crate::entry::ColumnInfo;
@@ -217,6 +219,20 @@ impl MetadataSource for ServerMetadata {
     }
 }
 
+/// The history store of a destination when the server chooses none:
+/// `{data_dir}/{destination}/schema.history`.
+pub fn file_history_store(
+    data_dir: &std::path::Path,
+    destination: &str,
+) -> Result<Box<dyn SchemaHistoryStore>, String> {
+    let dir = data_dir.join(destination);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let path = dir.join("schema.history");
+    let store = sluice_schema::FileHistoryStore::open(&path).map_err(|e| e.to_string())?;
+    tracing::info!(destination, store = "file", path = %path.display(), "schema history");
+    Ok(Box::new(store))
+}
+
 /// The schema hook of a destination: history in
 /// `{data_dir}/{destination}/schema.history`, seeded from the server.
 pub fn tracked_schema(
@@ -225,11 +241,17 @@ pub fn tracked_schema(
     connect: &ConnectOptions,
     filter: sluice_canal::TableFilter,
 ) -> Result<Box<dyn SchemaHook>, String> {
-    let dir = data_dir.join(destination);
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let store = sluice_schema::FileHistoryStore::open(dir.join("schema.history"))
-        .map_err(|e| e.to_string())?;
-    let tracker = SchemaTracker::open(Box::new(store), sluice_schema::TrackerOptions::default())
+    tracked_schema_in(file_history_store(data_dir, destination)?, connect, filter)
+}
+
+/// The schema hook of a destination with its history in `store`, seeded
+/// from the server.
+pub fn tracked_schema_in(
+    store: Box<dyn SchemaHistoryStore>,
+    connect: &ConnectOptions,
+    filter: sluice_canal::TableFilter,
+) -> Result<Box<dyn SchemaHook>, String> {
+    let tracker = SchemaTracker::open(store, sluice_schema::TrackerOptions::default())
         .map_err(|e| e.to_string())?;
     Ok(Box::new(TrackedSchema::new(
         tracker,

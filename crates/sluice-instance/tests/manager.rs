@@ -192,3 +192,89 @@ async fn a_refusing_fence_stops_the_instance_before_it_publishes() {
     assert_eq!(m.state("shop"), Some(InstanceState::Stopped), "no restart");
     m.stop_all().await;
 }
+
+/// A history in memory that the test can look into.
+#[derive(Clone, Default)]
+struct SharedHistory(Arc<std::sync::Mutex<Vec<sluice_schema::HistoryRecord>>>);
+
+impl sluice_schema::SchemaHistoryStore for SharedHistory {
+    fn append(&mut self, record: &sluice_schema::HistoryRecord) -> sluice_schema::Result<()> {
+        self.0.lock().unwrap().push(record.clone());
+        Ok(())
+    }
+
+    fn load(&mut self) -> sluice_schema::Result<Vec<sluice_schema::HistoryRecord>> {
+        Ok(self.0.lock().unwrap().clone())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_schema_history_goes_to_the_store_the_server_chooses() {
+    use sluice_instance::manager::HistoryStoreFactory;
+    use sluice_schema::HistoryRecord;
+
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let conf = tempfile::tempdir().unwrap();
+    write(
+        &conf.path().join("canal.properties"),
+        "canal.destinations = shop\ncanal.auto.scan = false\n",
+    );
+    write(
+        &conf.path().join("shop/instance.properties"),
+        &format!(
+            "canal.instance.master.address = 127.0.0.1:{}\ncanal.instance.dbUsername = root\n",
+            db.port()
+        ),
+    );
+    let server = ServerConfig::load(conf.path()).unwrap();
+    let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(conf.path()));
+    let history = SharedHistory::default();
+    let opened = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let factory: HistoryStoreFactory = {
+        let history = history.clone();
+        let opened = opened.clone();
+        Arc::new(move |destination: &str| {
+            opened.lock().unwrap().push(destination.to_string());
+            Ok(Box::new(history.clone()) as Box<dyn sluice_schema::SchemaHistoryStore>)
+        })
+    };
+    let m = InstanceManager::new(
+        server,
+        cursors,
+        InstanceManager::schema_tracking_in(factory),
+    );
+    assert!(m.start_all().is_empty());
+    wait_for(&m, "shop", InstanceState::Running).await;
+
+    db.exec("ALTER TABLE shop.t ADD COLUMN note VARCHAR(10)")
+        .unwrap();
+    let mut recorded = Vec::new();
+    for _ in 0..100 {
+        recorded = history.0.lock().unwrap().clone();
+        if recorded
+            .iter()
+            .any(|r| matches!(r, HistoryRecord::Ddl { sql, .. } if sql.contains("ADD COLUMN note")))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        matches!(recorded.first(), Some(HistoryRecord::Snapshot { catalog, .. }) if catalog.table("shop", "t").is_some()),
+        "seeded from the server: {recorded:?}"
+    );
+    assert!(
+        recorded.iter().any(
+            |r| matches!(r, HistoryRecord::Ddl { sql, .. } if sql.contains("ADD COLUMN note"))
+        ),
+        "the ALTER is recorded: {recorded:?}"
+    );
+    assert_eq!(*opened.lock().unwrap(), vec!["shop".to_string()]);
+    assert!(
+        !conf.path().join("shop/schema.history").exists(),
+        "no history file beside the chosen store"
+    );
+    m.stop_all().await;
+}
