@@ -2,6 +2,7 @@
 
 mod decode;
 mod ha;
+mod release;
 mod render;
 mod server;
 mod tail;
@@ -32,6 +33,8 @@ enum Command {
     Tail(tail::TailArgs),
     /// Run the destinations of a Canal configuration folder and serve Canal clients.
     Server(server::ServerArgs),
+    /// Move a destination off the server that runs it (ZooKeeper cluster): a standby takes it over.
+    Release(release::ReleaseArgs),
 }
 
 #[derive(Subcommand)]
@@ -48,6 +51,7 @@ fn main() -> ExitCode {
         } => decode::run(&args),
         Command::Tail(args) => tail::run(&args),
         Command::Server(args) => server::run(&args),
+        Command::Release(args) => release::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

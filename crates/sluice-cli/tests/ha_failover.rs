@@ -1,42 +1,46 @@
 //! High availability with ZooKeeper: a 3-node ensemble and two `sluice
-//! server` processes (same configuration except the port) on one MariaDB.
+//! server` processes (same configuration except the port) on one MariaDB,
+//! a writer inserting rows all along and the cluster client
+//! ([`ClusterConnector`]) reading and acking them all along.
 //!
 //! - Exactly one server runs the destination: the `running` node holds
 //!   `{"active":true,"address":"127.0.0.1:PORT"}` of one of them and MariaDB
-//!   shows exactly one `Binlog Dump`.
-//! - A client reads from it while rows are written; the running server is
-//!   killed with SIGKILL; the standby takes over once ZooKeeper expired the
-//!   dead server's session, `canal.zookeeper.ha.delay` later (measured), the
-//!   client follows the `running` node to it and every row arrives. The only
-//!   rows delivered again are those of transactions not complete in an acked
-//!   batch whose ack the dead server confirmed, or confirmed less than a
-//!   cursor flush period (plus margin) before the kill: cursors reach
-//!   ZooKeeper every `canal.zookeeper.flush.period`, as in Canal.
-//! - The new running server is stopped (SIGSTOP) past its session timeout,
-//!   the restarted first server takes over, then the stopped one continues
-//!   (SIGCONT): it stops dumping at once and does not dump again.
+//!   shows exactly one `Binlog Dump`; the client holds `/1001/running`.
+//! - kill -9 of the running server: the standby takes over once ZooKeeper
+//!   expired the dead server's session, `canal.zookeeper.ha.delay` later
+//!   (measured), and the client follows it by itself.
+//! - The ZooKeeper leader is killed: rows keep coming from the same server.
+//! - `sluice release` moves the destination to the other server at once; the
+//!   client follows.
+//! - The running server is stopped (SIGSTOP) past its session timeout: the
+//!   other takes over and the client follows; the stopped one continues
+//!   (SIGCONT), stops dumping at once and does not dump again.
+//! - SIGTERM hands the destination over at once.
+//! - Every row written arrives, and a row is delivered again only if its
+//!   transaction was not complete in a batch whose ack was confirmed (the
+//!   next call on the same connection answered): with cursors written to
+//!   ZooKeeper on every ack, nothing acknowledged is replayed.
 //!
-//! The measured take-over time is written to `docs/benchmarks.md` between
-//! the `ha-failover` markers (`SLUICE_BENCH_NO_DOCS=1` skips that).
+//! The measured times are written to `docs/benchmarks.md` between the
+//! `ha-failover` markers (`SLUICE_BENCH_NO_DOCS=1` skips that).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use sluice_canal::proto::Entry;
 use sluice_canal::proto::{EntryType, EventType};
-use sluice_client::{SimpleConnector, TimeUnit};
+use sluice_client::cluster::{ClusterConnector, ClusterOptions};
+use sluice_client::{Message, SimpleConnector, TimeUnit};
 use sluice_ha::zookeeper_client::{self, Client};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 
-const ROWS: i64 = 1800;
 const HA_DELAY: Duration = Duration::from_millis(2000);
 const SESSION_TIMEOUT: Duration = Duration::from_millis(4000);
 const FLUSH_PERIOD: Duration = Duration::from_millis(100);
-/// Acks confirmed this long before a kill must have reached ZooKeeper.
-const FLUSH_MARGIN: Duration = Duration::from_millis(1000);
 const RUNNING: &str = "/otter/canal/destinations/example/running";
 
 fn write_conf(dir: &Path, db_port: u16, canal_port: u16, zk: &str) {
@@ -200,114 +204,205 @@ fn wait_dumps(db: &MariaDb, n: usize, timeout: Duration) -> Duration {
     start.elapsed()
 }
 
-/// What the client has seen, and which re-deliveries would be a bug.
+/// The inserted ids carried by the ROWDATA entries of `entries`, and the
+/// ids of the transactions that end within them.
+fn insert_ids(entries: &[Entry], open_txn: &mut Vec<i64>) -> (Vec<i64>, Vec<i64>) {
+    let mut ids = Vec::new();
+    let mut complete = Vec::new();
+    for e in entries {
+        if e.entry_type == Some(EntryType::TransactionEnd as i32) {
+            complete.append(open_txn);
+            continue;
+        }
+        if e.entry_type != Some(EntryType::RowData as i32) {
+            continue;
+        }
+        let Ok(rc) = sluice_client::row_change(e) else {
+            continue;
+        };
+        if rc.event_type != Some(EventType::Insert as i32) {
+            continue;
+        }
+        for rd in &rc.row_datas {
+            if let Some(v) = rd.after_columns.first().and_then(|c| c.value.clone()) {
+                let id: i64 = v.parse().unwrap();
+                ids.push(id);
+                open_txn.push(id);
+            }
+        }
+    }
+    (ids, complete)
+}
+
+/// What the cluster client has seen, and which re-deliveries would be a bug.
 #[derive(Default)]
 struct Consumer {
     delivered: Vec<i64>,
     seen: BTreeSet<i64>,
-    /// Rows of complete transactions in batches whose ack was confirmed, and when.
-    confirmed: BTreeMap<i64, Instant>,
+    /// Rows of transactions complete in a batch whose ack was confirmed:
+    /// acked, then the next call on the same connection answered (the server
+    /// handles a connection's requests in order and writes the cursor of an
+    /// ack to ZooKeeper before it answers the next one).
+    confirmed: BTreeSet<i64>,
     pending_ack: Vec<i64>,
     open_txn: Vec<i64>,
-    kills: Vec<Instant>,
+    /// The server each batch with rows came from, and when.
+    batches: Vec<(Instant, String)>,
+    /// Instants a batch with rows arrived.
+    arrivals: Vec<Instant>,
+    /// The first thing that went wrong.
+    error: Option<String>,
 }
 
 impl Consumer {
-    fn reconnected(&mut self) {
-        self.pending_ack.clear();
-        self.open_txn.clear();
+    /// When the first batch with rows from `server` arrived after `since`.
+    fn first_from(&self, server: &str, since: Instant) -> Option<Instant> {
+        self.batches
+            .iter()
+            .find(|(t, s)| *t >= since && s == server)
+            .map(|(t, _)| *t)
     }
 
-    /// Whether delivering `id` again is allowed: its ack was not confirmed,
-    /// or confirmed within a flush period (plus margin) before a kill.
-    fn may_repeat(&self, id: i64) -> bool {
-        match self.confirmed.get(&id) {
-            None => true,
-            Some(t) => self
-                .kills
-                .iter()
-                .any(|k| *t <= *k && k.duration_since(*t) <= FLUSH_PERIOD + FLUSH_MARGIN),
+    /// The longest time without a batch with rows between `from` and `to`.
+    fn longest_gap(&self, from: Instant, to: Instant) -> Duration {
+        let mut last = from;
+        let mut gap = Duration::ZERO;
+        for t in self.arrivals.iter().filter(|t| **t > from && **t <= to) {
+            gap = gap.max(t.duration_since(last));
+            last = *t;
         }
+        gap.max(to.saturating_duration_since(last))
     }
+}
 
-    /// One get + ack on `client`; `Err` when the connection failed.
-    async fn step(&mut self, client: &mut SimpleConnector) -> Result<(), ()> {
-        let msg = client
+type Shared = Arc<Mutex<Consumer>>;
+
+fn lock(state: &Shared) -> std::sync::MutexGuard<'_, Consumer> {
+    state.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Books one batch; false when it shows a bug (recorded as the error).
+fn record(state: &Shared, msg: &Message, now: Instant, server: String, failed_over: bool) -> bool {
+    let mut st = lock(state);
+    if failed_over {
+        // Acks sent before the failover may or may not have been written.
+        st.pending_ack.clear();
+        st.open_txn.clear();
+    } else {
+        let acked = std::mem::take(&mut st.pending_ack);
+        st.confirmed.extend(acked);
+    }
+    if msg.id < 0 {
+        return true;
+    }
+    let mut open = std::mem::take(&mut st.open_txn);
+    let (ids, complete) = insert_ids(&msg.entries, &mut open);
+    st.open_txn = open;
+    if let Some(id) = ids.iter().find(|id| st.confirmed.contains(id)) {
+        st.error = Some(format!(
+            "row {id} delivered again by {server} although its transaction was in a batch whose ack was confirmed"
+        ));
+        return false;
+    }
+    if !ids.is_empty() {
+        st.batches.push((now, server));
+        st.arrivals.push(now);
+    }
+    st.delivered.extend(&ids);
+    st.seen.extend(&ids);
+    st.pending_ack = complete;
+    true
+}
+
+/// Reads with `client` until `stop`: getWithoutAck, check, ack.
+async fn consume(mut client: ClusterConnector, state: Shared, stop: Arc<AtomicBool>) {
+    while !stop.load(Ordering::SeqCst) {
+        let failovers = client.failovers();
+        let msg = match client
             .get_without_ack(50, Some(100), TimeUnit::Milliseconds)
             .await
-            .map_err(|_| ())?;
+        {
+            Ok(m) => m,
+            Err(e) => {
+                lock(&state).error = Some(format!("the cluster client gave up: {e}"));
+                return;
+            }
+        };
         let now = Instant::now();
-        for id in self.pending_ack.drain(..) {
-            self.confirmed.insert(id, now);
+        let server = client.server().unwrap_or_default().to_string();
+        let failed_over = client.failovers() != failovers;
+        if !record(&state, &msg, now, server, failed_over) {
+            return;
         }
         if msg.id < 0 {
-            return Ok(());
+            continue;
         }
-        let mut ids = Vec::new();
-        let mut complete = Vec::new();
-        for e in &msg.entries {
-            if e.entry_type == Some(EntryType::TransactionEnd as i32) {
-                complete.append(&mut self.open_txn);
-                continue;
-            }
-            if e.entry_type != Some(EntryType::RowData as i32) {
-                continue;
-            }
-            let Ok(rc) = sluice_client::row_change(e) else {
-                continue;
-            };
-            if rc.event_type != Some(EventType::Insert as i32) {
-                continue;
-            }
-            for rd in &rc.row_datas {
-                if let Some(v) = rd.after_columns.first().and_then(|c| c.value.clone()) {
-                    let id: i64 = v.parse().unwrap();
-                    ids.push(id);
-                    self.open_txn.push(id);
-                }
-            }
+        if let Err(e) = client.ack(msg.id).await {
+            lock(&state).error = Some(format!("ack failed: {e}"));
+            return;
         }
-        for id in &ids {
-            assert!(
-                self.may_repeat(*id),
-                "row {id} delivered again although its transaction was acked, confirmed and flushed"
-            );
-        }
-        self.delivered.extend(&ids);
-        self.seen.extend(&ids);
-        if client.ack(msg.id).await.is_ok() {
-            self.pending_ack = complete;
-        }
-        Ok(())
     }
+    let _ = client.disconnect().await;
 }
 
-/// Connects to whichever server the `running` node names.
-async fn connect_running(zk: &Client, timeout: Duration) -> (SimpleConnector, String) {
+/// Waits until `done` holds for the consumer, failing on its error.
+async fn wait_consumer(
+    state: &Shared,
+    what: &str,
+    timeout: Duration,
+    mut done: impl FnMut(&Consumer) -> bool,
+) {
     let deadline = Instant::now() + timeout;
     loop {
-        if let Some(json) = running_node(zk).await {
-            let info: serde_json::Value = serde_json::from_str(&json).unwrap();
-            if let Some(addr) = info["address"].as_str() {
-                if let Ok(mut c) = SimpleConnector::connect(addr, "example", "", "").await {
-                    if c.subscribe("").await.is_ok() {
-                        return (c, addr.to_string());
-                    }
-                }
+        {
+            let st = lock(state);
+            if let Some(e) = &st.error {
+                panic!("{e}");
             }
+            if done(&st) {
+                return;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{what}: not within {timeout:?} ({} rows seen)",
+                st.seen.len()
+            );
         }
-        assert!(
-            Instant::now() < deadline,
-            "cannot reach the running server within {timeout:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
 
+/// Inserts transactions of 3 rows (ids 0, 1, 2, …) until stopped; returns
+/// how many rows it wrote.
+fn start_writer(db: Arc<MariaDb>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<i64> {
+    std::thread::spawn(move || {
+        let mut next = 0i64;
+        while !stop.load(Ordering::SeqCst) {
+            let stmts: Vec<String> = (next..next + 3)
+                .map(|id| format!("INSERT INTO w.t VALUES ({id}, 'row {id}')"))
+                .collect();
+            db.exec(&format!("BEGIN; {}; COMMIT", stmts.join("; ")))
+                .unwrap();
+            next += 3;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        next
+    })
+}
+
+#[derive(Default)]
 struct Failover {
     session_expired: Duration,
     taken_over: Duration,
     dumping: Duration,
+    /// From the kill to the client's first rows from the new server.
+    client_followed: Duration,
+    /// Longest stretch without rows after the ZooKeeper leader was killed.
+    zk_leader_gap: Duration,
+    /// From `sluice release` to the other server's `running` node.
+    released: Duration,
+    /// From the release to the client's first rows from the other server.
+    release_followed: Duration,
     /// From SIGTERM of the running server to the standby's `running` node.
     after_shutdown: Duration,
 }
@@ -324,31 +419,40 @@ fn write_benchmark(f: &Failover) {
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let section = format!(
         "<!-- ha-failover:begin -->\n\
-## HA failover: take-over after `kill -9` of the running server\n\
+## HA failover: take-over, client failover, release\n\
 \n\
 Setup: 3-node ZooKeeper ensemble (tickTime 500 ms), two `sluice server` processes on one MariaDB, \
-`canal.zookeeper.session.timeout` = {st} ms, `canal.zookeeper.ha.delay` = {delay} ms, \
-`canal.zookeeper.flush.period` = {flush} ms; a writer inserts rows while a client reads from the running server. \
-Machine: {cores} CPUs. Written by `cargo test -p sluice-cli --test ha_failover`.\n\
+`canal.zookeeper.session.timeout` = {st} ms, `canal.zookeeper.ha.delay` = {delay} ms; \
+a writer inserts rows all along while the cluster client (`sluice_client::cluster::ClusterConnector`) \
+reads and acks. Machine: {cores} CPUs. Written by `cargo test -p sluice-cli --test ha_failover`.\n\
 \n\
 | from `kill -9` of the running server to | ms |\n\
 | --- | ---: |\n\
 | its `running` node gone (ZooKeeper expired its session, timed from its last request, so up to a ping interval early) | {gone} |\n\
 | the standby's `running` node (take-over) | {taken} |\n\
 | the standby's `Binlog Dump` in MariaDB's processlist | {dump} |\n\
+| the cluster client's first rows from the new server | {followed} |\n\
 \n\
 Node gone → taken over: {gap} ms (the configured delay is {delay} ms). A killed server's node \
-lasts until its session expires, so the take-over takes the session timeout plus the delay. \
-A server shut down normally (SIGTERM) releases its nodes and the standby takes over at once: \
-{term} ms from SIGTERM to the standby's `running` node in the same run.\n\
+lasts until its session expires, so the take-over takes the session timeout plus the delay.\n\
+\n\
+| other events | ms |\n\
+| --- | ---: |\n\
+| ZooKeeper leader killed: longest stretch without rows at the client | {zk} |\n\
+| `sluice release`: to the other server's `running` node | {rel} |\n\
+| `sluice release`: to the cluster client's first rows from it | {relf} |\n\
+| SIGTERM of the running server: to the standby's `running` node | {term} |\n\
 <!-- ha-failover:end -->",
         st = ms(SESSION_TIMEOUT),
         delay = ms(HA_DELAY),
-        flush = ms(FLUSH_PERIOD),
         gone = ms(f.session_expired),
         taken = ms(f.taken_over),
         dump = ms(f.dumping),
+        followed = ms(f.client_followed),
         gap = ms(f.taken_over.saturating_sub(f.session_expired)),
+        zk = ms(f.zk_leader_gap),
+        rel = ms(f.released),
+        relf = ms(f.release_followed),
         term = ms(f.after_shutdown),
     );
     let begin = "<!-- ha-failover:begin -->";
@@ -362,8 +466,31 @@ A server shut down normally (SIGTERM) releases its nodes and the standby takes o
     std::fs::write(&path, new).unwrap();
 }
 
+/// Runs `sluice release` for `example`; returns its standard output.
+fn release(zk_servers: &str) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["release", "--zk", zk_servers, "example", "--wait", "30"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "sluice release failed: {stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// Waits until MariaDB shows `n` binlog dumps (off the async threads).
+async fn dumps_settle(db: &Arc<MariaDb>, n: usize, timeout: Duration) -> Duration {
+    let db = db.clone();
+    tokio::task::spawn_blocking(move || wait_dumps(&db, n, timeout))
+        .await
+        .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
+async fn servers_and_the_cluster_client_fail_over_without_losing_a_row() {
     let ensemble = ZooKeeperEnsemble::start(3).unwrap();
     let zk_servers = ensemble.connect_string();
     let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
@@ -380,12 +507,12 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
     }
     let zk = Client::connect(&zk_servers).await.unwrap();
 
-    // Exactly one runs.
+    // Exactly one runs; both are registered.
     let first = wait_running(&zk, &addresses, Duration::from_secs(60)).await;
     let first_idx = addresses.iter().position(|a| *a == first).unwrap();
     let other_idx = 1 - first_idx;
-    assert_eq!(running_node(&zk).await.unwrap(), running_json(&first));
-    wait_dumps(&db, 1, Duration::from_secs(30));
+    let second = addresses[other_idx].clone();
+    dumps_settle(&db, 1, Duration::from_secs(30)).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let cluster = zk.list_children("/otter/canal/cluster").await.unwrap();
@@ -410,47 +537,51 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
-    // A writer, and a client on the running server.
-    let writing = Arc::new(AtomicBool::new(true));
-    let writer = {
-        let db = db.clone();
-        let writing = writing.clone();
-        std::thread::spawn(move || {
-            for t in 0..(ROWS / 3) {
-                let stmts: Vec<String> = (0..3)
-                    .map(|i| format!("INSERT INTO w.t VALUES ({0}, 'row {0}')", t * 3 + i))
-                    .collect();
-                db.exec(&format!("BEGIN; {}; COMMIT", stmts.join("; ")))
-                    .unwrap();
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            writing.store(false, Ordering::SeqCst);
-        })
-    };
-    let mut consumer = Consumer::default();
-    let (mut client, addr) = connect_running(&zk, Duration::from_secs(30)).await;
-    assert_eq!(addr, first);
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while (consumer.seen.len() as i64) < ROWS / 3 {
-        assert!(Instant::now() < deadline, "rows do not arrive");
-        consumer
-            .step(&mut client)
-            .await
-            .expect("the running server failed");
-    }
+    // A writer and the cluster client, both running until the end.
+    let stop_writing = Arc::new(AtomicBool::new(false));
+    let writer = start_writer(db.clone(), stop_writing.clone());
+    let client = ClusterConnector::connect(
+        &zk_servers,
+        "example",
+        "",
+        "",
+        ClusterOptions {
+            zk_session_timeout: SESSION_TIMEOUT,
+            failover_timeout: Duration::from_secs(60),
+            retry_interval: Duration::from_millis(100),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(client.server(), Some(first.as_str()));
+    let client_running = node(&zk, "/otter/canal/destinations/example/1001/running")
+        .await
+        .expect("the client holds its running node");
+    assert!(
+        client_running.contains(r#""clientId":1001"#),
+        "{client_running}"
+    );
+    let mut client = client;
+    client.subscribe("").await.unwrap();
+    let state: Shared = Arc::default();
+    let stop_reading = Arc::new(AtomicBool::new(false));
+    let reader = tokio::spawn(consume(client, state.clone(), stop_reading.clone()));
+    wait_consumer(&state, "rows arrive", Duration::from_secs(60), |c| {
+        c.seen.len() >= 300
+    })
+    .await;
 
-    // kill -9 the running server.
+    // kill -9 the running server: the standby takes over, the client follows.
     servers[first_idx].kill();
     let killed = Instant::now();
-    consumer.kills.push(killed);
     let mut session_expired = None;
-    let second = &addresses[other_idx];
     loop {
         match running_node(&zk).await {
             None => {
                 session_expired.get_or_insert_with(|| killed.elapsed());
             }
-            Some(json) if json == running_json(second) => break,
+            Some(json) if json == running_json(&second) => break,
             Some(_) => {}
         }
         assert!(
@@ -461,21 +592,7 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
     }
     let taken_over = killed.elapsed();
     let session_expired = session_expired.unwrap_or(taken_over);
-    let dumping = {
-        let db = db.clone();
-        tokio::task::spawn_blocking(move || {
-            wait_dumps(&db, 1, Duration::from_secs(30));
-            killed.elapsed()
-        })
-        .await
-        .unwrap()
-    };
-    let mut failover = Failover {
-        session_expired,
-        taken_over,
-        dumping,
-        after_shutdown: Duration::ZERO,
-    };
+    let dumping = dumps_settle(&db, 1, Duration::from_secs(30)).await + taken_over;
     eprintln!(
         "kill -9 → node gone {session_expired:?}, taken over {taken_over:?}, dumping {dumping:?}"
     );
@@ -488,97 +605,121 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
         taken_over <= SESSION_TIMEOUT + HA_DELAY + Duration::from_secs(2),
         "take-over {taken_over:?} after the kill"
     );
+    wait_consumer(&state, "the client follows", Duration::from_secs(30), |c| {
+        c.first_from(&second, killed).is_some()
+    })
+    .await;
+    let mut failover = Failover {
+        session_expired,
+        taken_over,
+        dumping,
+        client_followed: lock(&state)
+            .first_from(&second, killed)
+            .map_or(Duration::ZERO, |t| t.duration_since(killed)),
+        ..Default::default()
+    };
 
-    // The client follows; every row arrives.
-    consumer.reconnected();
-    let (c, addr) = connect_running(&zk, Duration::from_secs(30)).await;
-    client = c;
-    assert_eq!(&addr, second);
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while (consumer.seen.len() as i64) < ROWS {
-        assert!(
-            Instant::now() < deadline,
-            "only {} of {ROWS} rows arrived; logs in {}",
-            consumer.seen.len(),
-            root.path().display()
-        );
-        if consumer.step(&mut client).await.is_err() {
-            consumer.reconnected();
-            client = connect_running(&zk, Duration::from_secs(30)).await.0;
-        }
-    }
-    writer.join().unwrap();
-    assert!(!writing.load(Ordering::SeqCst));
-    let missing: Vec<i64> = (0..ROWS)
-        .filter(|i| !consumer.seen.contains(i))
-        .take(10)
-        .collect();
-    assert!(missing.is_empty(), "rows never delivered: {missing:?}");
-    eprintln!(
-        "{} rows delivered for {ROWS} written ({} again)",
-        consumer.delivered.len(),
-        consumer.delivered.len() as i64 - ROWS
-    );
-    drop(client);
-
-    // The first server comes back as a standby.
-    let back_log_start = servers[first_idx].log_text().len();
+    // The killed server comes back as a standby.
     servers[first_idx].spawn();
-    let back = &addresses[first_idx];
+    let back = addresses[first_idx].clone();
     let deadline = Instant::now() + Duration::from_secs(30);
     while !zk
         .list_children("/otter/canal/destinations/example/cluster")
         .await
         .unwrap()
-        .contains(back)
+        .contains(&back)
     {
         assert!(Instant::now() < deadline, "{back} does not register again");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
-    assert_eq!(running_node(&zk).await.unwrap(), running_json(second));
+    assert_eq!(running_node(&zk).await.unwrap(), running_json(&second));
     assert_eq!(binlog_dumps(&db), 1);
 
-    // Rows keep coming while the owner is paused past its session timeout.
-    let more = Arc::new(AtomicUsize::new(0));
-    let stop_writing = Arc::new(AtomicBool::new(false));
-    let writer = {
-        let db = db.clone();
-        let more = more.clone();
-        let stop = stop_writing.clone();
-        std::thread::spawn(move || {
-            let mut id = ROWS;
-            while !stop.load(Ordering::SeqCst) {
-                db.exec(&format!("INSERT INTO w.t VALUES ({id}, 'more')"))
-                    .unwrap();
-                id += 1;
-                more.fetch_add(1, Ordering::SeqCst);
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        })
-    };
-    servers[other_idx].signal("-STOP");
+    // The ZooKeeper leader dies: the ensemble elects another, sessions move,
+    // rows keep coming from the same server.
+    let leader = (0..ensemble.len())
+        .find(|&i| ensemble.mode(i).as_deref() == Some("leader"))
+        .expect("the ensemble has a leader");
+    let seen_before = lock(&state).seen.len();
+    ensemble.kill_node(leader).unwrap();
+    let zk_killed = Instant::now();
+    let zk = Client::connect(&zk_servers).await.unwrap();
+    wait_consumer(
+        &state,
+        "rows after the ZooKeeper leader died",
+        Duration::from_secs(60),
+        |c| c.seen.len() >= seen_before + 300,
+    )
+    .await;
+    failover.zk_leader_gap = lock(&state).longest_gap(zk_killed, Instant::now());
+    eprintln!(
+        "ZooKeeper leader {leader} killed: longest stretch without rows {:?}",
+        failover.zk_leader_gap
+    );
+    assert_eq!(running_node(&zk).await.unwrap(), running_json(&second));
+    dumps_settle(&db, 1, Duration::from_secs(30)).await;
+
+    // Release moves the destination to the standby; the client follows.
+    let asked = Instant::now();
+    let said = tokio::task::spawn_blocking({
+        let zk_servers = zk_servers.clone();
+        move || release(&zk_servers)
+    })
+    .await
+    .unwrap();
+    assert!(said.contains(&format!("now runs on {back}")), "{said}");
+    assert!(
+        servers[other_idx].log_text().contains("release requested"),
+        "the released server's log does not say why it stopped"
+    );
+    wait_running(&zk, std::slice::from_ref(&back), Duration::from_secs(10)).await;
+    failover.released = asked.elapsed();
+    assert!(
+        failover.released < HA_DELAY,
+        "a released destination was taken over only after {:?}",
+        failover.released
+    );
+    wait_consumer(
+        &state,
+        "the client follows the release",
+        Duration::from_secs(30),
+        |c| c.first_from(&back, asked).is_some(),
+    )
+    .await;
+    failover.release_followed = lock(&state)
+        .first_from(&back, asked)
+        .map_or(Duration::ZERO, |t| t.duration_since(asked));
+    dumps_settle(&db, 1, Duration::from_secs(30)).await;
+
+    // The owner is paused past its session timeout: the standby takes over,
+    // the client follows; once the paused one continues it has fenced
+    // itself and never dumps again.
+    let (owner, standby) = (first_idx, other_idx);
+    let standby_log_start = servers[standby].log_text().len();
+    servers[owner].signal("-STOP");
     let paused = Instant::now();
-    let took = wait_running(&zk, std::slice::from_ref(back), Duration::from_secs(60)).await;
-    assert_eq!(&took, back);
+    wait_running(&zk, std::slice::from_ref(&second), Duration::from_secs(60)).await;
     eprintln!("paused owner replaced after {:?}", paused.elapsed());
     let deadline = Instant::now() + Duration::from_secs(30);
-    while !servers[first_idx].log_text()[back_log_start..].contains("instance reading the source") {
-        assert!(Instant::now() < deadline, "{back} does not start dumping");
+    while !servers[standby].log_text()[standby_log_start..].contains("instance reading the source")
+    {
+        assert!(Instant::now() < deadline, "{second} does not start dumping");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    wait_consumer(
+        &state,
+        "the client follows away from the paused owner",
+        Duration::from_secs(30),
+        |c| c.first_from(&second, paused).is_some(),
+    )
+    .await;
     // While the owner is stopped its idle dump connection may still be
     // listed; once it continues it must drop it and never dump again.
-    let log_before = servers[other_idx].log_text().len();
-    servers[other_idx].signal("-CONT");
+    let log_before = servers[owner].log_text().len();
+    servers[owner].signal("-CONT");
     let resumed = Instant::now();
-    let settle = {
-        let db = db.clone();
-        tokio::task::spawn_blocking(move || wait_dumps(&db, 1, Duration::from_secs(10)))
-            .await
-            .unwrap()
-    };
+    let settle = dumps_settle(&db, 1, Duration::from_secs(10)).await;
     eprintln!("one Binlog Dump again {settle:?} after SIGCONT");
     let watch_until = Instant::now() + SESSION_TIMEOUT + HA_DELAY + Duration::from_secs(2);
     while Instant::now() < watch_until {
@@ -587,26 +728,20 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
             1,
             "two servers dump after the paused one continued"
         );
-        assert_eq!(running_node(&zk).await.unwrap(), running_json(back));
+        assert_eq!(running_node(&zk).await.unwrap(), running_json(&second));
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    stop_writing.store(true, Ordering::SeqCst);
-    writer.join().unwrap();
-    let after = &servers[other_idx].log_text()[log_before..];
+    let after = &servers[owner].log_text()[log_before..];
     assert!(
         !after.contains("this server runs the destination"),
         "the paused server ran the destination again after SIGCONT: {after}"
     );
-    eprintln!(
-        "{} rows written during the pause test; one dump only for {:?} after SIGCONT",
-        more.load(Ordering::SeqCst),
-        resumed.elapsed()
-    );
+    eprintln!("one dump only for {:?} after SIGCONT", resumed.elapsed());
 
     // A normal shutdown hands the destination over at once.
-    servers[first_idx].signal("-TERM");
+    servers[standby].signal("-TERM");
     let terminated = Instant::now();
-    wait_running(&zk, std::slice::from_ref(second), Duration::from_secs(30)).await;
+    wait_running(&zk, std::slice::from_ref(&back), Duration::from_secs(30)).await;
     failover.after_shutdown = terminated.elapsed();
     eprintln!("SIGTERM → taken over {:?}", failover.after_shutdown);
     assert!(
@@ -614,10 +749,39 @@ async fn standby_takes_over_after_kill_9_and_a_paused_owner_stays_fenced() {
         "a released destination was taken over only after {:?}",
         failover.after_shutdown
     );
-    let status = servers[first_idx].child.take().unwrap().wait().unwrap();
+    let status = servers[standby].child.take().unwrap().wait().unwrap();
     assert!(
         status.success(),
         "the server exited with {status} on SIGTERM"
+    );
+
+    // Every row written arrives; the only rows delivered twice were in
+    // batches whose ack was never confirmed (checked as they came).
+    stop_writing.store(true, Ordering::SeqCst);
+    let written = tokio::task::spawn_blocking(move || writer.join().unwrap())
+        .await
+        .unwrap();
+    wait_consumer(&state, "every row arrives", Duration::from_secs(120), |c| {
+        c.seen.len() as i64 >= written
+    })
+    .await;
+    stop_reading.store(true, Ordering::SeqCst);
+    reader.await.unwrap();
+    let st = lock(&state);
+    let missing: Vec<i64> = (0..written)
+        .filter(|i| !st.seen.contains(i))
+        .take(10)
+        .collect();
+    assert!(missing.is_empty(), "rows never delivered: {missing:?}");
+    eprintln!(
+        "{} rows delivered for {written} written ({} again)",
+        st.delivered.len(),
+        st.delivered.len() as i64 - written
+    );
+    drop(st);
+    eprintln!(
+        "failover figures: client followed the kill in {:?}, release in {:?} (node {:?})",
+        failover.client_followed, failover.release_followed, failover.released
     );
     write_benchmark(&failover);
     for s in servers.iter_mut() {
@@ -700,14 +864,20 @@ async fn auto_scan_adds_and_withdraws_destinations() {
         .await
         .unwrap();
     client.subscribe("").await.unwrap();
-    let mut c = Consumer::default();
     let deadline = Instant::now() + Duration::from_secs(15);
-    while !c.seen.contains(&1) {
+    let mut open = Vec::new();
+    loop {
+        let m = client
+            .get(50, Some(Duration::from_millis(100)))
+            .await
+            .unwrap();
+        if insert_ids(&m.entries, &mut open).0.contains(&1) {
+            break;
+        }
         assert!(
             Instant::now() < deadline,
             "the new destination delivers nothing"
         );
-        c.step(&mut client).await.unwrap();
     }
     drop(client);
 

@@ -455,14 +455,23 @@ impl ClusterConnector {
             | ClientError::NotConnected
             | ClientError::Protocol(_)
             | ClientError::FrameTooLarge { .. } => Failure::Connection(e),
-            // A server that no longer runs the destination refuses it:
-            // fail over if the running node names another server now.
-            ClientError::Server { .. } => {
+            // A server that does not run the destination (now) refuses it
+            // with Canal's "should start first": wait for it or for another
+            // server. Other refusals are the caller's, unless the running
+            // node names another server by now.
+            ClientError::Server { message, .. } => {
                 let elsewhere = match (self.servers.active(), self.server()) {
                     (Some(info), Some(current)) => info.address != current,
                     _ => false,
                 };
-                if elsewhere {
+                // The connector drops a connection whose replies may be
+                // out of step (an error that may answer an earlier ack):
+                // that ack failed, so start over on a new connection.
+                let dropped = self
+                    .connection
+                    .as_ref()
+                    .is_some_and(|c| !c.conn.is_connected());
+                if elsewhere || dropped || message.contains("should start first") {
                     Failure::Connection(e)
                 } else {
                     Failure::Caller(e)
