@@ -92,6 +92,13 @@ pub struct ServerConfig {
     pub admin_passwd: String,
     pub zk_servers: String,
     pub zookeeper_flush_period: Duration,
+    /// `sluice.zookeeper.flush.onAck` (default true): the cursor an ack
+    /// moves is written to ZooKeeper before the server answers the client's
+    /// next request, so a crash never replays an acknowledged batch. False
+    /// is Canal's behaviour: cursors are written every
+    /// `canal.zookeeper.flush.period`, and up to a period of acknowledged
+    /// batches come again after a crash.
+    pub zookeeper_flush_on_ack: bool,
     /// `canal.zookeeper.ha.delay` (ms, default 5000): how long a server
     /// that was not the previous owner waits before taking a destination
     /// whose `running` node disappeared (Canal hard-codes 5 s).
@@ -490,6 +497,7 @@ impl ServerConfig {
                 1000,
                 "expected milliseconds",
             )?),
+            zookeeper_flush_on_ack: r.bool("sluice.zookeeper.flush.onAck", true)?,
             zookeeper_ha_delay: Duration::from_millis(r.parse(
                 "canal.zookeeper.ha.delay",
                 5000,

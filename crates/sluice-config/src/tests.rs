@@ -116,6 +116,7 @@ fn zookeeper_keys_have_defaults_and_are_known() {
     let server = ServerConfig::load(dir.path()).unwrap();
     assert_eq!(server.zk_servers, "");
     assert_eq!(server.zookeeper_flush_period, Duration::from_millis(1000));
+    assert!(server.zookeeper_flush_on_ack);
     assert_eq!(server.zookeeper_ha_delay, Duration::from_millis(5000));
     assert_eq!(
         server.zookeeper_session_timeout,
@@ -125,13 +126,14 @@ fn zookeeper_keys_have_defaults_and_are_known() {
     write(
         dir.path(),
         "canal.properties",
-        "canal.zkServers = 127.0.0.1:2181,127.0.0.1:2182\ncanal.zookeeper.flush.period = 200\ncanal.zookeeper.ha.delay = 2000\ncanal.zookeeper.session.timeout = 4000\ncanal.instance.global.spring.xml = classpath:spring/default-instance.xml\n",
+        "canal.zkServers = 127.0.0.1:2181,127.0.0.1:2182\ncanal.zookeeper.flush.period = 200\ncanal.zookeeper.ha.delay = 2000\ncanal.zookeeper.session.timeout = 4000\nsluice.zookeeper.flush.onAck = false\ncanal.instance.global.spring.xml = classpath:spring/default-instance.xml\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     assert!(server.warnings.is_empty(), "{:?}", server.warnings);
     assert_eq!(server.zk_servers, "127.0.0.1:2181,127.0.0.1:2182");
     assert_eq!(server.meta_mode, MetaMode::ZooKeeper);
     assert_eq!(server.zookeeper_flush_period, Duration::from_millis(200));
+    assert!(!server.zookeeper_flush_on_ack);
     assert_eq!(server.zookeeper_ha_delay, Duration::from_millis(2000));
     assert_eq!(
         server.zookeeper_session_timeout,

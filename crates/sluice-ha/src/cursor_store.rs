@@ -27,6 +27,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -329,6 +330,11 @@ pub type WriteGuard = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 /// (after flushing what is pending), since another server may have moved the
 /// cursors on while the destination ran elsewhere.
 ///
+/// With [`set_write_through`](Self::set_write_through) every save is
+/// written before it returns (the period flush then only retries what
+/// failed): an acknowledged batch is never replayed after a crash, at the
+/// cost of a ZooKeeper write per ack.
+///
 /// Dropping it flushes what is pending.
 pub struct PeriodMixedCursorStore<S: CursorStore + 'static> {
     shared: Arc<Mixed<S>>,
@@ -339,6 +345,7 @@ struct Mixed<S> {
     inner: S,
     period: Duration,
     guard: Option<WriteGuard>,
+    write_through: AtomicBool,
     state: Mutex<MixedState>,
     wake: Condvar,
     /// One write to the inner store at a time, each of the latest state.
@@ -377,6 +384,7 @@ impl<S: CursorStore + 'static> PeriodMixedCursorStore<S> {
             inner,
             period: period.max(Duration::from_millis(1)),
             guard,
+            write_through: AtomicBool::new(false),
             state: Mutex::new(MixedState::default()),
             wake: Condvar::new(),
             write_lock: Mutex::new(()),
@@ -388,6 +396,12 @@ impl<S: CursorStore + 'static> PeriodMixedCursorStore<S> {
             .map_err(|e| warn!("cannot start the cursor flush thread ({e}); cursors are written on flush() and drop only"))
             .ok();
         PeriodMixedCursorStore { shared, flusher }
+    }
+
+    /// Writes every save through before returning (see the type's
+    /// documentation) instead of only at the next period.
+    pub fn set_write_through(&self, on: bool) {
+        self.shared.write_through.store(on, Ordering::SeqCst);
     }
 
     /// The wrapped store.
@@ -445,20 +459,20 @@ impl<S: CursorStore + 'static> CursorStore for PeriodMixedCursorStore<S> {
                 if subscriptions(&entry.meta) == subscriptions(meta) {
                     entry.meta = meta.clone();
                     entry.dirty = true;
-                    return Ok(());
+                    drop(state);
+                    if !self.shared.write_through.load(Ordering::SeqCst) {
+                        return Ok(());
+                    }
+                    if !self.shared.allowed(dest) {
+                        return Err(not_running(dest, "write cursors of"));
+                    }
+                    return self.shared.flush_one(dest);
                 }
             }
         }
         // Subscriptions changed: write through.
         if !self.shared.allowed(dest) {
-            return Err(MetaError::Io {
-                action: "write subscriptions of",
-                path: PathBuf::from(dest),
-                source: io::Error::new(
-                    io::ErrorKind::PermissionDenied,
-                    "this server does not run the destination now",
-                ),
-            });
+            return Err(not_running(dest, "write subscriptions of"));
         }
         let _w = lock(&self.shared.write_lock);
         self.shared.inner.save(meta)?;
@@ -483,6 +497,18 @@ impl<S: CursorStore + 'static> Drop for PeriodMixedCursorStore<S> {
         if let Err(e) = self.shared.flush_all() {
             warn!("flushing cursors on shutdown: {e}");
         }
+    }
+}
+
+/// A write the guard refused.
+fn not_running(destination: &str, action: &'static str) -> MetaError {
+    MetaError::Io {
+        action,
+        path: PathBuf::from(destination),
+        source: io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "this server does not run the destination now",
+        ),
     }
 }
 

@@ -325,6 +325,45 @@ fn period_mixed_store_writes_only_while_the_guard_allows() {
 }
 
 #[test]
+fn period_mixed_store_written_through_saves_before_returning() {
+    init_tracing();
+    let zk = ZooKeeperEnsemble::start(1).unwrap();
+    let servers = zk.connect_string();
+    let rt = runtime();
+    let raw = rt.block_on(raw(&servers));
+    let cursor_path = format!("{DEST}/1001/cursor");
+    let read_cursor = || {
+        text(rt.block_on(raw_get(&raw, &cursor_path)))
+            .map(|t| LogPosition::from_json(&t).unwrap().postion.position)
+    };
+    let running = Arc::new(AtomicBool::new(true));
+    let flag = running.clone();
+    // A period that never comes: only write-through can write the cursor.
+    let mixed = PeriodMixedCursorStore::with_guard(
+        store(&servers),
+        Duration::from_secs(3600),
+        Arc::new(move |_dest: &str| flag.load(Ordering::SeqCst)),
+    );
+    mixed.set_write_through(true);
+    let mut meta = mixed.load("example").unwrap();
+    meta.client_datas.push(client_data(1001, "", None));
+    mixed.save(&meta).unwrap();
+    for pos in [100, 200, 300] {
+        meta.client_datas[0].cursor = Some(position("mysql-bin.000001", pos));
+        mixed.save(&meta).unwrap();
+        assert_eq!(read_cursor(), Some(pos), "saved before save() returned");
+        assert!(!mixed.is_dirty("example"));
+    }
+
+    // Fenced: the save fails instead of being dropped quietly.
+    running.store(false, Ordering::SeqCst);
+    meta.client_datas[0].cursor = Some(position("mysql-bin.000001", 400));
+    let err = mixed.save(&meta).unwrap_err();
+    assert!(err.to_string().contains("does not run"), "{err}");
+    assert_eq!(read_cursor(), Some(300));
+}
+
+#[test]
 fn the_store_works_from_inside_async_code_of_any_runtime() {
     init_tracing();
     let zk = ZooKeeperEnsemble::start(1).unwrap();
