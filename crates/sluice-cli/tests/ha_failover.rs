@@ -40,7 +40,9 @@ use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 
 const HA_DELAY: Duration = Duration::from_millis(2000);
 const SESSION_TIMEOUT: Duration = Duration::from_millis(4000);
-const FLUSH_PERIOD: Duration = Duration::from_millis(100);
+/// Long enough that the periodic flush cannot be what keeps acknowledged
+/// rows from coming again: only the write on ack can.
+const FLUSH_PERIOD: Duration = Duration::from_millis(10_000);
 const RUNNING: &str = "/otter/canal/destinations/example/running";
 
 fn write_conf(dir: &Path, db_port: u16, canal_port: u16, zk: &str) {
