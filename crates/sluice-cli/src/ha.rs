@@ -24,6 +24,12 @@
 //!   `canal.zookeeper.flush.period`), whose writes are guarded by the
 //!   destination's election so a fenced server never overwrites the cursors
 //!   of the one that took over.
+//! - The schema history of every destination in ZooKeeper too
+//!   (`/otter/canal/destinations/{dest}/schema-history`, see
+//!   [`sluice_ha::schema_history`]), on one more session of its own shared
+//!   by the destinations: the server that takes a destination over decodes
+//!   with the history its previous owner wrote. Appends are guarded by the
+//!   destination's election, like the cursors.
 //!
 //! The configuration scan (`canal.auto.scan`) adds and withdraws
 //! destinations (registration, election, supervisor) and reloads changed
@@ -35,14 +41,16 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use sluice_config::ServerConfig;
+use sluice_ha::blocking::BlockingSession;
 use sluice_ha::cursor_store::WriteGuard;
 use sluice_ha::{
     ElectionConfig, PeriodMixedCursorStore, RunningElection, ServerRegistry, ZkConfig, ZkSession,
-    ZooKeeperCursorStore,
+    ZooKeeperCursorStore, ZooKeeperHistoryStore,
 };
-use sluice_instance::manager::{InstanceManager, InstanceState};
+use sluice_instance::manager::{HistoryStoreFactory, InstanceManager, InstanceState};
 use sluice_instance::runner::Fence;
 use sluice_meta::CursorStore;
+use sluice_schema::SchemaHistoryStore;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
@@ -75,13 +83,14 @@ struct Supervisor {
     task: JoinHandle<()>,
 }
 
-/// The ZooKeeper side of a server: session, registration, elections and
-/// the election-guarded cursor store.
+/// The ZooKeeper side of a server: session, registration, elections, the
+/// election-guarded cursor store and the session of the schema histories.
 pub struct HaServer {
     session: ZkSession,
     registry: ServerRegistry,
     elections: Elections,
     cursors: Arc<Cursors>,
+    history: Arc<BlockingSession>,
     address: String,
     delay: Duration,
     supervisors: HashMap<String, Supervisor>,
@@ -121,18 +130,25 @@ impl HaServer {
         let elections: Elections = Arc::new(RwLock::new(HashMap::new()));
         let guard: WriteGuard = holds(&elections);
         let period = server.zookeeper_flush_period;
+        let cursors_zk = zk.clone();
         let cursors = tokio::task::spawn_blocking(move || {
-            ZooKeeperCursorStore::connect(zk)
+            ZooKeeperCursorStore::connect(cursors_zk)
                 .map(|store| PeriodMixedCursorStore::with_guard(store, period, guard))
         })
         .await
         .context("the cursor store's start failed")?
         .context("opening the cursor store in ZooKeeper")?;
+        let history =
+            tokio::task::spawn_blocking(move || ZooKeeperHistoryStore::connect_session(zk))
+                .await
+                .context("the schema history session's start failed")?
+                .context("opening the schema history session in ZooKeeper")?;
         Ok(HaServer {
             session,
             registry,
             elections,
             cursors: Arc::new(cursors),
+            history,
             address,
             delay: server.zookeeper_ha_delay,
             supervisors: HashMap::new(),
@@ -153,6 +169,26 @@ impl HaServer {
     /// The cursor store the instance manager must use.
     pub fn cursor_store(&self) -> Arc<dyn CursorStore> {
         self.cursors.clone()
+    }
+
+    /// The schema history stores the instance manager must use: each
+    /// destination's in ZooKeeper, appending only while this server holds
+    /// the destination.
+    pub fn schema_history(&self) -> HistoryStoreFactory {
+        let session = self.history.clone();
+        let guard: WriteGuard = holds(&self.elections);
+        Arc::new(move |destination: &str| {
+            let store = ZooKeeperHistoryStore::new(session.clone(), destination)
+                .map_err(|e| format!("schema history of {destination} in ZooKeeper: {e}"))?
+                .with_guard(guard.clone());
+            tracing::info!(
+                destination,
+                store = "zookeeper",
+                node = %store.path(),
+                "schema history"
+            );
+            Ok(Box::new(store) as Box<dyn SchemaHistoryStore>)
+        })
     }
 
     /// Competes for every configured destination, running each in `manager`
@@ -295,8 +331,8 @@ impl HaServer {
         }
         self.registry.stop().await;
         self.session.close().await;
-        // The cursor store (and its own session) closes when the last
-        // handle, the manager's, is dropped.
+        // The cursor store and the schema histories' session close when the
+        // last handles, the manager's and its instances', are dropped.
     }
 }
 

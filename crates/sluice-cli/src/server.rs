@@ -61,11 +61,13 @@ async fn serve(args: &ServerArgs) -> Result<()> {
             "canal.instance.global.spring.xml selects ZooKeeper meta (default-instance.xml) but canal.zkServers is empty"
         ),
     };
+    // With ZooKeeper the schema history lives there as well, for the server
+    // that takes a destination over.
     let manager = match &ha {
         Some(ha) => InstanceManager::with_fence(
             server.clone(),
             cursors,
-            InstanceManager::schema_tracking(),
+            InstanceManager::schema_tracking_in(ha.schema_history()),
             ha.fence(),
         ),
         None => InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking()),
