@@ -21,7 +21,8 @@
 //!   `canal.instance.global.spring.xml` says: a standby can only take over
 //!   where the previous owner stopped if both read the same cursors. They go
 //!   through Canal's period-mixed manager (memory, flushed every
-//!   `canal.zookeeper.flush.period`), whose writes are guarded by the
+//!   `canal.zookeeper.flush.period`, and by default written through on every
+//!   ack: `sluice.zookeeper.flush.onAck`), whose writes are guarded by the
 //!   destination's election so a fenced server never overwrites the cursors
 //!   of the one that took over.
 //! - The schema history of every destination in ZooKeeper too
@@ -138,6 +139,9 @@ impl HaServer {
         .await
         .context("the cursor store's start failed")?
         .context("opening the cursor store in ZooKeeper")?;
+        // Each ack's cursor written before the next reply (see
+        // `sluice.zookeeper.flush.onAck`); the period flush retries failures.
+        cursors.set_write_through(server.zookeeper_flush_on_ack);
         let history =
             tokio::task::spawn_blocking(move || ZooKeeperHistoryStore::connect_session(zk))
                 .await

@@ -24,15 +24,16 @@
 //! The measured times are written to `docs/benchmarks.md` between the
 //! `ha-failover` markers (`SLUICE_BENCH_NO_DOCS=1` skips that).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sluice_canal::proto::Entry;
-use sluice_canal::proto::{EntryType, EventType};
+use common::{binlog_dumps, insert_ids, spawn_server, wait_dumps};
 use sluice_client::cluster::{ClusterConnector, ClusterOptions};
 use sluice_client::{Message, SimpleConnector, TimeUnit};
 use sluice_ha::zookeeper_client::{self, Client};
@@ -98,20 +99,7 @@ impl Server {
     }
 
     fn spawn(&mut self) {
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.log)
-            .unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_sluice"))
-            .args(["server", "--conf"])
-            .arg(&self.conf)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        self.child = Some(child);
+        self.child = Some(spawn_server(&self.conf, &self.log));
     }
 
     fn kill(&mut self) {
@@ -182,58 +170,6 @@ async fn wait_running(zk: &Client, candidates: &[String], timeout: Duration) -> 
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-}
-
-fn binlog_dumps(db: &MariaDb) -> usize {
-    db.query("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'")
-        .unwrap()[0][0]
-        .as_deref()
-        .unwrap()
-        .parse()
-        .unwrap()
-}
-
-fn wait_dumps(db: &MariaDb, n: usize, timeout: Duration) -> Duration {
-    let start = Instant::now();
-    while binlog_dumps(db) != n {
-        assert!(
-            start.elapsed() < timeout,
-            "MariaDB does not show {n} Binlog Dump within {timeout:?} (shows {})",
-            binlog_dumps(db)
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    start.elapsed()
-}
-
-/// The inserted ids carried by the ROWDATA entries of `entries`, and the
-/// ids of the transactions that end within them.
-fn insert_ids(entries: &[Entry], open_txn: &mut Vec<i64>) -> (Vec<i64>, Vec<i64>) {
-    let mut ids = Vec::new();
-    let mut complete = Vec::new();
-    for e in entries {
-        if e.entry_type == Some(EntryType::TransactionEnd as i32) {
-            complete.append(open_txn);
-            continue;
-        }
-        if e.entry_type != Some(EntryType::RowData as i32) {
-            continue;
-        }
-        let Ok(rc) = sluice_client::row_change(e) else {
-            continue;
-        };
-        if rc.event_type != Some(EventType::Insert as i32) {
-            continue;
-        }
-        for rd in &rc.row_datas {
-            if let Some(v) = rd.after_columns.first().and_then(|c| c.value.clone()) {
-                let id: i64 = v.parse().unwrap();
-                ids.push(id);
-                open_txn.push(id);
-            }
-        }
-    }
-    (ids, complete)
 }
 
 /// What the cluster client has seen, and which re-deliveries would be a bug.
@@ -407,6 +343,9 @@ struct Failover {
     release_followed: Duration,
     /// From SIGTERM of the running server to the standby's `running` node.
     after_shutdown: Duration,
+    /// Rows written, and rows the client received (duplicates included).
+    written: i64,
+    delivered: usize,
 }
 
 fn write_benchmark(f: &Failover) {
@@ -444,6 +383,9 @@ lasts until its session expires, so the take-over takes the session timeout plus
 | `sluice release`: to the other server's `running` node | {rel} |\n\
 | `sluice release`: to the cluster client's first rows from it | {relf} |\n\
 | SIGTERM of the running server: to the standby's `running` node | {term} |\n\
+\n\
+Through all of it: {written} rows written, {delivered} received by the client ({again} again; \
+cursors written to ZooKeeper on every ack).\n\
 <!-- ha-failover:end -->",
         st = ms(SESSION_TIMEOUT),
         delay = ms(HA_DELAY),
@@ -456,6 +398,9 @@ lasts until its session expires, so the take-over takes the session timeout plus
         rel = ms(f.released),
         relf = ms(f.release_followed),
         term = ms(f.after_shutdown),
+        written = f.written,
+        delivered = f.delivered,
+        again = f.delivered as i64 - f.written,
     );
     let begin = "<!-- ha-failover:begin -->";
     let end = "<!-- ha-failover:end -->";
@@ -780,6 +725,8 @@ async fn servers_and_the_cluster_client_fail_over_without_losing_a_row() {
         st.delivered.len(),
         st.delivered.len() as i64 - written
     );
+    failover.written = written;
+    failover.delivered = st.delivered.len();
     drop(st);
     eprintln!(
         "failover figures: client followed the kill in {:?}, release in {:?} (node {:?})",

@@ -5,14 +5,15 @@
 //! at transaction boundaries, so a transaction cut by a batch boundary is
 //! replayed whole).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use sluice_canal::proto::{EntryType, EventType, RowChange};
+use common::{insert_ids, spawn_server};
 use sluice_client::{SimpleConnector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
 
@@ -37,22 +38,6 @@ fn write_conf(dir: &Path, db_port: u16, canal_port: u16) {
     .unwrap();
 }
 
-fn spawn_server(conf: &Path, log: &Path) -> Child {
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(log)
-        .unwrap();
-    Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .args(["server", "--conf"])
-        .arg(conf)
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap()
-}
-
 async fn connect(addr: &str) -> SimpleConnector {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
@@ -67,38 +52,6 @@ async fn connect(addr: &str) -> SimpleConnector {
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-}
-
-/// The inserted ids of a batch, and which of them belong to transactions
-/// that end inside the batch (`open` carries a transaction cut by the
-/// previous batch boundary).
-fn ids_of(msg: &sluice_client::Message, open: &mut Vec<i64>) -> (Vec<i64>, Vec<i64>) {
-    let mut ids = Vec::new();
-    let mut complete = Vec::new();
-    for e in &msg.entries {
-        if e.entry_type == Some(EntryType::TransactionEnd as i32) {
-            complete.append(open);
-            continue;
-        }
-        if e.entry_type != Some(EntryType::RowData as i32) {
-            continue;
-        }
-        let Ok(rc) = sluice_client::row_change(e) else {
-            continue;
-        };
-        if rc.event_type != Some(EventType::Insert as i32) {
-            continue;
-        }
-        for rd in &rc.row_datas {
-            if let Some(v) = rd.after_columns.first().and_then(|c| c.value.clone()) {
-                let id: i64 = v.parse().unwrap();
-                ids.push(id);
-                open.push(id);
-            }
-        }
-    }
-    let _: Option<RowChange> = None;
-    (ids, complete)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -170,7 +123,7 @@ async fn kill_9_at_random_moments_loses_nothing() {
         if msg.id < 0 {
             continue;
         }
-        let (ids, complete) = ids_of(&msg, &mut open_txn);
+        let (ids, complete) = insert_ids(&msg.entries, &mut open_txn);
         for id in &ids {
             assert!(
                 !confirmed.contains(id),

@@ -1,0 +1,81 @@
+//! Helpers shared by the tests that run `sluice server` processes.
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use sluice_canal::proto::{Entry, EntryType, EventType};
+use sluice_testkit::MariaDb;
+
+/// Starts `sluice server --conf conf`, its log appended to `log`.
+pub fn spawn_server(conf: &Path, log: &Path) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["server", "--conf"])
+        .arg(conf)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .unwrap()
+}
+
+/// The ids (first column) of the rows inserted by `entries`, and the ids of
+/// the transactions that end within them (`open` carries the rows of a
+/// transaction cut by the previous batch boundary).
+pub fn insert_ids(entries: &[Entry], open: &mut Vec<i64>) -> (Vec<i64>, Vec<i64>) {
+    let mut ids = Vec::new();
+    let mut complete = Vec::new();
+    for e in entries {
+        if e.entry_type == Some(EntryType::TransactionEnd as i32) {
+            complete.append(open);
+            continue;
+        }
+        if e.entry_type != Some(EntryType::RowData as i32) {
+            continue;
+        }
+        let Ok(rc) = sluice_client::row_change(e) else {
+            continue;
+        };
+        if rc.event_type != Some(EventType::Insert as i32) {
+            continue;
+        }
+        for rd in &rc.row_datas {
+            if let Some(v) = rd.after_columns.first().and_then(|c| c.value.clone()) {
+                let id: i64 = v.parse().unwrap();
+                ids.push(id);
+                open.push(id);
+            }
+        }
+    }
+    (ids, complete)
+}
+
+/// How many replicas MariaDB is sending its binlog to.
+pub fn binlog_dumps(db: &MariaDb) -> usize {
+    db.query("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'")
+        .unwrap()[0][0]
+        .as_deref()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Waits until MariaDB shows `n` binlog dumps; returns how long that took.
+pub fn wait_dumps(db: &MariaDb, n: usize, timeout: Duration) -> Duration {
+    let start = Instant::now();
+    while binlog_dumps(db) != n {
+        assert!(
+            start.elapsed() < timeout,
+            "MariaDB does not show {n} Binlog Dump within {timeout:?} (shows {})",
+            binlog_dumps(db)
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    start.elapsed()
+}
