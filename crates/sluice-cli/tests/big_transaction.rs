@@ -18,12 +18,15 @@
 //! `SLUICE_WRITE_BENCH_DOCS=1` it also writes them into `docs/benchmarks.md`
 //! between the `big-transaction` markers.
 
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::spawn_server;
 use sluice_canal::proto::{EntryType, EventType};
 use sluice_client::{SimpleConnector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
@@ -102,18 +105,6 @@ fn write_conf(dir: &Path, db_port: u16, canal_port: u16) {
         ),
     )
     .unwrap();
-}
-
-fn spawn_server(conf: &Path, log: &Path) -> Child {
-    let log = std::fs::File::create(log).unwrap();
-    Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .args(["server", "--conf"])
-        .arg(conf)
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .unwrap()
 }
 
 async fn connect(addr: &str) -> SimpleConnector {

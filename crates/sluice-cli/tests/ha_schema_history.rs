@@ -4,10 +4,13 @@
 //! the destination over continues that history (it loads it and does not
 //! seed again) and records the next DDL after the first server's records.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
+use common::{binlog_dumps, spawn_server};
 use sluice_ha::zookeeper_client::{self, Client};
 use sluice_ha::{ZkConfig, ZooKeeperHistoryStore};
 use sluice_schema::{HistoryRecord, SchemaHistoryStore};
@@ -58,17 +61,7 @@ impl Drop for Server {
 }
 
 fn spawn(conf: &Path, log: &Path) -> Server {
-    let log = std::fs::File::create(log).unwrap();
-    Server(
-        Command::new(env!("CARGO_BIN_EXE_sluice"))
-            .args(["server", "--conf"])
-            .arg(conf)
-            .env("RUST_LOG", "info")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap(),
-    )
+    Server(spawn_server(conf, log))
 }
 
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
@@ -77,15 +70,6 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
         assert!(Instant::now() < deadline, "{what} within {TIMEOUT:?}");
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-fn binlog_dumps(db: &MariaDb) -> usize {
-    db.query("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'")
-        .unwrap()[0][0]
-        .as_deref()
-        .unwrap()
-        .parse()
-        .unwrap()
 }
 
 async fn running(zk: &Client) -> Option<String> {
