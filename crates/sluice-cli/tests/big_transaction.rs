@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 
 use common::spawn_server;
 use sluice_canal::proto::{EntryType, EventType};
-use sluice_client::{SimpleConnector, TimeUnit};
+use sluice_client::{Connector, SimpleConnector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
 
 const ROWS: i64 = 1_000_000;

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 
 use common::{binlog_dumps, insert_ids, spawn_server, wait_dumps};
 use sluice_client::cluster::{ClusterConnector, ClusterOptions};
-use sluice_client::{Message, SimpleConnector, TimeUnit};
+use sluice_client::{Connector, Message, SimpleConnector, TimeUnit};
 use sluice_ha::zookeeper_client::{self, Client};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use common::{insert_ids, spawn_server};
-use sluice_client::{SimpleConnector, TimeUnit};
+use sluice_client::{Connector, SimpleConnector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
 
 const ROWS: i64 = 3000;

@@ -7,7 +7,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), sluice_client::ClientError> {
 //! use sluice_client::cluster::{ClusterConnector, ClusterOptions};
-//! use sluice_client::TimeUnit;
+//! use sluice_client::{Connector, TimeUnit};
 //! let mut c = ClusterConnector::connect(
 //!     "10.0.0.1:2181,10.0.0.2:2181,10.0.0.3:2181",
 //!     "example",
@@ -64,7 +64,7 @@ use tokio::sync::watch;
 use tracing::{debug, info, warn};
 
 use crate::{
-    ClientError, ConnectorOptions, Message, RawMessage, Result, SimpleConnector, TimeUnit,
+    ClientError, Connector, ConnectorOptions, RawMessage, Result, SimpleConnector, TimeUnit,
 };
 
 /// Settings of a [`ClusterConnector`].
@@ -254,32 +254,9 @@ impl ClusterConnector {
         }
     }
 
-    /// getWithoutAck + ack, as [`SimpleConnector::get`].
-    pub async fn get(&mut self, batch_size: i32, timeout: Option<Duration>) -> Result<Message> {
-        let (t, unit) = crate::wire_timeout(timeout);
-        let m = self.get_without_ack(batch_size, t, unit).await?;
-        if m.id != -1 {
-            self.ack(m.id).await?;
-        }
-        Ok(m)
-    }
-
-    /// The next batch (see [`SimpleConnector::get_without_ack`]); its id is
-    /// this connector's (see the module documentation).
-    pub async fn get_without_ack(
-        &mut self,
-        batch_size: i32,
-        timeout: Option<i64>,
-        unit: TimeUnit,
-    ) -> Result<Message> {
-        let raw = self.get_without_ack_raw(batch_size, timeout, unit).await?;
-        Ok(Message {
-            id: raw.id,
-            entries: crate::decode_entries(raw.entries)?,
-        })
-    }
-
-    /// As [`get_without_ack`](Self::get_without_ack), entries left serialised.
+    /// The next batch, entries left serialised (see
+    /// [`Connector::get_without_ack`]); its id is this connector's (see the
+    /// module documentation).
     pub async fn get_without_ack_raw(
         &mut self,
         batch_size: i32,
@@ -589,6 +566,21 @@ impl ClusterConnector {
             }
         }
         Ok(conn)
+    }
+}
+
+impl Connector for ClusterConnector {
+    fn get_without_ack_raw(
+        &mut self,
+        batch_size: i32,
+        timeout: Option<i64>,
+        unit: TimeUnit,
+    ) -> impl std::future::Future<Output = Result<RawMessage>> + Send {
+        ClusterConnector::get_without_ack_raw(self, batch_size, timeout, unit)
+    }
+
+    fn ack(&mut self, batch_id: i64) -> impl std::future::Future<Output = Result<()>> + Send {
+        ClusterConnector::ack(self, batch_id)
     }
 }
 

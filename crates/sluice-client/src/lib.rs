@@ -5,7 +5,7 @@
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), sluice_client::ClientError> {
-//! use sluice_client::{SimpleConnector, TimeUnit};
+//! use sluice_client::{Connector, SimpleConnector, TimeUnit};
 //! let mut c = SimpleConnector::connect("127.0.0.1:11111", "example", "", "").await?;
 //! c.subscribe(".*\\..*").await?;
 //! loop {
@@ -35,6 +35,7 @@
 
 pub mod cluster;
 
+use std::future::Future;
 use std::io;
 use std::time::Duration;
 
@@ -150,6 +151,94 @@ impl Default for ConnectorOptions {
             rollback_on_disconnect: false,
             max_frame: 1 << 30,
         }
+    }
+}
+
+/// What every connector offers on top of fetching and acknowledging
+/// batches, as Java's `CanalConnector` interface: [`SimpleConnector`] to one
+/// server, [`cluster::ClusterConnector`] to whichever server runs the
+/// destination.
+pub trait Connector: Send {
+    /// The next batch, entries left serialised; it stays outstanding until
+    /// acked or rolled back.
+    fn get_without_ack_raw(
+        &mut self,
+        batch_size: i32,
+        timeout: Option<i64>,
+        unit: TimeUnit,
+    ) -> impl Future<Output = Result<RawMessage>> + Send;
+
+    /// Acknowledges a batch (the oldest outstanding one).
+    fn ack(&mut self, batch_id: i64) -> impl Future<Output = Result<()>> + Send;
+
+    /// The next batch, which stays outstanding until acked or rolled back.
+    /// `timeout` in `unit`; `None` or a negative value (sent as -1) returns
+    /// at once; `Some(0)` waits until a full batch is there.
+    fn get_without_ack(
+        &mut self,
+        batch_size: i32,
+        timeout: Option<i64>,
+        unit: TimeUnit,
+    ) -> impl Future<Output = Result<Message>> + Send {
+        async move {
+            let raw = self.get_without_ack_raw(batch_size, timeout, unit).await?;
+            let entries = raw
+                .entries
+                .into_iter()
+                .map(|e| {
+                    Entry::decode(e).map_err(|e| ClientError::Protocol(format!("bad entry: {e}")))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            Ok(Message {
+                id: raw.id,
+                entries,
+            })
+        }
+    }
+
+    /// getWithoutAck + ack. `timeout`: `None` returns at once with what is
+    /// there; `Some(d)` waits up to `d` for a full batch (Canal: a zero
+    /// duration waits until the batch is full, however long that takes).
+    fn get(
+        &mut self,
+        batch_size: i32,
+        timeout: Option<Duration>,
+    ) -> impl Future<Output = Result<Message>> + Send {
+        async move {
+            // Whole milliseconds go as milliseconds, anything finer as
+            // microseconds.
+            let (t, unit) = match timeout {
+                None => (None, TimeUnit::Milliseconds),
+                Some(d) if d.subsec_nanos() % 1_000_000 == 0 => (
+                    Some(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+                    TimeUnit::Milliseconds,
+                ),
+                Some(d) => (
+                    Some(i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
+                    TimeUnit::Microseconds,
+                ),
+            };
+            let m = self.get_without_ack(batch_size, t, unit).await?;
+            if m.id != -1 {
+                self.ack(m.id).await?;
+            }
+            Ok(m)
+        }
+    }
+}
+
+impl Connector for SimpleConnector {
+    fn get_without_ack_raw(
+        &mut self,
+        batch_size: i32,
+        timeout: Option<i64>,
+        unit: TimeUnit,
+    ) -> impl Future<Output = Result<RawMessage>> + Send {
+        SimpleConnector::get_without_ack_raw(self, batch_size, timeout, unit)
+    }
+
+    fn ack(&mut self, batch_id: i64) -> impl Future<Output = Result<()>> + Send {
+        SimpleConnector::ack(self, batch_id)
     }
 }
 
@@ -331,35 +420,7 @@ impl SimpleConnector {
         self.expect_ack().await
     }
 
-    /// getWithoutAck + ack. `timeout`: `None` returns at once with what is
-    /// there; `Some(d)` waits up to `d` for a full batch (Canal: a zero
-    /// duration waits until the batch is full, however long that takes).
-    pub async fn get(&mut self, batch_size: i32, timeout: Option<Duration>) -> Result<Message> {
-        let (t, unit) = wire_timeout(timeout);
-        let m = self.get_without_ack(batch_size, t, unit).await?;
-        if m.id != -1 {
-            self.ack(m.id).await?;
-        }
-        Ok(m)
-    }
-
-    /// The next batch, which stays outstanding until acked or rolled back.
-    /// `timeout` in `unit`; `None` or a negative value (sent as -1) returns
-    /// at once; `Some(0)` waits until a full batch is there.
-    pub async fn get_without_ack(
-        &mut self,
-        batch_size: i32,
-        timeout: Option<i64>,
-        unit: TimeUnit,
-    ) -> Result<Message> {
-        let raw = self.get_without_ack_raw(batch_size, timeout, unit).await?;
-        Ok(Message {
-            id: raw.id,
-            entries: decode_entries(raw.entries)?,
-        })
-    }
-
-    /// As [`SimpleConnector::get_without_ack`], entries left serialised.
+    /// As [`Connector::get_without_ack`], entries left serialised.
     pub async fn get_without_ack_raw(
         &mut self,
         batch_size: i32,
@@ -562,28 +623,6 @@ async fn read_exact_or_closed(stream: &mut TcpStream, buf: &mut [u8]) -> Result<
 
 fn decode_ack(body: &[u8]) -> Result<Ack> {
     Ack::decode(body).map_err(|e| ClientError::Protocol(format!("bad ack: {e}")))
-}
-
-/// A wait as sent in GET: `None` does not wait; whole milliseconds go as
-/// milliseconds, anything finer as microseconds.
-fn wire_timeout(timeout: Option<Duration>) -> (Option<i64>, TimeUnit) {
-    match timeout {
-        None => (None, TimeUnit::Milliseconds),
-        Some(d) if d.subsec_nanos() % 1_000_000 == 0 => (
-            Some(i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
-            TimeUnit::Milliseconds,
-        ),
-        Some(d) => (
-            Some(i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
-            TimeUnit::Microseconds,
-        ),
-    }
-}
-
-fn decode_entries(raw: Vec<Bytes>) -> Result<Vec<Entry>> {
-    raw.into_iter()
-        .map(|e| Entry::decode(e).map_err(|e| ClientError::Protocol(format!("bad entry: {e}"))))
-        .collect()
 }
 
 /// The `RowChange` carried by a ROWDATA entry.

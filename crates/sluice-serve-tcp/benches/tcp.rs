@@ -37,7 +37,7 @@ use common::{begin, column, end, header, Col, MemDestination, MemDestinations};
 use prost::Message as _;
 use sluice_canal::proto::{Entry, EntryType, EventType, Pair, RowChange, RowData};
 use sluice_canal::EntryPosition;
-use sluice_client::{ConnectorOptions, SimpleConnector};
+use sluice_client::{Connector, ConnectorOptions, SimpleConnector};
 use sluice_serve_tcp::{AuthConfig, TcpServer};
 use sluice_store::{BatchMode, EntryBytes, EntryMeta, StoreConfig};
 

@@ -13,7 +13,7 @@ use sluice_canal::proto::{
     ClientAck, ClientAuth, ClientRollback, Entry, EntryType, EventType, Get, Messages, PacketType,
     Sub, Unsub,
 };
-use sluice_client::{ClientError, ConnectorOptions, SimpleConnector, TimeUnit};
+use sluice_client::{ClientError, Connector, ConnectorOptions, SimpleConnector, TimeUnit};
 use sluice_serve_tcp::auth::passwd_hash_hex;
 use sluice_serve_tcp::{AuthConfig, ServerOptions, TcpServer};
 use sluice_store::destination::BoxFuture;

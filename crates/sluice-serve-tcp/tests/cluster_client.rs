@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use sluice_canal::proto::{Entry, EntryType, EventType};
 use sluice_client::cluster::{ClusterConnector, ClusterOptions};
-use sluice_client::{ClientError, TimeUnit};
+use sluice_client::{ClientError, Connector, TimeUnit};
 use sluice_ha::zookeeper_client::{Acls, Client, CreateMode};
 use sluice_serve_tcp::AuthConfig;
 use sluice_testkit::ZooKeeperEnsemble;

@@ -28,7 +28,7 @@ use prost::Message as _;
 use sluice_binlog::events::EventData;
 use sluice_binlog::Cell;
 use sluice_canal::proto::EntryType;
-use sluice_client::{ConnectorOptions, SimpleConnector};
+use sluice_client::{Connector, ConnectorOptions, SimpleConnector};
 use sluice_config::{MetaMode, ServerConfig};
 use sluice_instance::entry::{EntryBuilder, EventContext};
 use sluice_instance::manager::InstanceManager;
