@@ -19,19 +19,29 @@ const CANAL_CURSOR: &str = r#"{"@type":"com.alibaba.otter.canal.protocol.positio
 
 const DEST: &str = "/otter/canal/destinations/example";
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 fn store(servers: &str) -> ZooKeeperCursorStore {
     ZooKeeperCursorStore::connect(
         ZkConfig::new(servers).with_session_timeout(Duration::from_secs(4)),
     )
     .unwrap()
+}
+
+/// A period-mixed store whose period never comes, written only while the
+/// returned flag is true.
+fn guarded(
+    servers: &str,
+) -> (
+    PeriodMixedCursorStore<ZooKeeperCursorStore>,
+    Arc<AtomicBool>,
+) {
+    let running = Arc::new(AtomicBool::new(true));
+    let flag = running.clone();
+    let mixed = PeriodMixedCursorStore::with_guard(
+        store(servers),
+        Duration::from_secs(3600),
+        Arc::new(move |_dest: &str| flag.load(Ordering::SeqCst)),
+    );
+    (mixed, running)
 }
 
 fn client_data(id: i16, filter: &str, cursor: Option<LogPosition>) -> ClientData {
@@ -290,13 +300,7 @@ fn period_mixed_store_writes_only_while_the_guard_allows() {
     let servers = zk.connect_string();
     let rt = runtime();
     let raw = rt.block_on(raw(&servers));
-    let running = Arc::new(AtomicBool::new(true));
-    let flag = running.clone();
-    let mixed = PeriodMixedCursorStore::with_guard(
-        store(&servers),
-        Duration::from_secs(3600),
-        Arc::new(move |_dest: &str| flag.load(Ordering::SeqCst)),
-    );
+    let (mixed, running) = guarded(&servers);
     let mut meta = mixed.load("example").unwrap();
     meta.client_datas.push(client_data(1001, "", None));
     mixed.save(&meta).unwrap();
@@ -336,14 +340,8 @@ fn period_mixed_store_written_through_saves_before_returning() {
         text(rt.block_on(raw_get(&raw, &cursor_path)))
             .map(|t| LogPosition::from_json(&t).unwrap().postion.position)
     };
-    let running = Arc::new(AtomicBool::new(true));
-    let flag = running.clone();
     // A period that never comes: only write-through can write the cursor.
-    let mixed = PeriodMixedCursorStore::with_guard(
-        store(&servers),
-        Duration::from_secs(3600),
-        Arc::new(move |_dest: &str| flag.load(Ordering::SeqCst)),
-    );
+    let (mixed, running) = guarded(&servers);
     mixed.set_write_through(true);
     let mut meta = mixed.load("example").unwrap();
     meta.client_datas.push(client_data(1001, "", None));

@@ -25,14 +25,6 @@ use sluice_testkit::ZooKeeperEnsemble;
 
 const HISTORY: &str = "/otter/canal/destinations/example/schema-history";
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap()
-}
-
 /// A store of "example" with a session of its own, as another server would have.
 fn store(servers: &str) -> ZooKeeperHistoryStore {
     ZooKeeperHistoryStore::connect(

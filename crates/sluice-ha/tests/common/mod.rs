@@ -19,6 +19,15 @@ pub fn init_tracing() {
     }
 }
 
+/// A multi-threaded runtime with one worker, for the synchronous tests.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// A session with a short timeout.
 pub async fn session(servers: &str, timeout: Duration) -> ZkSession {
     ZkSession::connect(ZkConfig::new(servers).with_session_timeout(timeout))
