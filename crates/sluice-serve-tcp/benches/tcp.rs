@@ -298,13 +298,13 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
     // The end-to-end setups: Canal's defaults (cursors in meta.dat) with a
     // 1000 batch, the batch of Canal's own example client (5 × 1024), and
     // cursors in memory (memory-instance.xml: no fsync per ack).
-    let setups: [(&str, &str, live::Setup); 3] = [
+    let setups: [(&str, &str, live::Setup); 5] = [
         (
             "end to end: MariaDB → `sluice server` → TCP → client",
             "replication from MariaDB, schema tracking, entries, filters, store, Canal TCP, client `get(1000)` + ack; cursors in `meta.dat`, fsynced on every ack (Canal's default file-instance.xml)",
             live::Setup {
                 batch: 1000,
-                file_meta: true,
+                cursors: live::Cursors::File,
             },
         ),
         (
@@ -312,7 +312,7 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
             "as above with `get(5120)`, the batch size of Canal's example client (5 × 1024): 5 MB batches, a fifth of the acks",
             live::Setup {
                 batch: 5120,
-                file_meta: true,
+                cursors: live::Cursors::File,
             },
         ),
         (
@@ -320,17 +320,34 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
             "as the first, with memory-instance.xml: cursors are not written to disk",
             live::Setup {
                 batch: 1000,
-                file_meta: false,
+                cursors: live::Cursors::Memory,
+            },
+        ),
+        (
+            "end to end, cursors in ZooKeeper on every ack",
+            "as the first, cursors in a standalone ZooKeeper (same machine) as `sluice server` with `canal.zkServers` keeps them by default: written before the next reply on every ack (`sluice.zookeeper.flush.onAck = true`)",
+            live::Setup {
+                batch: 1000,
+                cursors: live::Cursors::ZooKeeper { on_ack: true },
+            },
+        ),
+        (
+            "end to end, cursors in ZooKeeper every second",
+            "as above with `sluice.zookeeper.flush.onAck = false`: written every `canal.zookeeper.flush.period` (1 s), as Canal",
+            live::Setup {
+                batch: 1000,
+                cursors: live::Cursors::ZooKeeper { on_ack: false },
             },
         ),
     ];
+    let zk = which.e2e.then(live::zookeeper);
     let mut decode = Vec::new();
     let mut entries = Vec::new();
     let mut entry_bytes = 0u64;
     let mut e2e: Vec<Vec<live::Pass>> = vec![Vec::new(); setups.len()];
     // Untimed warm-up: page cache, MariaDB's buffers, the code paths.
     if which.e2e {
-        live::end_to_end(rt, &input, &db, setups[0].2);
+        live::end_to_end(rt, &input, &db, setups[0].2, zk.as_ref());
     }
     for i in 0..iters {
         if which.decode {
@@ -345,7 +362,7 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
             continue;
         }
         for (k, (name, _, setup)) in setups.iter().enumerate() {
-            let p = live::end_to_end(rt, &input, &db, *setup);
+            let p = live::end_to_end(rt, &input, &db, *setup, zk.as_ref());
             eprintln!(
                 "live pass {}, {name}: {:.3} s, {:.0} rows/s (CPU: Sluice {:.2} s, MariaDB {:.2} s)",
                 i + 1,
@@ -431,6 +448,11 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
         verdict(rate(1)),
         thousands(rate(2)),
         verdict(rate(2)),
+    ));
+    md.push_str(&format!(
+        "Cursors in ZooKeeper: {} rows/s written on every ack (Sluice's default with `canal.zkServers`: a failover never replays an acknowledged batch), {} rows/s written every second (Canal's behaviour: up to a second of acknowledged batches replayed after a crash).\n\n",
+        thousands(rate(3)),
+        thousands(rate(4)),
     ));
     if decode.is_empty() || entries.is_empty() {
         return md;

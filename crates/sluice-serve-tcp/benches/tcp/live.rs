@@ -12,7 +12,8 @@
 //! `sluice-client`: `get(batch, 100 ms)` (= getWithoutAck + ack), every
 //! Entry decoded, rows counted from each ROWDATA entry's `rowsCount` header
 //! prop. Passes differ by the client's batch size and where cursors are
-//! kept ([`Setup`]).
+//! kept ([`Setup`]): `meta.dat`, memory, or ZooKeeper (a standalone
+//! server started for the bench) written on every ack or every second.
 //! The clock starts when the destination starts and stops when the last row
 //! has arrived. Server, schema tracker and client share one tokio runtime
 //! with 2 worker threads; MariaDB runs beside them on the same 2 cores.
@@ -29,22 +30,36 @@ use sluice_binlog::events::EventData;
 use sluice_binlog::Cell;
 use sluice_canal::proto::EntryType;
 use sluice_client::{Connector, ConnectorOptions, SimpleConnector};
-use sluice_config::{MetaMode, ServerConfig};
+use sluice_config::ServerConfig;
+use sluice_ha::zookeeper_client::{self, Client};
+use sluice_ha::{PeriodMixedCursorStore, ZkConfig, ZooKeeperCursorStore};
 use sluice_instance::entry::{EntryBuilder, EventContext};
 use sluice_instance::manager::InstanceManager;
 use sluice_meta::{CursorStore, FileCursorStore, MemoryCursorStore};
 use sluice_serve_tcp::TcpServer;
-use sluice_testkit::{MariaDb, MariaDbConfig};
+use sluice_testkit::{MariaDb, MariaDbConfig, ZooKeeperEnsemble};
+
+/// Where a pass keeps its cursors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cursors {
+    /// Canal's `meta.dat`, fsynced on every ack that moves them
+    /// (file-instance.xml, the default).
+    File,
+    /// In memory (memory-instance.xml).
+    Memory,
+    /// In ZooKeeper through the period-mixed store (1 s period), as `sluice
+    /// server` with `canal.zkServers`; `on_ack`: written on every ack
+    /// (`sluice.zookeeper.flush.onAck`, the default) or only every period
+    /// (Canal).
+    ZooKeeper { on_ack: bool },
+}
 
 /// How an end-to-end pass is set up.
 #[derive(Debug, Clone, Copy)]
 pub struct Setup {
     /// The client's GET batch size (MEMSIZE: units of 1024 bytes).
     pub batch: i32,
-    /// Cursors in Canal's `meta.dat`, fsynced on every ack that moves
-    /// them (file-instance.xml, the default), or in memory
-    /// (memory-instance.xml).
-    pub file_meta: bool,
+    pub cursors: Cursors,
 }
 
 /// The binlog files and what they hold.
@@ -248,10 +263,10 @@ pub fn serve(input: &Input) -> MariaDb {
 /// A Canal configuration folder for one destination reading the bench
 /// binlog from its start.
 fn write_conf(dir: &Path, db_port: u16, first_file: &str, setup: Setup) {
-    let spring = if setup.file_meta {
-        "file-instance.xml"
-    } else {
-        "memory-instance.xml"
+    // ZooKeeper cursors are built by the pass itself (no election here).
+    let spring = match setup.cursors {
+        Cursors::File => "file-instance.xml",
+        Cursors::Memory | Cursors::ZooKeeper { .. } => "memory-instance.xml",
     };
     std::fs::write(
         dir.join("canal.properties"),
@@ -275,18 +290,67 @@ fn write_conf(dir: &Path, db_port: u16, first_file: &str, setup: Setup) {
     .expect("write instance.properties");
 }
 
+/// The ZooKeeper that passes with [`Cursors::ZooKeeper`] use.
+pub fn zookeeper() -> ZooKeeperEnsemble {
+    ZooKeeperEnsemble::start_standalone().expect("start ZooKeeper")
+}
+
+/// Removes the bench destination's cursors from ZooKeeper, so that a pass
+/// starts with none.
+async fn clear_zookeeper(servers: &str) {
+    let client = Client::connect(servers).await.expect("connect to ZooKeeper");
+    let mut stack = vec!["/otter/canal/destinations/bench".to_string()];
+    let mut all = Vec::new();
+    while let Some(path) = stack.pop() {
+        match client.list_children(&path).await {
+            Ok(children) => {
+                stack.extend(children.into_iter().map(|c| format!("{path}/{c}")));
+                all.push(path);
+            }
+            Err(zookeeper_client::Error::NoNode) => {}
+            Err(e) => panic!("listing {path}: {e}"),
+        }
+    }
+    for path in all.iter().rev() {
+        match client.delete(path, None).await {
+            Ok(()) | Err(zookeeper_client::Error::NoNode) => {}
+            Err(e) => panic!("deleting {path}: {e}"),
+        }
+    }
+}
+
 /// One end-to-end pass on `rt`: a fresh destination (no cursor, no schema
-/// history) reads the whole binlog and a client takes every row.
-pub fn end_to_end(rt: &tokio::runtime::Runtime, input: &Input, db: &MariaDb, setup: Setup) -> Pass {
+/// history) reads the whole binlog and a client takes every row. `zk`:
+/// the ZooKeeper of [`Cursors::ZooKeeper`] passes.
+pub fn end_to_end(
+    rt: &tokio::runtime::Runtime,
+    input: &Input,
+    db: &MariaDb,
+    setup: Setup,
+    zk: Option<&ZooKeeperEnsemble>,
+) -> Pass {
     let conf = tempfile::tempdir().expect("temp dir");
     write_conf(conf.path(), db.port(), &input.files[0].0, setup);
     let db_pid = db.pid().expect("MariaDB runs");
     rt.block_on(async {
         let server = ServerConfig::load(conf.path()).expect("load the configuration");
         // As `sluice server` chooses.
-        let cursors: Arc<dyn CursorStore> = match server.meta_mode {
-            MetaMode::File => Arc::new(FileCursorStore::new(&server.file_data_dir)),
-            _ => Arc::new(MemoryCursorStore::default()),
+        let cursors: Arc<dyn CursorStore> = match setup.cursors {
+            Cursors::File => Arc::new(FileCursorStore::new(&server.file_data_dir)),
+            Cursors::Memory => Arc::new(MemoryCursorStore::default()),
+            Cursors::ZooKeeper { on_ack } => {
+                let servers = zk.expect("a ZooKeeper for this pass").connect_string();
+                clear_zookeeper(&servers).await;
+                let store = tokio::task::spawn_blocking(move || {
+                    ZooKeeperCursorStore::connect(ZkConfig::new(servers))
+                })
+                .await
+                .expect("join")
+                .expect("open the ZooKeeper cursor store");
+                let mixed = PeriodMixedCursorStore::new(store, Duration::from_millis(1000));
+                mixed.set_write_through(on_ack);
+                Arc::new(mixed)
+            }
         };
         let manager =
             InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking());
