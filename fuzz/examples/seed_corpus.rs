@@ -9,7 +9,9 @@
 //!   closest known format (rows events with their TABLE_MAP_EVENT first);
 //! - `rows`: each rows event with its TABLE_MAP_EVENT;
 //! - `json`: each JSON cell value, and each partial JSON update with its
-//!   before image.
+//!   before image;
+//! - `zk_nodes`: the node contents Canal and Sluice write in ZooKeeper
+//!   (running nodes, a cursor, history record headers and a record).
 //!
 //! Seed files are named by a hash of their content, so seeding twice adds nothing.
 
@@ -99,12 +101,29 @@ fn main() -> Result<(), Box<dyn Error>> {
         seed_events(&bytes, &mut event_seeds)?;
         seed_rows_and_json(&bytes, &mut rows_seeds, &mut json_seeds)?;
     }
+    let mut zk_seeds = Seeds::new(out, "zk_nodes")?;
+    for seed in ZK_NODE_SEEDS {
+        zk_seeds.add(seed.as_bytes())?;
+    }
     println!(
-        "seeded from {used} binlog files in {src}: new seeds binlog_file {}, binlog_events {}, rows {}, json {}",
-        file_seeds.added, event_seeds.added, rows_seeds.added, json_seeds.added
+        "seeded from {used} binlog files in {src}: new seeds binlog_file {}, binlog_events {}, rows {}, json {}, zk_nodes {}",
+        file_seeds.added, event_seeds.added, rows_seeds.added, json_seeds.added, zk_seeds.added
     );
     Ok(())
 }
+
+/// Node contents as Canal and Sluice write them in ZooKeeper.
+const ZK_NODE_SEEDS: &[&str] = &[
+    r#"{"active":true,"address":"10.0.0.5:11111"}"#,
+    r#"{"active":true,"address":"172.17.1.181:11121","cid":1}"#,
+    r#"{"active":false,"address":"10.0.0.5:11111"}"#,
+    r#"{"active":true,"address":"10.0.0.9","clientId":1001}"#,
+    r#"{"@type":"com.alibaba.otter.canal.protocol.position.LogPosition","identity":{"slaveId":-1,"sourceAddress":{"address":"main-db5","port":3306}},"postion":{"gtid":"","included":false,"journalName":"mysql-bin.000003","position":1790,"serverId":1,"timestamp":1729425993000}}"#,
+    "pending\n",
+    "abandoned\n",
+    "zstd-chunks 3 1500000\n",
+    r#"{"type":"ddl","position":{"file":"binlog.000001","offset":4},"db":"w","sql":"CREATE TABLE t (id INT)","kind":"create_table","deltas":[]}"#,
+];
 
 fn collect(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {

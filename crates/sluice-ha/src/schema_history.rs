@@ -55,7 +55,7 @@
 //! previous owner wrote even when its server lags behind.
 
 use std::borrow::Cow;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::sync::Arc;
 
 use sluice_schema::{HistoryRecord, SchemaError, SchemaHistoryStore};
@@ -74,6 +74,9 @@ pub const PLAIN_MAX: usize = 64 * 1024;
 
 /// The most bytes one node holds by default.
 pub const DEFAULT_CHUNK_SIZE: usize = 512 * 1024;
+
+/// The largest record JSON a load accepts after decompression.
+pub const MAX_RECORD_BYTES: usize = 256 * 1024 * 1024;
 
 /// The smallest node size [`ZooKeeperHistoryStore::with_chunk_size`] accepts.
 pub const MIN_CHUNK_SIZE: usize = 1024;
@@ -301,8 +304,26 @@ fn compress(json: &[u8]) -> std::io::Result<Vec<u8>> {
     encoder.finish()
 }
 
+/// Decompresses a record's frame, refusing to grow past [`MAX_RECORD_BYTES`]
+/// (a damaged or hostile frame must not exhaust memory).
 fn decompress(frame: &[u8]) -> Result<Vec<u8>, String> {
-    zstd::stream::decode_all(frame).map_err(|e| format!("cannot decompress the record: {e}"))
+    decompress_at_most(frame, MAX_RECORD_BYTES)
+}
+
+fn decompress_at_most(frame: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    let decoder = zstd::stream::read::Decoder::new(frame)
+        .map_err(|e| format!("cannot decompress the record: {e}"))?;
+    let mut json = Vec::new();
+    decoder
+        .take(limit as u64 + 1)
+        .read_to_end(&mut json)
+        .map_err(|e| format!("cannot decompress the record: {e}"))?;
+    if json.len() > limit {
+        return Err(format!(
+            "the record decompresses to more than {limit} bytes"
+        ));
+    }
+    Ok(json)
 }
 
 /// A record node's data, read.
@@ -511,6 +532,38 @@ async fn load_records(client: &Client, history: &str) -> Result<Loaded, HaError>
     Ok((records, leftovers))
 }
 
+/// What a record node's data says, before any chunk is read.
+#[derive(Debug)]
+pub enum NodeContent {
+    /// A whole record (plain or compressed JSON).
+    Record(HistoryRecord),
+    /// A big record: its frame is in `count` chunk children, `bytes` long.
+    Chunks { count: usize, bytes: usize },
+    /// A record being written or given up: not part of the history.
+    Unfinished,
+}
+
+/// Reads a record node's data (pure: no ZooKeeper access). The error says
+/// what is wrong with it.
+pub fn read_node(data: &[u8]) -> Result<NodeContent, String> {
+    let json: Cow<'_, [u8]> = match parse_body(data)? {
+        Body::Json(json) => Cow::Borrowed(json),
+        Body::Zstd(frame) => Cow::Owned(decompress(frame)?),
+        Body::Chunks { count, bytes } => return Ok(NodeContent::Chunks { count, bytes }),
+        Body::Pending | Body::Abandoned => return Ok(NodeContent::Unfinished),
+    };
+    parse_json(&json).map(NodeContent::Record)
+}
+
+/// Reads the reassembled frame of a chunked record (pure).
+pub fn read_frame(frame: &[u8]) -> Result<HistoryRecord, String> {
+    parse_json(&decompress(frame)?)
+}
+
+fn parse_json(json: &[u8]) -> Result<HistoryRecord, String> {
+    serde_json::from_slice(json).map_err(|e| format!("not a history record: {e}"))
+}
+
 /// The record a node holds; `None` for an unfinished one.
 async fn decode(
     client: &Client,
@@ -521,21 +574,14 @@ async fn decode(
         path: path.to_string(),
         reason,
     };
-    let json: Cow<'_, [u8]> = match parse_body(data).map_err(corrupt)? {
-        Body::Json(json) => Cow::Borrowed(json),
-        Body::Zstd(frame) => Cow::Owned(decompress(frame).map_err(corrupt)?),
-        Body::Chunks { count, bytes } => {
+    match read_node(data).map_err(corrupt)? {
+        NodeContent::Record(record) => Ok(Some(record)),
+        NodeContent::Unfinished => Ok(None),
+        NodeContent::Chunks { count, bytes } => {
             let frame = read_chunks(client, path, count, bytes).await?;
-            Cow::Owned(decompress(&frame).map_err(corrupt)?)
+            read_frame(&frame).map(Some).map_err(corrupt)
         }
-        Body::Pending | Body::Abandoned => return Ok(None),
-    };
-    serde_json::from_slice(&json)
-        .map(Some)
-        .map_err(|source| HaError::Json {
-            path: path.to_string(),
-            source,
-        })
+    }
 }
 
 /// The concatenated chunks of a committed record.
@@ -633,6 +679,14 @@ mod tests {
         assert!(e.chunks.len() >= 4, "{}", e.chunks.len());
         assert!(e.chunks.iter().all(|c| c.len() <= DEFAULT_CHUNK_SIZE));
         assert_eq!(decoded(&e), json);
+    }
+
+    #[test]
+    fn decompression_stops_at_the_limit() {
+        let frame = compress(&[b'x'; 2000]).unwrap();
+        assert_eq!(decompress_at_most(&frame, 2000).unwrap().len(), 2000);
+        let e = decompress_at_most(&frame, 1999).unwrap_err();
+        assert!(e.contains("more than 1999 bytes"), "{e}");
     }
 
     #[test]

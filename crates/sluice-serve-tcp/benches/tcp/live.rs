@@ -298,7 +298,9 @@ pub fn zookeeper() -> ZooKeeperEnsemble {
 /// Removes the bench destination's cursors from ZooKeeper, so that a pass
 /// starts with none.
 async fn clear_zookeeper(servers: &str) {
-    let client = Client::connect(servers).await.expect("connect to ZooKeeper");
+    let client = Client::connect(servers)
+        .await
+        .expect("connect to ZooKeeper");
     let mut stack = vec!["/otter/canal/destinations/bench".to_string()];
     let mut all = Vec::new();
     while let Some(path) = stack.pop() {
