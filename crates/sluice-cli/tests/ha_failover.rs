@@ -413,19 +413,27 @@ cursors written to ZooKeeper on every ack).\n\
     std::fs::write(&path, new).unwrap();
 }
 
-/// Runs `sluice release` for `example`; returns its standard output.
-fn release(zk_servers: &str) -> String {
+/// Runs `sluice release --zk zk_servers destination --wait wait`; returns
+/// whether it succeeded and what it printed (stdout, then stderr).
+fn try_release(zk_servers: &str, destination: &str, wait: u64) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .args(["release", "--zk", zk_servers, "example", "--wait", "30"])
+        .args(["release", "--zk", zk_servers, destination, "--wait"])
+        .arg(wait.to_string())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert!(
-        out.status.success(),
-        "sluice release failed: {stdout}{}",
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    stdout
+    (out.status.success(), said)
+}
+
+/// Runs `sluice release` for `example`; returns what it printed.
+fn release(zk_servers: &str) -> String {
+    let (ok, said) = try_release(zk_servers, "example", 30);
+    assert!(ok, "sluice release failed: {said}");
+    said
 }
 
 /// Waits until MariaDB shows `n` binlog dumps (off the async threads).
@@ -829,6 +837,25 @@ async fn auto_scan_adds_and_withdraws_destinations() {
         );
     }
     drop(client);
+
+    // Release with no other server: the owner takes the destination back
+    // after its delay, and the command says so; an unknown destination is
+    // an error too.
+    let (ok, said) = tokio::task::spawn_blocking({
+        let zk_servers = zk_servers.clone();
+        move || try_release(&zk_servers, "late", 20)
+    })
+    .await
+    .unwrap();
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "no other server took late: {address} runs it again"
+        )),
+        "{said}"
+    );
+    let (ok, said) = try_release(&zk_servers, "nowhere", 5);
+    assert!(!ok && said.contains("no server runs nowhere"), "{said}");
 
     // The folder vanishes: stopped, released, withdrawn.
     std::fs::remove_dir_all(late.parent().unwrap()).unwrap();
