@@ -224,9 +224,9 @@ impl ClusterConnector {
     pub async fn subscribe(&mut self, filter: &str) -> Result<()> {
         let started = Instant::now();
         loop {
-            let nodes = self.servers.subscribe();
+            let (nodes, roles) = (self.servers.subscribe(), self.running.subscribe());
             let c = self.connection().await?;
-            let moved = moved_away(nodes, c.address.clone());
+            let moved = interrupted(nodes, roles, c.address.clone());
             let r = race(c.conn.subscribe(filter), moved).await;
             match self.judge(r, started).await? {
                 Some(()) => {
@@ -242,9 +242,9 @@ impl ClusterConnector {
     pub async fn unsubscribe(&mut self) -> Result<()> {
         let started = Instant::now();
         loop {
-            let nodes = self.servers.subscribe();
+            let (nodes, roles) = (self.servers.subscribe(), self.running.subscribe());
             let c = self.connection().await?;
-            let moved = moved_away(nodes, c.address.clone());
+            let moved = interrupted(nodes, roles, c.address.clone());
             let r = race(c.conn.unsubscribe(), moved).await;
             if let Some(()) = self.judge(r, started).await? {
                 self.filter = None;
@@ -265,10 +265,10 @@ impl ClusterConnector {
     ) -> Result<RawMessage> {
         let started = Instant::now();
         loop {
-            let nodes = self.servers.subscribe();
+            let (nodes, roles) = (self.servers.subscribe(), self.running.subscribe());
             let c = self.connection().await?;
             let generation = c.generation;
-            let moved = moved_away(nodes, c.address.clone());
+            let moved = interrupted(nodes, roles, c.address.clone());
             let r = race(c.conn.get_without_ack_raw(batch_size, timeout, unit), moved).await;
             if let Some(raw) = self.judge(r, started).await? {
                 if raw.id == -1 {
@@ -304,6 +304,16 @@ impl ClusterConnector {
                 batch_id,
                 "batch came from a server this connector has left; its entries are delivered again"
             );
+            return Ok(());
+        }
+        if !self.running.is_running() {
+            // Another process may own the client id by now: leave the batch
+            // to it, unacknowledged.
+            info!(
+                batch_id,
+                "not the running client any more; the batch is not acknowledged"
+            );
+            self.drop_connection();
             return Ok(());
         }
         let Some(c) = self.connection.as_mut() else {
@@ -385,15 +395,13 @@ impl ClusterConnector {
     /// again after a failover, an error for the caller.
     async fn judge<T>(
         &mut self,
-        outcome: std::result::Result<Result<T>, Moved>,
+        outcome: std::result::Result<Result<T>, Interrupted>,
         started: Instant,
     ) -> Result<Option<T>> {
         let failure = match outcome {
             Ok(Ok(value)) => return Ok(Some(value)),
             Ok(Err(e)) => self.classify(e),
-            Err(Moved(to)) => Failure::Connection(ClientError::Protocol(format!(
-                "the destination moved to {to}"
-            ))),
+            Err(Interrupted(why)) => Failure::Connection(ClientError::Protocol(why)),
         };
         match failure {
             Failure::Caller(e) => Err(e),
@@ -584,32 +592,43 @@ impl Connector for ClusterConnector {
     }
 }
 
-/// The running node named another server while a call waited.
-struct Moved(String);
+/// Why a waiting call was given up.
+struct Interrupted(String);
 
 /// Resolves when the `running` node names an active server other than
-/// `address` (a deleted node is not a move: the same server may take it back).
-async fn moved_away(mut nodes: watch::Receiver<Option<RunningInfo>>, address: String) -> Moved {
+/// `address` (a deleted node is not a move: the same server may take it
+/// back), or when this process no longer holds the client's `running` node
+/// (another process may be consuming by now).
+async fn interrupted(
+    mut nodes: watch::Receiver<Option<RunningInfo>>,
+    mut roles: watch::Receiver<Role>,
+    address: String,
+) -> Interrupted {
     loop {
         if let Some(info) = nodes.borrow_and_update().as_ref() {
             if info.active && info.address != address {
-                return Moved(info.address.clone());
+                return Interrupted(format!("the destination moved to {}", info.address));
             }
         }
-        if nodes.changed().await.is_err() {
-            std::future::pending::<()>().await;
+        if *roles.borrow_and_update() != Role::Running {
+            return Interrupted("this process is no longer the running client".into());
+        }
+        tokio::select! {
+            r = nodes.changed() => if r.is_err() { std::future::pending::<()>().await },
+            r = roles.changed() => if r.is_err() { std::future::pending::<()>().await },
         }
     }
 }
 
 async fn race<T>(
     call: impl std::future::Future<Output = Result<T>>,
-    moved: impl std::future::Future<Output = Moved>,
-) -> std::result::Result<Result<T>, Moved> {
-    // The move first: a call is not sent to a server the node no longer names.
+    interrupt: impl std::future::Future<Output = Interrupted>,
+) -> std::result::Result<Result<T>, Interrupted> {
+    // The interruption first: a call is not sent to a server the node no
+    // longer names, nor by a process that is no longer the running client.
     tokio::select! {
         biased;
-        m = moved => Err(m),
+        i = interrupt => Err(i),
         r = call => Ok(r),
     }
 }

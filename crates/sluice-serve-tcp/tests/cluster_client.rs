@@ -258,6 +258,56 @@ async fn one_process_consumes_per_client_id() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_that_loses_the_client_id_stops_consuming() {
+    let zk = ZooKeeperEnsemble::start_standalone().unwrap();
+    let raw = zk_client(&zk).await;
+    let s = two_servers().await;
+    point_running_at(&raw, &s.srv_a.addr()).await;
+    let mut c = ClusterConnector::connect(&zk.connect_string(), "example", "", "", options())
+        .await
+        .unwrap();
+    c.subscribe("").await.unwrap();
+    let getting = tokio::spawn(async move {
+        let m = c
+            .get_without_ack(3, Some(20_000), TimeUnit::Milliseconds)
+            .await
+            .unwrap();
+        (c, m)
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // Another process takes client id 1001 (as after our session expired).
+    raw.delete(CLIENT_RUNNING, None).await.unwrap();
+    raw.create(
+        CLIENT_RUNNING,
+        br#"{"active":true,"address":"10.9.9.9","clientId":1001}"#,
+        &CreateMode::Persistent.with_acls(Acls::anyone_all()),
+    )
+    .await
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Rows arrive; this process must not take them any more.
+    s.a.feed(&txn("a", 1)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !getting.is_finished(),
+        "consumed without holding the client id"
+    );
+
+    // The other process goes: this one takes the id back and gets the rows.
+    raw.delete(CLIENT_RUNNING, None).await.unwrap();
+    let (c, m) = tokio::time::timeout(Duration::from_secs(10), getting)
+        .await
+        .expect("consuming again once the client id is back")
+        .unwrap();
+    assert_eq!(row_ids(&m.entries), ["a.1"]);
+    assert!(c.failovers() >= 1);
+    c.disconnect().await.unwrap();
+    s.srv_a.shutdown.shutdown();
+    s.srv_b.shutdown.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_running_server_is_a_clear_error() {
     let zk = ZooKeeperEnsemble::start_standalone().unwrap();
     let opts = ClusterOptions {
