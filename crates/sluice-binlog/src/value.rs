@@ -406,24 +406,36 @@ fn significant_digits(sci: &[u8]) -> usize {
         .count()
 }
 
-/// A small fixed buffer that `write!` can format into without allocating.
-struct StackText {
+/// A small fixed buffer that `write!` can format into without allocating
+/// (64 bytes: a number's text; longer writes fail).
+#[derive(Debug, Clone, Copy)]
+pub struct StackText {
     buf: [u8; 64],
     len: usize,
 }
 
+impl Default for StackText {
+    fn default() -> Self {
+        StackText::new()
+    }
+}
+
 impl StackText {
-    fn new() -> Self {
+    pub fn new() -> Self {
         StackText {
             buf: [0; 64],
             len: 0,
         }
     }
-    fn clear(&mut self) {
+    pub fn clear(&mut self) {
         self.len = 0;
     }
-    fn as_bytes(&self) -> &[u8] {
+    pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len]
+    }
+    /// The text written (only whole `&str`s are ever written, so it is UTF-8).
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(self.as_bytes()).unwrap_or_default()
     }
 }
 

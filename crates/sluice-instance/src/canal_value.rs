@@ -4,6 +4,7 @@
 //! ISO-8859-1 text, floats as Java's `String.valueOf`, TIMESTAMP in the
 //! server's local time zone; plus the `java.sql.Types` code of each value.
 
+use sluice_binlog::value::StackText;
 use sluice_binlog::{Charset, ColumnDef, ColumnType, Value};
 
 /// `java.sql.Types` codes Canal uses.
@@ -250,7 +251,7 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
     }
     // Rust's `{:e}` gives the shortest digits that read back to the same
     // value, as Java does: `[-]d[.ddd]e[-]n`.
-    let mut sci = SmallBuf::default();
+    let mut sci = StackText::new();
     let _ = if single {
         write!(sci, "{:e}", v as f32)
     } else {
@@ -300,39 +301,6 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
         }
         out.push('E');
         let _ = write!(out, "{exp}");
-    }
-}
-
-/// A fixed stack buffer for short formatted text (no allocation).
-struct SmallBuf {
-    buf: [u8; 64],
-    len: usize,
-}
-
-impl Default for SmallBuf {
-    fn default() -> Self {
-        SmallBuf {
-            buf: [0; 64],
-            len: 0,
-        }
-    }
-}
-
-impl SmallBuf {
-    fn as_str(&self) -> &str {
-        std::str::from_utf8(&self.buf[..self.len]).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Write for SmallBuf {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        let end = self.len + s.len();
-        if end > self.buf.len() {
-            return Err(std::fmt::Error);
-        }
-        self.buf[self.len..end].copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
