@@ -533,17 +533,7 @@ impl Conn {
     }
 
     pub(crate) fn server_error(&self, e: ErrPacket, during: impl Into<String>) -> SourceError {
-        SourceError::Server {
-            addr: self.addr.clone(),
-            during: during.into(),
-            code: e.code,
-            state: if e.state.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", e.state)
-            },
-            message: e.message,
-        }
+        SourceError::server(self.addr.clone(), during, e)
     }
 
     /// Reads until at least `n` bytes are buffered after `start`.

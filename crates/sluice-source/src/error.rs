@@ -133,6 +133,25 @@ pub enum SourceError {
 }
 
 impl SourceError {
+    /// The server at `addr` answered `e` while doing `during`.
+    pub(crate) fn server(
+        addr: String,
+        during: impl Into<String>,
+        e: crate::handshake::ErrPacket,
+    ) -> Self {
+        SourceError::Server {
+            addr,
+            during: during.into(),
+            code: e.code,
+            state: if e.state.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", e.state)
+            },
+            message: e.message,
+        }
+    }
+
     /// Whether reconnecting (and resuming) may cure this error: lost
     /// connections, timeouts, a server shutting down or killing the session.
     /// Configuration, authentication, purged positions and corrupt events are

@@ -1120,17 +1120,11 @@ impl BinlogStream {
                 ),
             };
         }
-        SourceError::Server {
+        SourceError::server(
             addr,
-            during: format!("binlog dump from {}", self.dump_request_text()),
-            code: e.code,
-            state: if e.state.is_empty() {
-                String::new()
-            } else {
-                format!(" [{}]", e.state)
-            },
-            message: e.message,
-        }
+            format!("binlog dump from {}", self.dump_request_text()),
+            e,
+        )
     }
 
     fn dump_request_text(&self) -> String {
