@@ -415,22 +415,14 @@ impl InstanceManager {
     /// vanished ones, reload changed ones.
     pub async fn scan_once(self: &Arc<Self>) {
         let wanted = self.server.discover_destinations();
-        let running: Vec<(String, Option<SystemTime>)> = self
-            .lock()
-            .iter()
-            .map(|(k, r)| (k.clone(), r.config_mtime))
-            .collect();
-        for (name, mtime) in &running {
+        let running: Vec<String> = self.lock().keys().cloned().collect();
+        for name in &running {
             if !wanted.contains(name) || !self.config_path(name).is_file() {
                 tracing::info!(destination = %name, "instance.properties is gone: stopping");
                 self.stop(name).await;
-            } else if self.mtime(name) != *mtime {
-                tracing::info!(destination = %name, "instance.properties changed: reloading");
-                if let Err(e) = self.reload(name).await {
-                    tracing::error!(destination = %name, error = %e, "reload failed");
-                }
             }
         }
+        self.reload_changed().await;
         for name in wanted {
             let known = self.lock().contains_key(&name);
             if !known && self.config_path(&name).is_file() {
