@@ -26,9 +26,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::spawn_server;
+use common::{connect_example, spawn_server, write_example_instance};
 use sluice_canal::proto::{EntryType, EventType};
-use sluice_client::{Connector, SimpleConnector, TimeUnit};
+use sluice_client::{Connector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
 
 const ROWS: i64 = 1_000_000;
@@ -93,34 +93,7 @@ fn write_conf(dir: &Path, db_port: u16, canal_port: u16) {
         ),
     )
     .unwrap();
-    std::fs::create_dir_all(dir.join("example")).unwrap();
-    std::fs::write(
-        dir.join("example/instance.properties"),
-        format!(
-            "canal.instance.master.address = 127.0.0.1:{db_port}\n\
-             canal.instance.dbUsername = root\n\
-             canal.instance.master.journal.name = binlog.000001\n\
-             canal.instance.master.position = 4\n\
-             canal.instance.filter.regex = big\\\\..*\n"
-        ),
-    )
-    .unwrap();
-}
-
-async fn connect(addr: &str) -> SimpleConnector {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        match SimpleConnector::connect(addr, "example", "", "").await {
-            Ok(mut c) => {
-                if c.subscribe("").await.is_ok() {
-                    return c;
-                }
-            }
-            Err(_) if Instant::now() < deadline => {}
-            Err(e) => panic!("cannot reach sluice server at {addr}: {e}"),
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    write_example_instance(dir, db_port, r"big\\..*");
 }
 
 /// `VmRSS` and `VmHWM` of a process, in bytes.
@@ -236,7 +209,7 @@ async fn one_gigabyte_transaction_streams_through_a_one_megabyte_store() {
     let mut server = spawn_server(conf.path(), &log);
     let pid = server.id();
     let sampler = Sampler::start(pid);
-    let mut client = connect(&addr).await;
+    let mut client = connect_example(&addr, Duration::from_secs(60)).await;
 
     // Let the server settle (connected to the source, schema seeded, the
     // DDL delivered), then note its resident set before the transaction.

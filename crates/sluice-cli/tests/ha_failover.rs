@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{binlog_dumps, insert_ids, spawn_server, wait_dumps};
+use common::{binlog_dumps, insert_ids, spawn_server, wait_dumps, write_example_instance};
 use sluice_client::cluster::{ClusterConnector, ClusterOptions};
 use sluice_client::{Connector, Message, SimpleConnector, TimeUnit};
 use sluice_ha::zookeeper_client::{self, Client};
@@ -66,14 +66,7 @@ fn write_conf(dir: &Path, db_port: u16, canal_port: u16, zk: &str) {
         ),
     )
     .unwrap();
-    std::fs::create_dir_all(dir.join("example")).unwrap();
-    std::fs::write(
-        dir.join("example/instance.properties"),
-        format!(
-            "canal.instance.master.address = 127.0.0.1:{db_port}\ncanal.instance.dbUsername = root\ncanal.instance.master.journal.name = binlog.000001\ncanal.instance.master.position = 4\ncanal.instance.filter.regex = w\\\\..*\n"
-        ),
-    )
-    .unwrap();
+    write_example_instance(dir, db_port, r"w\\..*");
 }
 
 struct Server {

@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{insert_ids, spawn_server};
-use sluice_client::{Connector, SimpleConnector, TimeUnit};
+use common::{connect_example, insert_ids, spawn_server, write_example_instance};
+use sluice_client::{Connector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
 
 const ROWS: i64 = 3000;
@@ -28,30 +28,7 @@ fn write_conf(dir: &Path, db_port: u16, canal_port: u16) {
         ),
     )
     .unwrap();
-    std::fs::create_dir_all(dir.join("example")).unwrap();
-    std::fs::write(
-        dir.join("example/instance.properties"),
-        format!(
-            "canal.instance.master.address = 127.0.0.1:{db_port}\ncanal.instance.dbUsername = root\ncanal.instance.master.journal.name = binlog.000001\ncanal.instance.master.position = 4\ncanal.instance.filter.regex = w\\\\..*\n"
-        ),
-    )
-    .unwrap();
-}
-
-async fn connect(addr: &str) -> SimpleConnector {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        match SimpleConnector::connect(addr, "example", "", "").await {
-            Ok(mut c) => {
-                if c.subscribe("").await.is_ok() {
-                    return c;
-                }
-            }
-            Err(_) if Instant::now() < deadline => {}
-            Err(e) => panic!("cannot reach sluice server at {addr}: {e}"),
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    write_example_instance(dir, db_port, r"w\\..*");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -83,7 +60,7 @@ async fn kill_9_at_random_moments_loses_nothing() {
     };
 
     let mut server = spawn_server(conf.path(), &log);
-    let mut client = connect(&addr).await;
+    let mut client = connect_example(&addr, Duration::from_secs(30)).await;
     let mut delivered: Vec<i64> = Vec::new();
     // Rows of transactions completed in batches whose ack the server
     // confirmed (a later reply on the same connection proves it processed it).
@@ -100,7 +77,7 @@ async fn kill_9_at_random_moments_loses_nothing() {
             server.wait().unwrap();
             kills += 1;
             server = spawn_server(conf.path(), &log);
-            client = connect(&addr).await;
+            client = connect_example(&addr, Duration::from_secs(30)).await;
             pending_ack.clear();
             open_txn.clear();
             next_kill = Instant::now() + Duration::from_millis(100 + (kills as u64 * 37) % 250);
@@ -112,7 +89,7 @@ async fn kill_9_at_random_moments_loses_nothing() {
         {
             Ok(m) => m,
             Err(_) => {
-                client = connect(&addr).await;
+                client = connect_example(&addr, Duration::from_secs(30)).await;
                 pending_ack.clear();
                 open_txn.clear();
                 continue;

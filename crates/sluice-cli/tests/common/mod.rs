@@ -6,7 +6,44 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use sluice_canal::proto::{Entry, EntryType, EventType};
+use sluice_client::SimpleConnector;
 use sluice_testkit::MariaDb;
+
+/// Writes `dir/example/instance.properties`: destination `example` reads
+/// the MariaDB at `db_port` as root from `binlog.000001:4`, tables matching
+/// `filter_regex` (as written in a properties file).
+pub fn write_example_instance(dir: &Path, db_port: u16, filter_regex: &str) {
+    std::fs::create_dir_all(dir.join("example")).unwrap();
+    std::fs::write(
+        dir.join("example/instance.properties"),
+        format!(
+            "canal.instance.master.address = 127.0.0.1:{db_port}\n\
+             canal.instance.dbUsername = root\n\
+             canal.instance.master.journal.name = binlog.000001\n\
+             canal.instance.master.position = 4\n\
+             canal.instance.filter.regex = {filter_regex}\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// Connects to destination `example` at `addr` and subscribes, retrying
+/// for up to `timeout` while the server starts.
+pub async fn connect_example(addr: &str, timeout: Duration) -> SimpleConnector {
+    let deadline = Instant::now() + timeout;
+    loop {
+        match SimpleConnector::connect(addr, "example", "", "").await {
+            Ok(mut c) => {
+                if c.subscribe("").await.is_ok() {
+                    return c;
+                }
+            }
+            Err(_) if Instant::now() < deadline => {}
+            Err(e) => panic!("cannot reach sluice server at {addr}: {e}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
 
 /// Starts `sluice server --conf conf`, its log appended to `log`.
 pub fn spawn_server(conf: &Path, log: &Path) -> Child {
