@@ -24,6 +24,7 @@ use mysql_common::binlog::events::EventData as McEventData;
 use mysql_common::binlog::value::BinlogValue;
 use mysql_common::value::Value as McValue;
 use sluice_binlog::{walk_file, Cell, EventData, EventFramer, Value};
+use sluice_testkit::bench_docs;
 
 const BEGIN_MARK: &str =
     "<!-- BEGIN decode-bench: written by `cargo bench -p sluice-binlog --bench decode` -->";
@@ -153,8 +154,8 @@ fn main() {
     let text = report.markdown();
     println!("\n{text}");
     if std::env::var("SLUICE_BENCH_NO_DOCS").as_deref() != Ok("1") {
-        let path = root.join("docs/benchmarks.md");
-        write_section(&path, &text).expect("write docs/benchmarks.md");
+        let path = bench_docs::write_section(BEGIN_MARK, END_MARK, &text)
+            .expect("write docs/benchmarks.md");
         println!("written to {}", path.display());
     }
 }
@@ -609,43 +610,6 @@ impl Report {
         );
         s
     }
-}
-
-/// Replaces this benchmark's section of `path` (between the markers), or
-/// appends it; creates the file with a short introduction when missing.
-fn write_section(path: &Path, body: &str) -> std::io::Result<()> {
-    let section = format!("{BEGIN_MARK}\n{body}{END_MARK}\n");
-    let old = match std::fs::read_to_string(path) {
-        Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::from(
-            "# Benchmarks\n\n\
-             Measured numbers for Sluice. Each section is written by the benchmark it \
-             names, with the machine, date and commands to reproduce it; rerunning a \
-             benchmark replaces only its own section.\n\n",
-        ),
-        Err(e) => return Err(e),
-    };
-    let new = match (old.find(BEGIN_MARK), old.find(END_MARK)) {
-        (Some(b), Some(e)) if b < e => {
-            let mut end = e + END_MARK.len();
-            if old[end..].starts_with('\n') {
-                end += 1;
-            }
-            format!("{}{section}{}", &old[..b], &old[end..])
-        }
-        _ => {
-            let mut s = old;
-            if !s.is_empty() && !s.ends_with("\n\n") {
-                s.push_str(if s.ends_with('\n') { "\n" } else { "\n\n" });
-            }
-            s.push_str(&section);
-            s
-        }
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(path, new)
 }
 
 fn thousands(n: u64) -> String {

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use common::{connect_example, spawn_server, write_example_instance};
 use sluice_canal::proto::{EntryType, EventType};
 use sluice_client::{Connector, TimeUnit};
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
+use sluice_testkit::{bench_docs, find_free_port, MariaDb, MariaDbConfig};
 
 const ROWS: i64 = 1_000_000;
 /// Bytes of the text column of every row: 1,000,000 × ~1,007 bytes of row
@@ -531,15 +531,6 @@ SLUICE_WRITE_BENCH_DOCS=1 cargo test --release -p sluice-cli --test big_transact
         limit = mib(STORE_BYTES + RSS_MARGIN),
         growth = mib(f.max_rss.max(f.hwm).saturating_sub(f.rss_idle)),
     );
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/benchmarks.md");
-    let old = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Benchmarks\n".to_string());
-    let section = format!("{DOCS_BEGIN}\n{body}{DOCS_END}");
-    let new = match (old.find(DOCS_BEGIN), old.find(DOCS_END)) {
-        (Some(b), Some(e)) if e > b => {
-            format!("{}{section}{}", &old[..b], &old[e + DOCS_END.len()..])
-        }
-        _ => format!("{}\n\n{section}\n", old.trim_end_matches('\n')),
-    };
-    std::fs::write(&path, new).unwrap();
+    let path = bench_docs::write_section(DOCS_BEGIN, DOCS_END, &body).unwrap();
     eprintln!("wrote {}", path.display());
 }

@@ -37,7 +37,7 @@ use common::{binlog_dumps, insert_ids, spawn_server, wait_dumps, write_example_i
 use sluice_client::cluster::{ClusterConnector, ClusterOptions};
 use sluice_client::{Connector, Message, SimpleConnector, TimeUnit};
 use sluice_ha::zookeeper_client::{self, Client};
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
+use sluice_testkit::{bench_docs, find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 
 const HA_DELAY: Duration = Duration::from_millis(2000);
 const SESSION_TIMEOUT: Duration = Duration::from_millis(4000);
@@ -345,15 +345,10 @@ fn write_benchmark(f: &Failover) {
     if std::env::var_os("SLUICE_BENCH_NO_DOCS").is_some() {
         return;
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/benchmarks.md");
-    let Ok(old) = std::fs::read_to_string(&path) else {
-        return;
-    };
     let ms = |d: Duration| d.as_millis();
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let section = format!(
-        "<!-- ha-failover:begin -->\n\
-## HA failover: take-over, client failover, release\n\
+        "## HA failover: take-over, client failover, release\n\
 \n\
 Setup: 3-node ZooKeeper ensemble (tickTime 500 ms), two `sluice server` processes on one MariaDB, \
 `canal.zookeeper.session.timeout` = {st} ms, `canal.zookeeper.ha.delay` = {delay} ms; \
@@ -378,8 +373,7 @@ lasts until its session expires, so the take-over takes the session timeout plus
 | SIGTERM of the running server: to the standby's `running` node | {term} |\n\
 \n\
 Through all of it: {written} rows written, {delivered} received by the client ({again} again; \
-cursors written to ZooKeeper on every ack).\n\
-<!-- ha-failover:end -->",
+cursors written to ZooKeeper on every ack).\n",
         st = ms(SESSION_TIMEOUT),
         delay = ms(HA_DELAY),
         gone = ms(f.session_expired),
@@ -395,15 +389,12 @@ cursors written to ZooKeeper on every ack).\n\
         delivered = f.delivered,
         again = f.delivered as i64 - f.written,
     );
-    let begin = "<!-- ha-failover:begin -->";
-    let end = "<!-- ha-failover:end -->";
-    let new = match (old.find(begin), old.find(end)) {
-        (Some(b), Some(e)) if b < e => {
-            format!("{}{section}{}", &old[..b], &old[e + end.len()..])
-        }
-        _ => format!("{}\n\n{section}\n", old.trim_end()),
-    };
-    std::fs::write(&path, new).unwrap();
+    bench_docs::write_section(
+        "<!-- ha-failover:begin -->",
+        "<!-- ha-failover:end -->",
+        &section,
+    )
+    .unwrap();
 }
 
 /// Runs `sluice release --zk zk_servers destination --wait wait`; returns

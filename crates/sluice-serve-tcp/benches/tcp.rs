@@ -29,7 +29,6 @@ mod common;
 mod live;
 
 use std::hint::black_box;
-use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -40,6 +39,7 @@ use sluice_canal::EntryPosition;
 use sluice_client::{Connector, ConnectorOptions, SimpleConnector};
 use sluice_serve_tcp::{AuthConfig, TcpServer};
 use sluice_store::{BatchMode, EntryBytes, EntryMeta, StoreConfig};
+use sluice_testkit::bench_docs;
 
 const BATCH: i32 = 1000;
 const TXN_ROWS: usize = 100;
@@ -616,7 +616,6 @@ fn main() {
         .expect("runtime");
 
     let mut md = String::new();
-    md.push_str("<!-- canal-tcp:begin -->\n");
     md.push_str("## Canal TCP delivery: rows/s to a client, with acks\n\n");
     md.push_str(&format!(
         "Machine: {} CPUs by `nproc`, load average {} at the start; {}; run on {} (UTC).\n\n",
@@ -633,7 +632,6 @@ fn main() {
     }
     md.push_str("Reproduce (the live part runs `scripts/gen-bench-binlog` itself when `target/bench-data/` has no complete set; it needs MariaDB server and client, which the script installs with apt-get when missing):\n\n```sh\ncargo bench -p sluice-serve-tcp --bench tcp\n```\n\n");
     md.push_str("`SLUICE_BENCH_LIVE_ITERS` sets the passes of the live part (default 3), `SLUICE_BENCH_BINLOG` names another directory of binlog files; `SLUICE_BENCH_ROWS` sets the rows per pass of the store part (default 1000000), `SLUICE_BENCH_ITERS` its passes (default 3); `SLUICE_BENCH_PARTS=live` or `=store` runs one part only (and does not write this file); `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n");
-    md.push_str("<!-- canal-tcp:end -->\n");
     println!("{md}");
     if !(run_store && run_live && live_rows.decode) {
         eprintln!("not writing docs/benchmarks.md: only part of the benchmark ran");
@@ -642,39 +640,8 @@ fn main() {
     if std::env::var("SLUICE_BENCH_NO_DOCS").is_ok_and(|v| v == "1") {
         return;
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/benchmarks.md");
-    let old = std::fs::read_to_string(&path).unwrap_or_else(|_| {
-        "# Benchmarks\n\nMeasured numbers for Sluice. Each section is written by the benchmark it names.\n".into()
-    });
-    let new = match (
-        old.find("<!-- canal-tcp:begin -->"),
-        old.find("<!-- canal-tcp:end -->"),
-    ) {
-        (Some(a), Some(b)) if a < b => {
-            let end = b + "<!-- canal-tcp:end -->".len();
-            let end = if old[end..].starts_with('\n') {
-                end + 1
-            } else {
-                end
-            };
-            format!("{}{}{}", &old[..a], md, &old[end..])
-        }
-        _ => {
-            let sep = if old.ends_with("\n\n") {
-                ""
-            } else if old.ends_with('\n') {
-                "\n"
-            } else {
-                "\n\n"
-            };
-            format!("{old}{sep}{md}")
-        }
-    };
-    if let Some(dir) = path.parent() {
-        let _ = std::fs::create_dir_all(dir);
-    }
-    match std::fs::write(&path, new) {
-        Ok(()) => eprintln!("wrote {}", path.display()),
-        Err(e) => eprintln!("could not write {}: {e}", path.display()),
+    match bench_docs::write_section("<!-- canal-tcp:begin -->", "<!-- canal-tcp:end -->", &md) {
+        Ok(path) => eprintln!("wrote {}", path.display()),
+        Err(e) => eprintln!("could not write docs/benchmarks.md: {e}"),
     }
 }

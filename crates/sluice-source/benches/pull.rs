@@ -24,7 +24,7 @@ use sluice_binlog::{Cell, Value};
 use sluice_source::{
     BinlogStream, OwnedRowsEvent, SourceConfig, SslMode, StartPosition, StreamItem,
 };
-use sluice_testkit::{MariaDb, MariaDbConfig};
+use sluice_testkit::{bench_docs, MariaDb, MariaDbConfig};
 
 const BEGIN_MARK: &str = "<!-- source-pull:begin -->";
 const END_MARK: &str = "<!-- source-pull:end -->";
@@ -268,8 +268,8 @@ fn main() {
     );
     println!("\n{md}");
     if std::env::var("SLUICE_BENCH_NO_DOCS").as_deref() != Ok("1") {
-        let path = root.join("docs/benchmarks.md");
-        write_section(&path, &md).expect("write docs/benchmarks.md");
+        let path =
+            bench_docs::write_section(BEGIN_MARK, END_MARK, &md).expect("write docs/benchmarks.md");
         println!("written to {}", path.display());
     }
 }
@@ -698,26 +698,4 @@ fn today() -> String {
         .map(|d| d.as_secs() as i64)
         .unwrap_or(0);
     sluice_source::position::format_utc(secs)[..10].to_string()
-}
-
-/// Replaces this benchmark's section (between its markers) in the file,
-/// appending it when absent; other sections are left as they are.
-fn write_section(path: &Path, body: &str) -> std::io::Result<()> {
-    let old = std::fs::read_to_string(path).unwrap_or_else(|_| {
-        "# Benchmarks\n\nMeasured numbers for Sluice. Each section is written by the benchmark it names, with the machine, date and commands to reproduce it; rerunning a benchmark replaces only its own section.\n".to_string()
-    });
-    let section = format!("{BEGIN_MARK}\n{body}{END_MARK}");
-    let new = match (old.find(BEGIN_MARK), old.find(END_MARK)) {
-        (Some(b), Some(e)) if e > b => {
-            format!("{}{section}{}", &old[..b], &old[e + END_MARK.len()..])
-        }
-        _ => format!(
-            "{}\n{section}\n",
-            old.trim_end_matches('\n').to_string() + "\n"
-        ),
-    };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    std::fs::write(path, new)
 }

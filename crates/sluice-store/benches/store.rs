@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use sluice_canal::EntryPosition;
 use sluice_store::{BatchMode, EntryBytes, EntryMeta, EventStore, GetWait, StoreConfig};
+use sluice_testkit::bench_docs;
 
 const ENTRIES: u64 = 2_000_000;
 const ENTRY_BYTES: usize = 600;
@@ -33,7 +34,13 @@ fn main() {
     );
     println!("{text}");
     if std::env::var_os("SLUICE_BENCH_NO_DOCS").is_none() {
-        write_section(&text);
+        if let Err(e) = bench_docs::write_section(
+            "<!-- store-bench:begin -->",
+            "<!-- store-bench:end -->",
+            &text,
+        ) {
+            eprintln!("cannot write docs/benchmarks.md: {e}");
+        }
     }
 }
 
@@ -86,21 +93,4 @@ async fn run() -> (f64, u64) {
     let secs = start.elapsed().as_secs_f64();
     let _ = producer.await;
     (secs, got)
-}
-
-fn write_section(text: &str) {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/benchmarks.md");
-    let begin = "<!-- store-bench:begin -->";
-    let end = "<!-- store-bench:end -->";
-    let current = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Benchmarks\n".into());
-    let section = format!("{begin}\n{text}{end}");
-    let updated = match (current.find(begin), current.find(end)) {
-        (Some(b), Some(e)) if e > b => {
-            format!("{}{}{}", &current[..b], section, &current[e + end.len()..])
-        }
-        _ => format!("{}\n\n{}\n", current.trim_end(), section),
-    };
-    if let Err(e) = std::fs::write(&path, updated) {
-        eprintln!("cannot write {}: {e}", path.display());
-    }
 }
