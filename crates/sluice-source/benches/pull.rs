@@ -26,6 +26,12 @@ use sluice_source::{
 };
 use sluice_testkit::{bench_docs, MariaDb, MariaDbConfig};
 
+// Something of every value, so that no decoding can be skipped: the
+// decoder benchmark's fold.
+#[path = "../../sluice-binlog/benches/support/mod.rs"]
+mod support;
+use support::fold_value;
+
 const BEGIN_MARK: &str = "<!-- source-pull:begin -->";
 const END_MARK: &str = "<!-- source-pull:end -->";
 const TARGET_RATIO: f64 = 0.8;
@@ -294,45 +300,6 @@ impl Tally {
     }
 }
 
-/// Something of every value, so that no decoding can be skipped (the same
-/// fold as the decoder benchmark's).
-#[inline]
-fn fold(v: &Value<'_>) -> u64 {
-    let tail = |b: &[u8]| (b.len() as u64) << 8 | b.last().copied().unwrap_or(0) as u64;
-    match v {
-        Value::Null => 1,
-        Value::Int(x) => *x as u64,
-        Value::UInt(x) => *x,
-        Value::Float(x) => x.to_bits() as u64,
-        Value::Double(x) => x.to_bits(),
-        Value::Decimal(d) => (d.precision as u64) << 48 | (d.scale as u64) << 40 | tail(d.bytes),
-        Value::Year(y) => *y as u64,
-        Value::Date(d) => (d.year as u64) << 16 | (d.month as u64) << 8 | d.day as u64,
-        Value::Time(t) => {
-            (t.negative as u64) << 63
-                | (t.hours as u64) << 32
-                | (t.minutes as u64) << 24
-                | (t.seconds as u64) << 16
-                | t.micros as u64
-        }
-        Value::DateTime(d) => {
-            (d.date.year as u64) << 48
-                | (d.date.month as u64) << 40
-                | (d.date.day as u64) << 32
-                | (d.hour as u64) << 24
-                | (d.minute as u64) << 16
-                | (d.second as u64) << 8
-                | d.micros as u64
-        }
-        Value::Timestamp(ts) => (ts.seconds as u64) << 20 | ts.micros as u64,
-        Value::Bytes(b) | Value::Bit(b) | Value::Json(b) => tail(b),
-        Value::Geometry(b) | Value::Vector(b) => tail(b),
-        Value::Enum(e) => *e as u64,
-        Value::Set(s) => *s,
-        Value::JsonText(s) => tail(s.as_bytes()),
-    }
-}
-
 /// Decodes every row and value of a rows event into the tally.
 fn decode_rows(r: &sluice_binlog::RowsEvent<'_>, t: &mut Tally) {
     for row in r.rows() {
@@ -343,7 +310,7 @@ fn decode_rows(r: &sluice_binlog::RowsEvent<'_>, t: &mut Tally) {
                 t.cells += 1;
                 match cell.expect("value") {
                     Cell::Present(Value::Null) => t.nulls += 1,
-                    Cell::Present(v) => t.add(fold(&v)),
+                    Cell::Present(v) => t.add(fold_value(&v)),
                     Cell::Absent => {}
                 }
             }
