@@ -10,7 +10,8 @@ use common::*;
 use sluice_ha::registry::{list_destination_servers, list_servers};
 use sluice_ha::zookeeper_client::CreateMode;
 use sluice_ha::{
-    ElectionConfig, Role, RunningElection, RunningObserver, ServerRegistry, DEFAULT_DELAY,
+    ElectionConfig, Role, RunningElection, RunningObserver, ServerRegistry, ZkSession,
+    DEFAULT_DELAY,
 };
 use sluice_testkit::ZooKeeperEnsemble;
 
@@ -23,6 +24,26 @@ fn server(address: &str, delay: Duration) -> ElectionConfig {
     ElectionConfig::server("example", address)
         .unwrap()
         .with_delay(delay)
+}
+
+/// A running on a session to `a_servers`, and B, on its own session to
+/// `b_servers`, standing by and seeing A.
+async fn a_runs_b_stands_by(
+    a_servers: &str,
+    b_servers: &str,
+    session_timeout: Duration,
+    delay: Duration,
+) -> (ZkSession, RunningElection, ZkSession, RunningElection) {
+    let sa = session(a_servers, session_timeout).await;
+    let ea = RunningElection::start(&sa, server(A, delay));
+    wait_role(&ea, Role::Running, Duration::from_secs(10)).await;
+    let sb = session(b_servers, session_timeout).await;
+    let eb = RunningElection::start(&sb, server(B, delay));
+    eventually(Duration::from_secs(5), "B sees A", || async {
+        eb.active().is_some()
+    })
+    .await;
+    (sa, ea, sb, eb)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -99,15 +120,7 @@ async fn a_standby_takes_over_a_closed_session_only_after_the_delay() {
     init_tracing();
     let zk = ZooKeeperEnsemble::start(1).unwrap();
     let servers = zk.connect_string();
-    let sa = session(&servers, SESSION).await;
-    let ea = RunningElection::start(&sa, server(A, DEFAULT_DELAY));
-    wait_role(&ea, Role::Running, Duration::from_secs(10)).await;
-    let sb = session(&servers, SESSION).await;
-    let eb = RunningElection::start(&sb, server(B, DEFAULT_DELAY));
-    eventually(Duration::from_secs(5), "B sees A", || async {
-        eb.active().is_some()
-    })
-    .await;
+    let (sa, ea, _sb, eb) = a_runs_b_stands_by(&servers, &servers, SESSION, DEFAULT_DELAY).await;
 
     // The owner's process ends: its session closes and the node goes at once.
     let t0 = Instant::now();
@@ -260,15 +273,8 @@ async fn a_partitioned_owner_that_stays_away_is_replaced_after_expiry_and_delay(
     let session_timeout = Duration::from_secs(2);
     let delay = Duration::from_secs(2);
     let proxy = Proxy::start(&servers).await;
-    let sa = session(&proxy.addr, session_timeout).await;
-    let ea = RunningElection::start(&sa, server(A, delay));
-    wait_role(&ea, Role::Running, Duration::from_secs(10)).await;
-    let sb = session(&servers, session_timeout).await;
-    let eb = RunningElection::start(&sb, server(B, delay));
-    eventually(Duration::from_secs(5), "B sees A", || async {
-        eb.active().is_some()
-    })
-    .await;
+    let (_sa, ea, _sb, eb) =
+        a_runs_b_stands_by(&proxy.addr, &servers, session_timeout, delay).await;
 
     let t0 = Instant::now();
     proxy.pause();
@@ -319,15 +325,7 @@ async fn the_previous_owner_retakes_a_deleted_node_at_once() {
     let zk = ZooKeeperEnsemble::start(1).unwrap();
     let servers = zk.connect_string();
     let delay = Duration::from_secs(2);
-    let sa = session(&servers, SESSION).await;
-    let ea = RunningElection::start(&sa, server(A, delay));
-    wait_role(&ea, Role::Running, Duration::from_secs(10)).await;
-    let sb = session(&servers, SESSION).await;
-    let eb = RunningElection::start(&sb, server(B, delay));
-    eventually(Duration::from_secs(5), "B sees A", || async {
-        eb.active().is_some()
-    })
-    .await;
+    let (sa, ea, _sb, eb) = a_runs_b_stands_by(&servers, &servers, SESSION, delay).await;
     let b_ran = ever_running(&eb);
 
     let raw = raw(&servers).await;
@@ -415,15 +413,7 @@ async fn writes_by_others_to_the_running_node() {
     let zk = ZooKeeperEnsemble::start(1).unwrap();
     let servers = zk.connect_string();
     let delay = Duration::from_secs(3);
-    let sa = session(&servers, SESSION).await;
-    let ea = RunningElection::start(&sa, server(A, delay));
-    wait_role(&ea, Role::Running, Duration::from_secs(10)).await;
-    let sb = session(&servers, SESSION).await;
-    let eb = RunningElection::start(&sb, server(B, delay));
-    eventually(Duration::from_secs(5), "B sees A", || async {
-        eb.active().is_some()
-    })
-    .await;
+    let (_sa, ea, _sb, eb) = a_runs_b_stands_by(&servers, &servers, SESSION, delay).await;
     let raw = raw(&servers).await;
 
     // Another address written into our node: we stop (Canal drops "active").
