@@ -298,14 +298,17 @@ impl ClusterConnector {
             return Ok(());
         }
         let batch = self.take_outstanding(batch_id)?;
-        let current = self.connection.as_ref().map(|c| c.generation);
-        if current != Some(batch.generation) {
+        let Some(c) = self
+            .connection
+            .as_mut()
+            .filter(|c| c.generation == batch.generation)
+        else {
             debug!(
                 batch_id,
                 "batch came from a server this connector has left; its entries are delivered again"
             );
             return Ok(());
-        }
+        };
         if !self.running.is_running() {
             // Another process may own the client id by now: leave the batch
             // to it, unacknowledged.
@@ -316,9 +319,6 @@ impl ClusterConnector {
             self.drop_connection();
             return Ok(());
         }
-        let Some(c) = self.connection.as_mut() else {
-            return Ok(());
-        };
         if let Err(e) = c.conn.ack(batch.server_id).await {
             info!(
                 batch_id,
@@ -473,7 +473,7 @@ impl ClusterConnector {
     /// until this process holds the client's `running` node, then for a
     /// server, at most `failover_timeout`.
     async fn connection(&mut self) -> Result<&mut Connection> {
-        if self.running.role() != Role::Running || !self.running.is_running() {
+        if !self.running.is_running() {
             if self.connection.take().is_some() {
                 warn!(
                     destination = %self.destination,
