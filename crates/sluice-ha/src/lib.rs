@@ -6,6 +6,7 @@
 //! - [`session`]: one ZooKeeper session kept alive (a new one after expiry),
 //!   with a lease that tells whether the session can still be trusted.
 //! - [`registry`]: a server's ephemeral `cluster` nodes.
+//! - [`nodes`]: small node operations the stores share (and tools may use).
 //! - [`election`]: who runs a destination (the `running` node), with Canal's
 //!   delay rules and fencing, and an observer for clients that follow it.
 //! - [`cursor_store`]: subscriptions and cursors in ZooKeeper behind
@@ -26,7 +27,7 @@
 pub mod blocking;
 pub mod cursor_store;
 pub mod election;
-mod nodes;
+pub mod nodes;
 pub mod paths;
 pub mod registry;
 #[cfg(feature = "schema-history")]

@@ -26,8 +26,8 @@ pub(crate) async fn delete(client: &Client, path: &str) -> Result<(), HaError> {
     }
 }
 
-/// Deletes a node and everything under it.
-pub(crate) async fn delete_recursive(client: &Client, path: &str) -> Result<(), HaError> {
+/// Deletes a node and everything under it (nothing if it does not exist).
+pub async fn delete_recursive(client: &Client, path: &str) -> Result<(), HaError> {
     let mut nodes = vec![path.to_string()];
     let mut i = 0;
     while i < nodes.len() {

@@ -31,7 +31,7 @@ use sluice_binlog::Cell;
 use sluice_canal::proto::EntryType;
 use sluice_client::{Connector, ConnectorOptions, SimpleConnector};
 use sluice_config::ServerConfig;
-use sluice_ha::zookeeper_client::{self, Client};
+use sluice_ha::zookeeper_client::Client;
 use sluice_ha::{PeriodMixedCursorStore, ZkConfig, ZooKeeperCursorStore};
 use sluice_instance::entry::{EntryBuilder, EventContext};
 use sluice_instance::manager::InstanceManager;
@@ -301,24 +301,9 @@ async fn clear_zookeeper(servers: &str) {
     let client = Client::connect(servers)
         .await
         .expect("connect to ZooKeeper");
-    let mut stack = vec!["/otter/canal/destinations/bench".to_string()];
-    let mut all = Vec::new();
-    while let Some(path) = stack.pop() {
-        match client.list_children(&path).await {
-            Ok(children) => {
-                stack.extend(children.into_iter().map(|c| format!("{path}/{c}")));
-                all.push(path);
-            }
-            Err(zookeeper_client::Error::NoNode) => {}
-            Err(e) => panic!("listing {path}: {e}"),
-        }
-    }
-    for path in all.iter().rev() {
-        match client.delete(path, None).await {
-            Ok(()) | Err(zookeeper_client::Error::NoNode) => {}
-            Err(e) => panic!("deleting {path}: {e}"),
-        }
-    }
+    sluice_ha::nodes::delete_recursive(&client, "/otter/canal/destinations/bench")
+        .await
+        .expect("delete the bench destination's nodes");
 }
 
 /// One end-to-end pass on `rt`: a fresh destination (no cursor, no schema
