@@ -8,8 +8,9 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use sluice_config::{MetaMode, ServerConfig, ServerMode};
 use sluice_instance::manager::InstanceManager;
-use sluice_meta::{CursorStore, FileCursorStore, MemoryCursorStore};
+use sluice_meta::{CursorStore, DirLock, FileCursorStore, MemoryCursorStore};
 use sluice_serve_tcp::TcpServer;
+use sluice_store::{Destination, Destinations};
 use tokio::sync::watch;
 
 #[derive(Args)]
@@ -41,6 +42,13 @@ async fn serve(args: &ServerArgs) -> Result<()> {
             server.server_mode
         );
     }
+    // First of all: one server per data folder, then the port, so a second
+    // server started by mistake fails before it reads any source or file.
+    let _data_lock = DirLock::acquire(&server.file_data_dir, "the data folder")?;
+    let served = Arc::new(LateDestinations::default());
+    let tcp = TcpServer::bind_config(&server, served.clone())
+        .await
+        .context("starting the Canal TCP server")?;
     // With ZooKeeper, cursors always live there (see crate::ha): servers that
     // take over from each other must read the same cursors.
     let ha = if server.zk_servers.trim().is_empty() {
@@ -77,9 +85,7 @@ async fn serve(args: &ServerArgs) -> Result<()> {
             tracing::error!(%destination, %error, "destination not started");
         }
     }
-    let tcp = TcpServer::bind_config(&server, manager.clone())
-        .await
-        .context("starting the Canal TCP server")?;
+    served.set(manager.clone());
     let addr = tcp.local_addr().context("reading the listening address")?;
     tracing::info!(%addr, destinations = ?manager.states(), "serving Canal clients");
     let tcp_shutdown = tcp.shutdown_handle();
@@ -115,6 +121,24 @@ async fn serve(args: &ServerArgs) -> Result<()> {
         Ok(Ok(())) => Ok(()),
         Ok(Err(e)) => Err(e).context("the Canal TCP server failed"),
         Err(e) => Err(e).context("the Canal TCP server task failed"),
+    }
+}
+
+/// The destinations the TCP server serves, known only once the instance
+/// manager exists: the port is bound before (see [`serve`]), and until then
+/// every destination is "not running here".
+#[derive(Default)]
+struct LateDestinations(std::sync::OnceLock<Arc<InstanceManager>>);
+
+impl LateDestinations {
+    fn set(&self, manager: Arc<InstanceManager>) {
+        let _ = self.0.set(manager);
+    }
+}
+
+impl Destinations for LateDestinations {
+    fn destination(&self, name: &str) -> Option<Arc<dyn Destination>> {
+        self.0.get().and_then(|m| m.destination(name))
     }
 }
 

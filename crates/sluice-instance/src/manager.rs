@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use sluice_canal::{LogIdentity, TableFilter};
 use sluice_config::{InstanceConfig, ServerConfig};
-use sluice_meta::CursorStore;
+use sluice_meta::{CursorStore, DirLock, LockError};
 use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
@@ -62,6 +62,8 @@ struct Running {
     stop: watch::Sender<bool>,
     state: watch::Receiver<InstanceState>,
     task: tokio::task::JoinHandle<()>,
+    /// `{data dir}/{destination}/sluice.lock`, held while the instance runs.
+    _lock: DirLock,
 }
 
 /// All instances of one server.
@@ -84,6 +86,8 @@ pub enum ManagerError {
     },
     #[error("destination {0}: cannot read its cursors: {1}")]
     Meta(String, sluice_meta::MetaError),
+    #[error("destination {0}: {1}")]
+    Locked(String, LockError),
 }
 
 impl InstanceManager {
@@ -246,6 +250,13 @@ impl InstanceManager {
                 port,
             },
         };
+        // Before anything of the destination is opened: another process
+        // running it on the same folder would share its cursors and history.
+        let lock = DirLock::acquire(
+            &self.server.file_data_dir.join(destination),
+            &format!("destination {destination}"),
+        )
+        .map_err(|e| ManagerError::Locked(destination.to_string(), e))?;
         let destination_handle = Arc::new(
             InstanceDestination::open(destination, store, self.cursors.clone(), identity)
                 .map_err(|e| ManagerError::Meta(destination.to_string(), e))?,
@@ -295,6 +306,7 @@ impl InstanceManager {
                 stop: stop_tx,
                 state: state_rx,
                 task,
+                _lock: lock,
             },
         );
         Ok(())

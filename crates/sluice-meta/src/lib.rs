@@ -7,6 +7,10 @@
 //! Writes are atomic (temporary file, fsync, rename, fsync of the folder):
 //! a crash leaves either the old or the new cursors, never a torn file.
 
+pub mod lock;
+
+pub use lock::{DirLock, LockError};
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
