@@ -536,9 +536,17 @@ impl Connection {
                     return Close::Frame(e);
                 }
             }
-            let (_, wt) = session.idle_timeouts();
-            if let Err(c) = self.write(&mut wr, &out, Instant::now() + wt).await {
-                return c;
+            // Before login, a peer that does not read its replies is still
+            // bound by the login deadline.
+            let write_deadline = if self.logged_in {
+                Instant::now() + session.idle_timeouts().1
+            } else {
+                auth_deadline
+            };
+            match self.write(&mut wr, &out, write_deadline).await {
+                Err(Close::Idle) if !self.logged_in => return Close::AuthTimeout,
+                Err(c) => return c,
+                Ok(()) => {}
             }
             last_write = Instant::now();
             if out.capacity() > 16 * 1024 * 1024 {

@@ -218,3 +218,35 @@ async fn failed_logins_from_one_address_back_off() {
         .await
         .unwrap();
 }
+
+#[tokio::test]
+async fn a_peer_that_does_not_read_its_replies_is_still_bound_by_the_login_timeout() {
+    let (_d, srv) = server_from("sluice.tcp.loginTimeout = 500\n").await;
+    let raw = Raw::connect(&srv.addr()).await;
+    let (mut rd, mut wr) = raw.stream.into_split();
+    // Frames that are no ClientAuth each get an error reply and leave the
+    // connection waiting for a login; their replies (far more than the
+    // socket buffers hold) are not read.
+    const FRAMES: usize = 100_000;
+    let garbage: Vec<u8> = [0u8, 0, 0, 1, 0xff].repeat(FRAMES);
+    let writer = tokio::spawn(async move {
+        let _ = wr.write_all(&garbage).await;
+        wr
+    });
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Whatever was answered before the server gave up, then the close.
+    let mut replies = 0;
+    let mut header = [0u8; 4];
+    while let Ok(Ok(_)) = tokio::time::timeout(5 * SECOND, rd.read_exact(&mut header)).await {
+        let mut body = vec![0u8; u32::from_be_bytes(header) as usize];
+        if rd.read_exact(&mut body).await.is_err() {
+            break;
+        }
+        replies += 1;
+    }
+    assert!(
+        replies < FRAMES,
+        "all {FRAMES} frames were answered after the login timeout"
+    );
+    writer.abort();
+}
