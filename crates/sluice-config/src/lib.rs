@@ -74,6 +74,42 @@ pub enum MetaMode {
     ZooKeeper,
 }
 
+/// Limits of the Canal TCP server, so that peers (logged in or not) cannot
+/// take the process's memory, file descriptors or password checks (Canal
+/// has no such keys, hence `sluice.tcp.*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TcpLimits {
+    /// `sluice.tcp.maxConnections` (default 1024): client connections open
+    /// at once; more are closed as soon as they are accepted. The server
+    /// also keeps it below RLIMIT_NOFILE minus `reserved_fds`.
+    pub max_connections: usize,
+    /// `sluice.tcp.reservedFds` (default 256): file descriptors kept free of
+    /// client connections for cursors, the store, schema history, the
+    /// sources and ZooKeeper.
+    pub reserved_fds: usize,
+    /// `sluice.tcp.loginTimeout` (ms, default 10000): time from connecting
+    /// to a successful login.
+    pub login_timeout: Duration,
+    /// `sluice.tcp.maxFailedLogins` (default 5): failed logins from one
+    /// address before its logins are refused for a while.
+    pub max_failed_logins: u32,
+    /// `sluice.tcp.loginBackoffMax` (ms, default 30000): the longest an
+    /// address is refused; the wait starts at 1 s and doubles per failure.
+    pub login_backoff_max: Duration,
+}
+
+impl Default for TcpLimits {
+    fn default() -> Self {
+        TcpLimits {
+            max_connections: 1024,
+            reserved_fds: 256,
+            login_timeout: Duration::from_secs(10),
+            max_failed_logins: 5,
+            login_backoff_max: Duration::from_secs(30),
+        }
+    }
+}
+
 /// Settings of the server (`canal.properties`).
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -87,6 +123,8 @@ pub struct ServerConfig {
     pub user: String,
     /// Hex of SHA1(SHA1(password)), as Canal stores it.
     pub passwd: String,
+    /// `sluice.tcp.*`: what the Canal TCP server lets clients hold.
+    pub tcp: TcpLimits,
     pub admin_port: u16,
     pub admin_user: String,
     pub admin_passwd: String,
@@ -417,6 +455,53 @@ impl Reader<'_> {
         }
     }
 
+    /// An integer of at least `min`.
+    fn at_least(&self, key: &str, default: u64, min: u64, what: &str) -> Result<u64, ConfigError> {
+        let v = self.parse(key, default, what)?;
+        match self.get(key) {
+            Some(p) if v < min => Err(self.bad(key, p, what)),
+            _ => Ok(v),
+        }
+    }
+
+    fn tcp_limits(&self) -> Result<TcpLimits, ConfigError> {
+        let d = TcpLimits::default();
+        let count = |key, default: usize, what| {
+            self.at_least(key, default as u64, 1, what)
+                .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
+        };
+        let ms = |key, default: Duration| {
+            self.at_least(
+                key,
+                default.as_millis() as u64,
+                1,
+                "expected milliseconds (at least 1)",
+            )
+            .map(Duration::from_millis)
+        };
+        Ok(TcpLimits {
+            max_connections: count(
+                "sluice.tcp.maxConnections",
+                d.max_connections,
+                "expected a number of connections (at least 1)",
+            )?,
+            reserved_fds: usize::try_from(self.parse(
+                "sluice.tcp.reservedFds",
+                d.reserved_fds as u64,
+                "expected a number of file descriptors",
+            )?)
+            .unwrap_or(usize::MAX),
+            login_timeout: ms("sluice.tcp.loginTimeout", d.login_timeout)?,
+            max_failed_logins: u32::try_from(count(
+                "sluice.tcp.maxFailedLogins",
+                d.max_failed_logins as usize,
+                "expected a number of failed logins (at least 1)",
+            )?)
+            .unwrap_or(u32::MAX),
+            login_backoff_max: ms("sluice.tcp.loginBackoffMax", d.login_backoff_max)?,
+        })
+    }
+
     fn list(&self, key: &str, default: &str) -> Vec<String> {
         self.string(key, default)
             .split(',')
@@ -488,6 +573,7 @@ impl ServerConfig {
             )?,
             user: r.string("canal.user", ""),
             passwd: r.string("canal.passwd", ""),
+            tcp: r.tcp_limits()?,
             admin_port: r.parse("canal.admin.port", 11110, "expected a TCP port (1-65535)")?,
             admin_user: r.string("canal.admin.user", ""),
             admin_passwd: r.string("canal.admin.passwd", ""),

@@ -148,3 +148,42 @@ fn zookeeper_keys_have_defaults_and_are_known() {
     let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
     assert!(err.contains("canal.zookeeper.ha.delay"), "{err}");
 }
+
+#[test]
+fn tcp_limits_default_and_override() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "canal.properties", "canal.port = 11111\n");
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.tcp, TcpLimits::default());
+    assert_eq!(server.tcp.max_connections, 1024);
+    assert_eq!(server.tcp.login_timeout, Duration::from_secs(10));
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.tcp.maxConnections = 50\nsluice.tcp.reservedFds = 0\nsluice.tcp.loginTimeout = 2500\nsluice.tcp.maxFailedLogins = 3\nsluice.tcp.loginBackoffMax = 60000\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    assert_eq!(
+        server.tcp,
+        TcpLimits {
+            max_connections: 50,
+            reserved_fds: 0,
+            login_timeout: Duration::from_millis(2500),
+            max_failed_logins: 3,
+            login_backoff_max: Duration::from_secs(60),
+        }
+    );
+
+    for bad in [
+        "sluice.tcp.maxConnections = 0",
+        "sluice.tcp.loginTimeout = 0",
+        "sluice.tcp.maxFailedLogins = many",
+    ] {
+        write(dir.path(), "canal.properties", &format!("{bad}\n"));
+        let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+        let key = bad.split(' ').next().unwrap();
+        assert!(err.contains(&format!("canal.properties:1: {key}")), "{err}");
+    }
+}

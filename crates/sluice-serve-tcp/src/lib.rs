@@ -5,6 +5,8 @@
 //! * [`frame`]: length-prefixed framing with a bound (pure).
 //! * [`auth`]: `canal.user` / `canal.passwd` and the scramble411 check (pure).
 //! * [`session`]: one connection's state machine and Canal's replies.
+//! * [`limits`]: the connection cap, the per-address login backoff and the
+//!   log budgets (what an unauthenticated peer can make the server hold).
 //! * [`server`]: the listener, sockets, timeouts and connection tasks.
 //!
 //! The server serves whatever [`sluice_store::Destinations`] it is given;
@@ -15,9 +17,14 @@
 //! * MESSAGES always carries `version = 1` (Canal's raw-entry mode leaves
 //!   it out of non-empty batches); no client reads it.
 //! * After 3 failed logins on one connection the connection is closed
-//!   (Canal keeps it open forever; clients give up after one failure).
-//! * Login must complete within 60 s of connecting (Canal: no limit), and a
-//!   request frame above 1 MiB closes the connection (Canal: unbounded).
+//!   (Canal keeps it open forever; clients give up after one failure), and
+//!   after `sluice.tcp.maxFailedLogins` failures from one address its
+//!   logins are refused for a while (Canal: no limit).
+//! * Login must complete within `sluice.tcp.loginTimeout` (10 s) of
+//!   connecting (Canal: no limit); a frame above 64 KiB before login, or
+//!   above 1 MiB after, closes the connection (Canal: unbounded).
+//! * At most `sluice.tcp.maxConnections` (1024) connections are open at
+//!   once, fewer if RLIMIT_NOFILE is low; more are closed on accept.
 //! * Error texts keep Canal's wording and codes, but where Canal appends a
 //!   Java stack trace Sluice gives the error's message.
 //! * Progress is per client id (the store's design); Canal shares one
@@ -27,6 +34,7 @@
 
 pub mod auth;
 pub mod frame;
+pub mod limits;
 pub mod server;
 pub mod session;
 

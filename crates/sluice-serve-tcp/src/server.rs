@@ -5,14 +5,21 @@
 //! Per connection: TCP_NODELAY and keep-alive are set; the server speaks
 //! first (HANDSHAKE); requests are handled one at a time, in order, replies
 //! written in order. A connection is closed on EOF, on a frame that is
-//! negative or larger than [`ServerOptions::max_request_frame`], on an I/O
-//! error, when login does not complete within
-//! [`ServerOptions::auth_timeout`], or when it stays idle: no request read
+//! negative or larger than [`ServerOptions::max_login_frame`] before login
+//! and [`ServerOptions::max_request_frame`] after, on an I/O error, when
+//! login does not complete within [`ServerOptions::auth_timeout`], when its
+//! address is refused after failed logins ([`crate::limits::LoginThrottle`]),
+//! or when it stays idle: no request read
 //! for `net_read_timeout` or no reply written for `net_write_timeout` (ms,
 //! from the client's ClientAuth, default 1 h, as Canal's idle handler).
 //! While a GET waits for data, the socket is still watched: if the client
 //! goes away the wait is abandoned (so [`sluice_store::Destination::get`]
 //! futures must be cancellation-safe: dropping one must not lose entries).
+//!
+//! At most [`ServerOptions::max_connections`] connections are open at once,
+//! and never more than RLIMIT_NOFILE minus [`ServerOptions::reserved_fds`],
+//! so a flood of connections cannot take the descriptors cursors and the
+//! store need; one over the cap is closed as soon as it is accepted.
 //!
 //! Shutdown ([`ShutdownHandle::shutdown`]) stops accepting and makes every
 //! connection close at its next await point (waiting for a request, a GET
@@ -25,11 +32,11 @@
 
 use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sluice_config::ServerConfig;
+use sluice_config::{ServerConfig, TcpLimits};
 use sluice_store::Destinations;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -40,6 +47,7 @@ use tokio::time::Instant;
 
 use crate::auth::AuthConfig;
 use crate::frame::{self, Decoded, FrameError};
+use crate::limits::{self, LogBudget, LoginThrottle};
 use crate::session::{Outcome, Phase, Reply, Session, SEED_LEN};
 
 /// Tunables beyond what Canal configures.
@@ -48,18 +56,58 @@ pub struct ServerOptions {
     /// Largest request frame accepted; a longer length prefix closes the
     /// connection before any of the body is read.
     pub max_request_frame: usize,
+    /// Largest frame accepted before login (a ClientAuth is small).
+    pub max_login_frame: usize,
     /// Time from accept to a successful login. Canal has no such limit.
     pub auth_timeout: Duration,
     /// Idle time before TCP keep-alive probes start.
     pub keepalive_time: Duration,
+    /// Connections open at once, at most (further capped by RLIMIT_NOFILE
+    /// minus `reserved_fds`).
+    pub max_connections: usize,
+    /// File descriptors kept free of client connections.
+    pub reserved_fds: usize,
+    /// Failed logins from one address before its logins are refused.
+    pub max_failed_logins: u32,
+    /// Longest time an address's logins are refused.
+    pub login_backoff_max: Duration,
+}
+
+impl ServerOptions {
+    /// The `sluice.tcp.*` limits of `canal.properties`.
+    pub fn from_limits(limits: &TcpLimits) -> ServerOptions {
+        ServerOptions {
+            auth_timeout: limits.login_timeout,
+            max_connections: limits.max_connections,
+            reserved_fds: limits.reserved_fds,
+            max_failed_logins: limits.max_failed_logins,
+            login_backoff_max: limits.login_backoff_max,
+            ..ServerOptions::default()
+        }
+    }
+
+    /// The connection cap in force with the current RLIMIT_NOFILE.
+    pub fn effective_max_connections(&self) -> usize {
+        limits::connection_cap(
+            self.max_connections,
+            self.reserved_fds,
+            limits::nofile_limit(),
+        )
+    }
 }
 
 impl Default for ServerOptions {
     fn default() -> Self {
+        let limits = TcpLimits::default();
         ServerOptions {
             max_request_frame: frame::DEFAULT_MAX_REQUEST_FRAME,
-            auth_timeout: Duration::from_secs(60),
+            max_login_frame: limits::MAX_LOGIN_FRAME,
+            auth_timeout: limits.login_timeout,
             keepalive_time: Duration::from_secs(60),
+            max_connections: limits.max_connections,
+            reserved_fds: limits.reserved_fds,
+            max_failed_logins: limits.max_failed_logins,
+            login_backoff_max: limits.login_backoff_max,
         }
     }
 }
@@ -83,6 +131,8 @@ pub enum StartError {
     Auth(#[from] crate::auth::AuthConfigError),
     #[error("cannot listen on {addr}: {error}")]
     Bind { addr: String, error: io::Error },
+    #[error("the open-file limit (RLIMIT_NOFILE {limit}) leaves no file descriptor for client connections after the {reserved} reserved (sluice.tcp.reservedFds): raise `ulimit -n` or lower sluice.tcp.reservedFds")]
+    NoDescriptorsForClients { limit: u64, reserved: usize },
 }
 
 /// Stops a running [`TcpServer`]. Cheap to clone.
@@ -121,16 +171,31 @@ impl TcpServer {
         })
     }
 
-    /// Binds `canal.ip`:`canal.port` with `canal.user`/`canal.passwd`.
+    /// Binds `canal.ip`:`canal.port` with `canal.user`/`canal.passwd` and
+    /// the `sluice.tcp.*` limits. Raises the RLIMIT_NOFILE soft limit to
+    /// the hard limit first, so the connection cap is not needlessly low.
     pub async fn bind_config(
         cfg: &ServerConfig,
         destinations: Arc<dyn Destinations>,
     ) -> Result<TcpServer, StartError> {
         let auth = AuthConfig::from_server_config(cfg)?;
+        let options = ServerOptions::from_limits(&cfg.tcp);
+        if let Err(e) = limits::raise_nofile_limit() {
+            tracing::warn!(error = %e, "cannot raise the open-file limit to its hard limit");
+        }
+        if let Some(limit) = limits::nofile_limit() {
+            if options.effective_max_connections() == 0 {
+                return Err(StartError::NoDescriptorsForClients {
+                    limit,
+                    reserved: options.reserved_fds,
+                });
+            }
+        }
         let addr = listen_addr(&cfg.ip, cfg.port);
-        TcpServer::bind(addr.as_str(), auth, destinations)
+        let server = TcpServer::bind(addr.as_str(), auth, destinations)
             .await
-            .map_err(|error| StartError::Bind { addr, error })
+            .map_err(|error| StartError::Bind { addr, error })?;
+        Ok(server.with_options(options))
     }
 
     pub fn with_options(mut self, options: ServerOptions) -> TcpServer {
@@ -156,17 +221,45 @@ impl TcpServer {
             options,
             shutdown,
         } = self;
+        let max_connections = options.effective_max_connections();
+        if max_connections == 0 {
+            return Err(io::Error::other(format!(
+                "the open-file limit leaves no file descriptor for client connections after the {} reserved",
+                options.reserved_fds
+            )));
+        }
+        let guards = Arc::new(Guards::new(&options));
         let options = Arc::new(options);
         let next_id = AtomicU64::new(1);
+        let open = Arc::new(AtomicUsize::new(0));
+        let mut accept_pause = Duration::ZERO;
         let mut stop = shutdown.subscribe();
         let mut conns = JoinSet::new();
         let local = listener.local_addr()?;
-        tracing::info!(%local, "canal tcp server listening");
+        tracing::info!(
+            %local,
+            max_connections,
+            nofile = ?limits::nofile_limit(),
+            "canal tcp server listening"
+        );
         loop {
             tokio::select! {
                 _ = stopped(&mut stop) => break,
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
+                        accept_pause = Duration::ZERO;
+                        // Only this loop adds connections, so the count
+                        // cannot pass the cap between the check and the add.
+                        let now_open = open.load(Ordering::Acquire);
+                        if now_open >= max_connections {
+                            drop(stream);
+                            if let Some(suppressed) = guards.log_over_cap.allow(std::time::Instant::now()) {
+                                tracing::warn!(%peer, open = now_open, max_connections, suppressed, "connection refused: too many connections (sluice.tcp.maxConnections)");
+                            }
+                            continue;
+                        }
+                        open.fetch_add(1, Ordering::AcqRel);
+                        let slot = Slot(open.clone());
                         let id = next_id.fetch_add(1, Ordering::Relaxed);
                         let conn = Connection {
                             id,
@@ -175,14 +268,29 @@ impl TcpServer {
                             auth: auth.clone(),
                             destinations: destinations.clone(),
                             options: options.clone(),
+                            guards: guards.clone(),
                             stop: shutdown.subscribe(),
+                            logged_in: false,
                         };
-                        conns.spawn(conn.run(stream));
+                        conns.spawn(conn.run(stream, slot));
                     }
                     Err(e) => {
-                        // Out of file descriptors and the like: wait, keep serving.
-                        tracing::warn!(error = %e, "accept failed");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        // Out of file descriptors or memory: pause (growing
+                        // up to half a second) rather than spin; anything
+                        // else concerns that one connection.
+                        let exhausted = matches!(
+                            e.raw_os_error(),
+                            Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS | libc::ENOMEM)
+                        );
+                        if exhausted {
+                            accept_pause = (accept_pause * 2).clamp(Duration::from_millis(10), Duration::from_millis(500));
+                        }
+                        if let Some(suppressed) = guards.log_accept.allow(std::time::Instant::now()) {
+                            tracing::warn!(error = %e, open = open.load(Ordering::Acquire), pause = ?accept_pause, suppressed, "accept failed");
+                        }
+                        if exhausted {
+                            tokio::time::sleep(accept_pause).await;
+                        }
                     }
                 },
                 Some(done) = conns.join_next(), if !conns.is_empty() => log_join(done),
@@ -193,6 +301,42 @@ impl TcpServer {
             log_join(done);
         }
         Ok(())
+    }
+}
+
+/// Shared by every connection: the per-address login backoff and the log
+/// budgets for lines a flood of peers could multiply.
+struct Guards {
+    logins: LoginThrottle,
+    log_over_cap: LogBudget,
+    log_accept: LogBudget,
+    log_login_failed: LogBudget,
+    log_login_refused: LogBudget,
+    log_closed_before_login: LogBudget,
+}
+
+impl Guards {
+    fn new(options: &ServerOptions) -> Guards {
+        // Ten lines of a kind per ten seconds, the rest counted.
+        let budget = || LogBudget::new(10, Duration::from_secs(10));
+        Guards {
+            logins: LoginThrottle::new(options.max_failed_logins, options.login_backoff_max),
+            log_over_cap: budget(),
+            log_accept: budget(),
+            log_login_failed: budget(),
+            log_login_refused: budget(),
+            log_closed_before_login: budget(),
+        }
+    }
+}
+
+/// One open connection's place under the cap, given back on drop (also
+/// when the connection task panics).
+struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -220,6 +364,7 @@ enum Close {
     Idle,
     AuthTimeout,
     AuthFailed,
+    LoginRefused,
     Frame(FrameError),
     Io(io::Error),
     Seed,
@@ -233,6 +378,9 @@ impl std::fmt::Display for Close {
             Close::Idle => f.write_str("idle timeout"),
             Close::AuthTimeout => f.write_str("no login within the time allowed"),
             Close::AuthFailed => f.write_str("too many failed logins"),
+            Close::LoginRefused => {
+                f.write_str("login refused: too many failed logins from this address")
+            }
             Close::Frame(e) => write!(f, "bad frame: {e}"),
             Close::Io(e) => write!(f, "i/o error: {e}"),
             Close::Seed => f.write_str("no random seed available"),
@@ -247,20 +395,69 @@ struct Connection {
     auth: Arc<AuthConfig>,
     destinations: Arc<dyn Destinations>,
     options: Arc<ServerOptions>,
+    guards: Arc<Guards>,
     stop: watch::Receiver<bool>,
+    logged_in: bool,
 }
 
 impl Connection {
-    async fn run(mut self, stream: TcpStream) {
+    async fn run(mut self, stream: TcpStream, slot: Slot) {
         configure(&stream, &self.options);
         let channel = format!("[id: 0x{:08x}, /{} => /{}]", self.id, self.peer, self.local);
         tracing::debug!(%channel, "client connected");
         let (rd, wr) = stream.into_split();
         let reason = self.serve(rd, wr, channel.clone()).await;
+        drop(slot);
         match &reason {
             Close::Eof | Close::Shutdown => tracing::debug!(%channel, %reason, "connection closed"),
+            // Peers that never logged in can be many: their lines are budgeted.
+            _ if !self.logged_in => {
+                let now = std::time::Instant::now();
+                if let Some(suppressed) = self.guards.log_closed_before_login.allow(now) {
+                    tracing::info!(%channel, %reason, suppressed, "connection closed before login");
+                }
+            }
             _ => tracing::info!(%channel, %reason, "connection closed"),
         }
+    }
+
+    /// Handles a login packet: refused outright while the peer's address is
+    /// backing off, else checked by the session, the outcome counted
+    /// against the address. `Err` closes the connection after the reply.
+    fn login(
+        &mut self,
+        session: &mut Session,
+        packet: &[u8],
+        reader: &mut FrameReader,
+    ) -> Result<Outcome, Reply> {
+        let ip = self.peer.ip();
+        let address = limits::login_address(ip);
+        let now = std::time::Instant::now();
+        if let Err(wait) = self.guards.logins.check(ip, now) {
+            let retry_in = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+            if let Some(suppressed) = self.guards.log_login_refused.allow(now) {
+                tracing::warn!(peer = %self.peer, %address, retry_in_s = retry_in, suppressed, "login refused: too many failed logins from this address");
+            }
+            return Err(Reply::error(
+                crate::session::CODE_ERROR,
+                format!(
+                    "login refused: too many failed logins from {address}, retry in {retry_in} s"
+                ),
+            ));
+        }
+        let failed_before = session.failed_logins();
+        let outcome = session.login(packet);
+        if session.phase() == Phase::Ready {
+            self.logged_in = true;
+            self.guards.logins.succeeded(ip);
+            reader.max = self.options.max_request_frame;
+        } else if session.failed_logins() > failed_before {
+            let failed = self.guards.logins.failed(ip, now);
+            if let Some(suppressed) = self.guards.log_login_failed.allow(now) {
+                tracing::warn!(peer = %self.peer, %address, failures = failed.count, refused_for = ?failed.refused_for, suppressed, "login failed");
+            }
+        }
+        Ok(outcome)
     }
 
     async fn serve(&mut self, rd: OwnedReadHalf, mut wr: OwnedWriteHalf, channel: String) -> Close {
@@ -269,7 +466,11 @@ impl Connection {
             return Close::Seed;
         }
         let mut session = Session::new(seed, self.auth.clone(), self.destinations.clone(), channel);
-        let mut reader = FrameReader::new(rd, self.options.max_request_frame);
+        let login_frame = self
+            .options
+            .max_login_frame
+            .min(self.options.max_request_frame);
+        let mut reader = FrameReader::new(rd, login_frame);
         let mut out = Vec::with_capacity(4096);
         let connected = Instant::now();
         let auth_deadline = connected + self.options.auth_timeout;
@@ -299,12 +500,23 @@ impl Connection {
                 },
             };
             last_read = Instant::now();
-            let outcome = tokio::select! {
-                biased;
-                o = session.handle(&body) => o,
-                _ = stopped(&mut self.stop) => return Close::Shutdown,
-                // The client went away while a GET waits: drop the GET.
-                c = reader.watch_close() => return c,
+            let mut close_reason = Close::AuthFailed;
+            let outcome = if session.phase() == Phase::Auth {
+                match self.login(&mut session, &body, &mut reader) {
+                    Ok(o) => o,
+                    Err(refusal) => {
+                        close_reason = Close::LoginRefused;
+                        Outcome::ReplyAndClose(refusal)
+                    }
+                }
+            } else {
+                tokio::select! {
+                    biased;
+                    o = session.handle(&body) => o,
+                    _ = stopped(&mut self.stop) => return Close::Shutdown,
+                    // The client went away while a GET waits: drop the GET.
+                    c = reader.watch_close() => return c,
+                }
             };
             let (reply, close_after) = match outcome {
                 Outcome::Silent => continue,
@@ -324,16 +536,24 @@ impl Connection {
                     return Close::Frame(e);
                 }
             }
-            let (_, wt) = session.idle_timeouts();
-            if let Err(c) = self.write(&mut wr, &out, Instant::now() + wt).await {
-                return c;
+            // Before login, a peer that does not read its replies is still
+            // bound by the login deadline.
+            let write_deadline = if self.logged_in {
+                Instant::now() + session.idle_timeouts().1
+            } else {
+                auth_deadline
+            };
+            match self.write(&mut wr, &out, write_deadline).await {
+                Err(Close::Idle) if !self.logged_in => return Close::AuthTimeout,
+                Err(c) => return c,
+                Ok(()) => {}
             }
             last_write = Instant::now();
             if out.capacity() > 16 * 1024 * 1024 {
                 out = Vec::with_capacity(4096);
             }
             if close_after {
-                return Close::AuthFailed;
+                return close_reason;
             }
         }
     }

@@ -326,6 +326,23 @@ impl Session {
         .encode_to_vec()
     }
 
+    /// Failed logins on this connection so far.
+    pub fn failed_logins(&self) -> u32 {
+        self.failed_auths
+    }
+
+    /// Handles the login packet (in [`Phase::Auth`]) at once: logging in
+    /// never waits, so the server can count the outcome against the peer's
+    /// address before anything else runs.
+    pub fn login(&mut self, packet: &[u8]) -> Outcome {
+        match self.phase {
+            Phase::Auth => self.authenticate(packet),
+            Phase::Ready => {
+                Outcome::Reply(Reply::error(CODE_ERROR, "already logged in".to_string()))
+            }
+        }
+    }
+
     /// Handles one packet (a frame body).
     pub async fn handle(&mut self, packet: &[u8]) -> Outcome {
         match self.phase {
@@ -371,7 +388,8 @@ impl Session {
         };
         if let Err(rejected) = self.auth.check(&ca.username, &ca.password, &self.seed) {
             self.failed_auths += 1;
-            tracing::warn!(channel = %self.channel, user = %ca.username, attempt = self.failed_auths, "authentication failed");
+            // The server logs failures with the address, within a budget.
+            tracing::debug!(channel = %self.channel, user = %ca.username, attempt = self.failed_auths, "authentication failed");
             let reply = Reply::error(CODE_ERROR, rejected.to_string());
             return if self.failed_auths >= MAX_FAILED_AUTHS {
                 Outcome::ReplyAndClose(reply)

@@ -383,6 +383,41 @@ impl Raw {
         raw
     }
 
+    /// Connects from `local` (e.g. 127.0.0.2, to look like another client
+    /// address) and reads the handshake.
+    pub async fn connect_from(local: std::net::IpAddr, addr: &str) -> Raw {
+        let addr: SocketAddr = addr.parse().unwrap();
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(local, 0)).unwrap();
+        let stream = socket.connect(addr).await.unwrap();
+        let mut raw = Raw {
+            stream,
+            seed: vec![],
+        };
+        let hs = raw.read_packet().await.expect("handshake");
+        assert_eq!(hs.r#type, PacketType::Handshake as i32);
+        raw.seed = Handshake::decode(hs.body.as_slice()).unwrap().seeds;
+        raw
+    }
+
+    /// Sends a ClientAuth for `user` with `password` scrambled with this
+    /// connection's seed, and returns the reply (`None`: the server closed).
+    pub async fn try_login(&mut self, user: &str, password: &[u8]) -> Option<(i32, String)> {
+        let token = sluice_canal::auth::scramble411(password, &self.seed);
+        let hex: String = token.iter().map(|b| format!("{b:02x}")).collect();
+        let auth = ClientAuth {
+            username: user.into(),
+            password: hex.into_bytes(),
+            ..Default::default()
+        };
+        self.send(PacketType::ClientAuthentication, &auth.encode_to_vec())
+            .await;
+        let p = self.read_packet().await?;
+        assert_eq!(p.r#type, PacketType::Ack as i32, "expected an ACK");
+        let a = sluice_canal::proto::Ack::decode(p.body.as_slice()).unwrap();
+        Some((a.error_code.unwrap_or(0), a.error_message))
+    }
+
     /// Connects and logs in with no credentials.
     pub async fn login(addr: &str) -> Raw {
         let mut raw = Raw::connect(addr).await;
