@@ -37,6 +37,9 @@
 //!   MariaDB's default). [`SchemaTracker::start_at`] restarts at any older
 //!   position with the schema of that time.
 //! - [`binlog_meta`]: the cross-check of a TABLE_MAP with the tracked table.
+//! - [`redact`]: credentials (`IDENTIFIED BY '…'`, `PASSWORD('…')`,
+//!   `MASTER_PASSWORD=`, `CONNECTION='…'`, ...) replaced by `'***'` in every
+//!   statement before it is parsed, logged, put in an error or recorded.
 //!
 //! # Never misaligned columns
 //!
@@ -96,6 +99,7 @@ pub mod model;
 pub mod parse;
 pub mod parser;
 pub mod position;
+pub mod redact;
 pub mod status_vars;
 pub mod tracker;
 
@@ -105,4 +109,5 @@ pub use history::{FileHistoryStore, HistoryRecord, MemoryHistoryStore, SchemaHis
 pub use metadata::MetadataSource;
 pub use model::{ColumnSchema, DatabaseSchema, Generated, TableSchema};
 pub use position::BinlogPosition;
+pub use redact::redact;
 pub use tracker::{SchemaTracker, TrackerOptions, UnparseableDdlPolicy};

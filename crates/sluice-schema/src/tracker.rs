@@ -18,6 +18,7 @@ use crate::lexer::{tokenize, LexOptions, Tok};
 use crate::metadata::{read_catalog, read_table, MetadataSource, TableFilter};
 use crate::parse::ParsedBy;
 use crate::position::BinlogPosition;
+use crate::redact::redact_with;
 use crate::status_vars::parse_status_vars;
 
 /// What to do with a DDL statement that cannot be read (or whose effect
@@ -289,6 +290,9 @@ impl SchemaTracker {
             server_collation: status.server_collation(),
             lex: status.lex_options(self.options.mysql),
         };
+        // From here on the statement may be logged, quoted in an error or
+        // recorded in the history: never with a password in it.
+        let sql = &*redact_with(sql, ctx.lex);
         let mut scratch = self.catalog.clone();
         match scratch.apply_ddl(&ctx, sql, end) {
             Ok(outcome) => {
