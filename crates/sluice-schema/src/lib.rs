@@ -27,8 +27,10 @@
 //!   TRUNCATE, CREATE/ALTER/DROP DATABASE, CREATE SEQUENCE.
 //! - [`history`]: [`SchemaHistoryStore`] with snapshots and the deltas of
 //!   every DDL and repair, keyed by position (file sequence, offset; GTID kept
-//!   for reference). [`FileHistoryStore`] writes JSON lines, synced on every
-//!   append, and drops (with a warning) a last line torn by a crash.
+//!   for reference). [`FileHistoryStore`] writes JSON lines with a CRC32
+//!   each, synced on every append; a changed byte is an error, and a last
+//!   line torn by a crash is dropped only while the rest still covers the
+//!   start position ([`SchemaTracker::resume_at`]).
 //! - [`tracker`]: [`SchemaTracker`] follows QUERY and TABLE_MAP events:
 //!   [`SchemaTracker::on_query`] applies DDL, [`SchemaTracker::on_table_map`]
 //!   returns the `TableMap` to decode rows with, its `ColumnDef`s carrying
@@ -54,6 +56,11 @@
 //! stream is live and a source is set, and otherwise decoding stops with an
 //! error naming table and position. Rows are never decoded with a column
 //! list that does not line up with the TABLE_MAP.
+//!
+//! A table the catalog lacks is read from the server (when a source is set)
+//! unless the history records a later change to it, and checked against the
+//! TABLE_MAP like any other; a refusal for lack of privilege is an error
+//! naming the GRANT, and records nothing, so a retry after it succeeds.
 //!
 //! # Unparseable DDL
 //!
