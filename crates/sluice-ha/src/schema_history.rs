@@ -214,6 +214,10 @@ impl SchemaHistoryStore for ZooKeeperHistoryStore {
         Ok(())
     }
 
+    fn location(&self) -> String {
+        self.path()
+    }
+
     fn load(&mut self) -> sluice_schema::Result<Vec<HistoryRecord>> {
         let history = self.path();
         let at = history.clone();

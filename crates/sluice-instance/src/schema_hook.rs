@@ -53,9 +53,15 @@ impl SchemaHook for TrackedSchema {
     fn on_start(&mut self, file: &str, pos: u64) -> Result<(), String> {
         self.last = None;
         let at = BinlogPosition::new(file, pos);
+        if let Some(source) = &self.metadata {
+            source.warn_without_select();
+            // Set on every start, not only at seeding: tables the history
+            // lacks are read from the server when met (see
+            // `SchemaTracker::on_table_map`).
+            self.tracker.set_metadata_source(Box::new(source.clone()));
+        }
         if self.tracker.has_history() {
-            self.tracker.start_at(&at);
-            return Ok(());
+            return self.tracker.resume_at(&at).map_err(|e| e.to_string());
         }
         match &self.metadata {
             Some(source) => {
@@ -64,7 +70,6 @@ impl SchemaHook for TrackedSchema {
                 self.tracker
                     .seed(source, &keep, &at)
                     .map_err(|e| format!("reading the schema from the server: {e}"))?;
-                self.tracker.set_metadata_source(Box::new(source.clone()));
             }
             None => self.tracker.seed_empty(&at).map_err(|e| e.to_string())?,
         }
@@ -149,6 +154,20 @@ impl ServerMetadata {
     }
 
     fn query(&self, sql: &str) -> sluice_schema::Result<Vec<Vec<Option<String>>>> {
+        self.run_query(sql).map_err(|e| match e {
+            sluice_source::SourceError::Server { code, message, .. }
+                if ACCESS_DENIED.contains(&code) =>
+            {
+                sluice_schema::SchemaError::MetadataDenied {
+                    account: self.account(),
+                    message: format!("error {code}: {message}"),
+                }
+            }
+            e => sluice_schema::SchemaError::Metadata(e.to_string()),
+        })
+    }
+
+    fn run_query(&self, sql: &str) -> Result<Vec<Vec<Option<String>>>, sluice_source::SourceError> {
         let run = async {
             let mut guard = self.conn.lock().await;
             let mut conn = match guard.take() {
@@ -160,16 +179,95 @@ impl ServerMetadata {
             *guard = Some(conn);
             Ok::<_, sluice_source::SourceError>(rows)
         };
-        let result = match tokio::runtime::Handle::try_current() {
+        match tokio::runtime::Handle::try_current() {
             Ok(handle) => tokio::task::block_in_place(|| handle.block_on(run)),
-            Err(_) => tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .map_err(|e| sluice_schema::SchemaError::Metadata(e.to_string()))?
-                .block_on(run),
-        };
-        result.map_err(|e| sluice_schema::SchemaError::Metadata(e.to_string()))
+            Err(_) => {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| sluice_source::SourceError::Config(e.to_string()))?;
+                let result = runtime.block_on(run);
+                // A connection belongs to the runtime that opened it, and
+                // this one ends here.
+                runtime.block_on(async { drop(self.conn.lock().await.take()) });
+                result
+            }
+        }
     }
+
+    /// The account as the server names it (`'user'@'host'`), for GRANT
+    /// statements; the configured user at any host if the server does not
+    /// say.
+    fn account(&self) -> String {
+        let current = self
+            .run_query("SELECT CURRENT_USER()")
+            .ok()
+            .and_then(|rows| rows.into_iter().next())
+            .and_then(|r| r.into_iter().next().flatten());
+        let (user, host) = match current.as_deref().and_then(|c| c.rsplit_once('@')) {
+            Some((u, h)) => (u.to_string(), h.to_string()),
+            None => (self.options.user.clone(), "%".to_string()),
+        };
+        format!(
+            "'{}'@'{}'",
+            user.replace('\'', "''"),
+            host.replace('\'', "''")
+        )
+    }
+
+    /// Warns when the account holds no SELECT privilege at all: the tracker
+    /// then cannot read table definitions (seeding finds no table, and a
+    /// table met in the binlog cannot be read), and rows of tables it does
+    /// not know fail until the privilege is granted. Only the privilege
+    /// lists of `SHOW GRANTS` are looked at (its lines can hold password
+    /// hashes and are never logged). A failing check is only noted at debug
+    /// level: the reads themselves report their errors.
+    pub fn warn_without_select(&self) {
+        let grants = match self.run_query("SHOW GRANTS") {
+            Ok(rows) => rows,
+            Err(e) => {
+                tracing::debug!(error = %e, "cannot check the account's privileges");
+                return;
+            }
+        };
+        let lines: Vec<String> = grants
+            .into_iter()
+            .filter_map(|r| r.into_iter().next().flatten())
+            .collect();
+        if lines.iter().any(|l| grants_select(l)) {
+            return;
+        }
+        let account = self.account();
+        tracing::warn!(
+            %account,
+            "the source account has no SELECT privilege: the schema tracker cannot read table \
+             definitions (SHOW CREATE TABLE), so it cannot seed the schema nor learn a table it \
+             meets in the binlog, and rows of such tables stop the instance until it can. Fix: \
+             run `GRANT SELECT ON *.* TO {account}` on the source (or ON `db`.* for each \
+             captured database)"
+        );
+    }
+}
+
+/// Server errors that mean "not allowed": 1044 database, 1142 table, 1143
+/// column access denied, 1227 a privilege such as SHOW DATABASES missing.
+const ACCESS_DENIED: &[u16] = &[1044, 1142, 1143, 1227];
+
+/// Whether a `SHOW GRANTS` line grants SELECT (or ALL PRIVILEGES) on
+/// something. Role grants (`GRANT role TO user`) have no `ON` and are
+/// skipped; the role's own lines follow when it is a default role.
+fn grants_select(line: &str) -> bool {
+    let upper = line.to_ascii_uppercase();
+    let Some(rest) = upper.strip_prefix("GRANT ") else {
+        return false;
+    };
+    let Some((privileges, _)) = rest.split_once(" ON ") else {
+        return false;
+    };
+    privileges.contains("ALL PRIVILEGES")
+        || privileges
+            .split(',')
+            .any(|p| p.trim() == "SELECT" || p.trim().starts_with("SELECT ("))
 }
 
 fn quote(name: &str) -> String {
@@ -202,7 +300,7 @@ impl MetadataSource for ServerMetadata {
                 .into_iter()
                 .next()
                 .and_then(|r| r.into_iter().nth(1).flatten())),
-            Err(e) if e.to_string().contains("1049") => Ok(None),
+            Err(sluice_schema::SchemaError::Metadata(e)) if e.contains("1049") => Ok(None),
             Err(e) => Err(e),
         }
     }
@@ -213,7 +311,11 @@ impl MetadataSource for ServerMetadata {
                 .into_iter()
                 .next()
                 .and_then(|r| r.into_iter().nth(1).flatten())),
-            Err(e) if e.to_string().contains("1146") || e.to_string().contains("1049") => Ok(None),
+            Err(sluice_schema::SchemaError::Metadata(e))
+                if e.contains("1146") || e.contains("1049") =>
+            {
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
     }
@@ -228,9 +330,42 @@ pub fn file_history_store(
     let dir = data_dir.join(destination);
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let path = dir.join("schema.history");
+    refuse_lost_history(data_dir, destination, &path)?;
     let store = sluice_schema::FileHistoryStore::open(&path).map_err(|e| e.to_string())?;
     tracing::info!(destination, store = "file", path = %path.display(), "schema history");
     Ok(Box::new(store))
+}
+
+/// A history with no record next to a cursor in `meta.dat` was lost (or
+/// emptied): the instance already streamed, and seeding from the server now
+/// would take today's schema for the cursor's older position. Only a
+/// destination without any cursor (its very first start) seeds.
+fn refuse_lost_history(
+    data_dir: &std::path::Path,
+    destination: &str,
+    path: &std::path::Path,
+) -> Result<(), String> {
+    if !sluice_schema::FileHistoryStore::holds_no_record(path).map_err(|e| e.to_string())? {
+        return Ok(());
+    }
+    let cursors = sluice_meta::FileCursorStore::new(data_dir);
+    let Ok(meta) = sluice_meta::CursorStore::load(&cursors, destination) else {
+        // An unreadable meta.dat is reported where cursors are read.
+        return Ok(());
+    };
+    let Some(cursor) = meta.client_datas.iter().find_map(|c| c.cursor.as_ref()) else {
+        return Ok(());
+    };
+    Err(format!(
+        "schema history {} holds no record, but the destination has a cursor at {}:{} in {}: \
+         the schema at that position is unknown (the history was lost or emptied), and \
+         seeding from the server would take its current schema for an older position; {}",
+        path.display(),
+        cursor.postion.journal_name,
+        cursor.postion.position,
+        cursors.path(destination).display(),
+        sluice_schema::history::DAMAGED_HISTORY_FIX,
+    ))
 }
 
 /// The schema hook of a destination: history in

@@ -1042,9 +1042,12 @@ fn sequence_table(db: &str, name: &str) -> TableSchema {
     t
 }
 
-/// A statement shortened for error messages.
+/// A statement shortened for error messages, credentials redacted.
 pub fn snippet(sql: &str) -> String {
-    let one_line: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line: String = crate::redact::redact(sql)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
     if one_line.chars().count() > 200 {
         let cut: String = one_line.chars().take(200).collect();
         format!("{cut}…")

@@ -52,6 +52,20 @@ pub enum SchemaError {
     History { path: String, message: String },
     #[error("reading the live schema: {0}")]
     Metadata(String),
+    /// The server refused to show a definition to the account (no SELECT
+    /// privilege). `account` is `'user'@'host'` as the server names it.
+    #[error("reading the live schema: the server refused ({message}); the account {account} needs the SELECT privilege")]
+    MetadataDenied { account: String, message: String },
+    /// A table the tracker does not know, which it could not read from the
+    /// server for lack of privilege.
+    #[error("no tracked schema for {table} at {position}, and the server refused its definition ({message}): the account {account} needs the SELECT privilege on it; run `{grant}` on the source, and the instance picks the table up when it retries (the schema history needs no change)")]
+    ReadDenied {
+        position: String,
+        table: String,
+        account: String,
+        message: String,
+        grant: String,
+    },
     #[error("parse error: {0}")]
     Parse(#[from] ParseError),
 }

@@ -70,6 +70,24 @@ impl HistoryRecord {
         }
     }
 
+    /// Whether this record changes table `db.name`, or (a snapshot) knows
+    /// a definition of it.
+    pub fn touches(&self, db: &str, name: &str) -> bool {
+        let deltas = match self {
+            HistoryRecord::Snapshot { catalog, .. } => return catalog.table(db, name).is_some(),
+            HistoryRecord::Ddl { deltas, .. } | HistoryRecord::Repair { deltas, .. } => deltas,
+        };
+        let same = |d: &str, n: &str| d.eq_ignore_ascii_case(db) && n.eq_ignore_ascii_case(name);
+        deltas.iter().any(|d| match d {
+            Delta::PutTable { table } => same(&table.db, &table.name),
+            Delta::RemoveTable { db: d, name: n } | Delta::MarkStale { db: d, name: n, .. } => {
+                same(d, n)
+            }
+            Delta::RemoveDatabase { name: d } => d.eq_ignore_ascii_case(db),
+            Delta::PutDatabase { .. } => false,
+        })
+    }
+
     /// Applies this record to a catalog.
     pub fn apply(&self, catalog: &mut Catalog) {
         match self {
@@ -89,6 +107,17 @@ pub trait SchemaHistoryStore: Send {
     fn append(&mut self, record: &HistoryRecord) -> Result<()>;
     /// Every record, in the order appended.
     fn load(&mut self) -> Result<Vec<HistoryRecord>>;
+    /// Where the history is, for messages (a file path, a ZooKeeper node).
+    fn location(&self) -> String {
+        "schema history".to_string()
+    }
+    /// A record the last `load` found cut short at the end (a crash in the
+    /// middle of an append) and left out: the start of its text. Whether
+    /// what remains is enough is the tracker's call (it knows where the
+    /// stream starts).
+    fn torn_tail(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// The catalog at `position`: the latest snapshot at or before it, then
@@ -129,15 +158,23 @@ impl SchemaHistoryStore for MemoryHistoryStore {
     }
 }
 
-/// JSON lines in one file: each record one line, `fsync`ed on append. A
-/// last line cut short by a crash is reported, ignored and cut off the file
-/// on load; damage anywhere else is an error.
+/// JSON lines in one file, `fsync`ed on append. Each line is
+/// `{crc32 of the JSON, 8 hex digits} {JSON}`; a line that starts with `{`
+/// is a record written before checksums (accepted only before the first
+/// checksummed line, so old files still load). On load, a last line without
+/// its line end is a record torn by a crash: left out and reported through
+/// [`SchemaHistoryStore::torn_tail`], and cut off the file before the next
+/// append. Any other damage (a checksum that does not match, a line that is
+/// not a record) is an error naming the file, the line and the byte.
 #[derive(Debug)]
 pub struct FileHistoryStore {
     path: PathBuf,
     file: File,
     /// The torn last line found by the last `load`, if any.
     torn_tail: Option<String>,
+    /// Where the intact records end when the file has a torn tail: the file
+    /// is cut there before the next append.
+    cut_before_append: Option<u64>,
 }
 
 impl FileHistoryStore {
@@ -154,6 +191,7 @@ impl FileHistoryStore {
             path,
             file,
             torn_tail: None,
+            cut_before_append: None,
         })
     }
 
@@ -161,9 +199,29 @@ impl FileHistoryStore {
         &self.path
     }
 
-    /// The torn last line the last `load` dropped.
-    pub fn torn_tail(&self) -> Option<&str> {
-        self.torn_tail.as_deref()
+    /// Whether the file at `path` holds no complete record line (missing,
+    /// empty, or only a torn first line): what a history that was never
+    /// written, or was lost, looks like.
+    pub fn holds_no_record(path: impl AsRef<Path>) -> Result<bool> {
+        let path = path.as_ref();
+        let file = match File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
+            Err(e) => return Err(history_error(path, e)),
+        };
+        let mut reader = std::io::BufReader::new(file);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = std::io::BufRead::read_until(&mut reader, b'\n', &mut line)
+                .map_err(|e| history_error(path, e))?;
+            if n == 0 || !line.ends_with(b"\n") {
+                return Ok(true);
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                return Ok(false);
+            }
+        }
     }
 }
 
@@ -174,14 +232,83 @@ fn history_error(path: &Path, e: impl std::fmt::Display) -> SchemaError {
     }
 }
 
+/// A record line: checksum, space, JSON.
+fn encode_line(json: &str) -> String {
+    format!("{:08x} {json}\n", crc32fast::hash(json.as_bytes()))
+}
+
+/// What one line (without its line end) holds.
+enum Line<'a> {
+    /// A record line whose checksum matches (or a line from before
+    /// checksums): its JSON.
+    Record { json: &'a [u8], checksummed: bool },
+    /// A checksummed line whose checksum does not match.
+    BadChecksum { stored: String, computed: u32 },
+    /// Neither form.
+    Malformed,
+}
+
+fn read_line(body: &[u8]) -> Line<'_> {
+    if body.first() == Some(&b'{') {
+        return Line::Record {
+            json: body,
+            checksummed: false,
+        };
+    }
+    let (Some(hex), Some(b' ')) = (body.get(..8), body.get(8)) else {
+        return Line::Malformed;
+    };
+    let Some(stored) = std::str::from_utf8(hex)
+        .ok()
+        .and_then(|h| u32::from_str_radix(h, 16).ok())
+    else {
+        return Line::Malformed;
+    };
+    let json = &body[9..];
+    let computed = crc32fast::hash(json);
+    if computed == stored {
+        Line::Record {
+            json,
+            checksummed: true,
+        }
+    } else {
+        Line::BadChecksum {
+            stored: String::from_utf8_lossy(hex).into_owned(),
+            computed,
+        }
+    }
+}
+
+/// What to do about a damaged history, for every error that reports one.
+pub const DAMAGED_HISTORY_FIX: &str = "restore the file from a backup; or, to rebuild the schema \
+     from the server at its current position, stop the instance and delete this history together \
+     with the destination's cursor (meta.dat): it then starts at the server's current position, \
+     and rows written since the cursor are not delivered";
+
 impl SchemaHistoryStore for FileHistoryStore {
     fn append(&mut self, record: &HistoryRecord) -> Result<()> {
-        let mut line = serde_json::to_string(record).map_err(|e| history_error(&self.path, e))?;
-        line.push('\n');
+        if let Some(end) = self.cut_before_append {
+            // Cut the torn tail so that this record starts a clean line.
+            self.file
+                .set_len(end)
+                .and_then(|_| self.file.sync_data())
+                .map_err(|e| history_error(&self.path, e))?;
+            self.cut_before_append = None;
+            self.torn_tail = None;
+        }
+        let json = serde_json::to_string(record).map_err(|e| history_error(&self.path, e))?;
         self.file
-            .write_all(line.as_bytes())
+            .write_all(encode_line(&json).as_bytes())
             .and_then(|_| self.file.sync_data())
             .map_err(|e| history_error(&self.path, e))
+    }
+
+    fn location(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    fn torn_tail(&self) -> Option<&str> {
+        self.torn_tail.as_deref()
     }
 
     fn load(&mut self) -> Result<Vec<HistoryRecord>> {
@@ -193,60 +320,64 @@ impl SchemaHistoryStore for FileHistoryStore {
         let mut records = Vec::new();
         let mut good_end = 0usize;
         let mut offset = 0usize;
+        let mut checksums_seen = false;
         self.torn_tail = None;
+        self.cut_before_append = None;
         let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
         for (i, line) in lines.iter().enumerate() {
-            let last = i + 1 == lines.len();
-            let complete = line.ends_with(b"\n");
-            let body = line.strip_suffix(b"\n").unwrap_or(line);
+            let line_start = offset;
             offset += line.len();
+            let body = line.strip_suffix(b"\n").unwrap_or(line);
             if body.iter().all(u8::is_ascii_whitespace) {
-                if complete {
+                if line.ends_with(b"\n") {
                     good_end = offset;
                 }
                 continue;
             }
-            match serde_json::from_slice::<HistoryRecord>(body) {
-                Ok(r) if complete => {
+            let damaged = |what: String| {
+                history_error(
+                    &self.path,
+                    format!(
+                        "line {} (byte {line_start}) is damaged: {what}; {DAMAGED_HISTORY_FIX}",
+                        i + 1
+                    ),
+                )
+            };
+            if !line.ends_with(b"\n") {
+                // Only the last line can lack its end: an append cut short.
+                let shown = String::from_utf8_lossy(&body[..body.len().min(120)]).into_owned();
+                self.torn_tail = Some(crate::redact::redact(&shown).into_owned());
+                self.cut_before_append = Some(good_end as u64);
+                break;
+            }
+            let json = match read_line(body) {
+                Line::Record { json, checksummed } => {
+                    if !checksummed && checksums_seen {
+                        return Err(damaged(
+                            "a record without a checksum after records with checksums".into(),
+                        ));
+                    }
+                    checksums_seen |= checksummed;
+                    json
+                }
+                Line::BadChecksum { stored, computed } => {
+                    return Err(damaged(format!(
+                        "checksum {stored} does not match its content (crc32 {computed:08x})"
+                    )))
+                }
+                Line::Malformed => {
+                    return Err(damaged(
+                        "neither a checksummed record nor a JSON record".into(),
+                    ))
+                }
+            };
+            match serde_json::from_slice::<HistoryRecord>(json) {
+                Ok(r) => {
                     records.push(r);
                     good_end = offset;
                 }
-                parsed => {
-                    if last {
-                        let why = match parsed {
-                            Ok(_) => "no line end".to_string(),
-                            Err(e) => e.to_string(),
-                        };
-                        let shown =
-                            String::from_utf8_lossy(&body[..body.len().min(120)]).into_owned();
-                        tracing::warn!(
-                            path = %self.path.display(),
-                            "schema history ends with a torn record ({why}); ignoring it: {shown}"
-                        );
-                        self.torn_tail = Some(shown);
-                        break;
-                    }
-                    let e = match parsed {
-                        Err(e) => e.to_string(),
-                        Ok(_) => "record without line end".into(),
-                    };
-                    return Err(history_error(
-                        &self.path,
-                        format!(
-                            "record {} (byte {}) is damaged: {e}",
-                            i + 1,
-                            offset - line.len()
-                        ),
-                    ));
-                }
+                Err(e) => return Err(damaged(format!("not a history record: {e}"))),
             }
-        }
-        if good_end < text.len() {
-            // Cut the torn tail so that the next append starts a clean line.
-            self.file
-                .set_len(good_end as u64)
-                .and_then(|_| self.file.sync_data())
-                .map_err(|e| history_error(&self.path, e))?;
         }
         Ok(records)
     }
@@ -292,6 +423,51 @@ mod tests {
         assert_eq!(recs.len(), 3);
         let c = catalog_at(&recs, &BinlogPosition::new("binlog.000001", 250));
         assert!(c.table("d", "b").is_some() && c.table("d", "c").is_none());
+    }
+
+    #[test]
+    fn records_carry_checksums_and_old_lines_still_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.jsonl");
+        // A file from before checksums: plain JSON lines.
+        let old = serde_json::to_string(&ddl(100, "a")).unwrap();
+        std::fs::write(&path, format!("{old}\n")).unwrap();
+        let mut s = FileHistoryStore::open(&path).unwrap();
+        assert_eq!(s.load().unwrap().len(), 1);
+        s.append(&ddl(200, "b")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let new = text.lines().nth(1).unwrap();
+        let (sum, json) = new.split_once(' ').unwrap();
+        assert_eq!(sum, format!("{:08x}", crc32fast::hash(json.as_bytes())));
+        assert_eq!(
+            FileHistoryStore::open(&path).unwrap().load().unwrap().len(),
+            2
+        );
+        // A plain line after a checksummed one is not an old file.
+        std::fs::write(&path, format!("{text}{old}\n")).unwrap();
+        let e = FileHistoryStore::open(&path).unwrap().load().unwrap_err();
+        assert!(e.to_string().contains("line 3"), "{e}");
+    }
+
+    #[test]
+    fn a_changed_byte_is_a_checksum_error_naming_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.jsonl");
+        let mut s = FileHistoryStore::open(&path).unwrap();
+        s.append(&ddl(100, "a")).unwrap();
+        s.append(&ddl(200, "b")).unwrap();
+        s.append(&ddl(300, "c")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // Still valid JSON, and a valid record: only the checksum tells.
+        std::fs::write(&path, text.replacen("\"offset\":200", "\"offset\":900", 1)).unwrap();
+        let e = FileHistoryStore::open(&path).unwrap().load().unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains(&path.display().to_string())
+                && e.contains("line 2")
+                && e.contains("checksum"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -27,8 +27,10 @@
 //!   TRUNCATE, CREATE/ALTER/DROP DATABASE, CREATE SEQUENCE.
 //! - [`history`]: [`SchemaHistoryStore`] with snapshots and the deltas of
 //!   every DDL and repair, keyed by position (file sequence, offset; GTID kept
-//!   for reference). [`FileHistoryStore`] writes JSON lines, synced on every
-//!   append, and drops (with a warning) a last line torn by a crash.
+//!   for reference). [`FileHistoryStore`] writes JSON lines with a CRC32
+//!   each, synced on every append; a changed byte is an error, and a last
+//!   line torn by a crash is dropped only while the rest still covers the
+//!   start position ([`SchemaTracker::resume_at`]).
 //! - [`tracker`]: [`SchemaTracker`] follows QUERY and TABLE_MAP events:
 //!   [`SchemaTracker::on_query`] applies DDL, [`SchemaTracker::on_table_map`]
 //!   returns the `TableMap` to decode rows with, its `ColumnDef`s carrying
@@ -37,6 +39,9 @@
 //!   MariaDB's default). [`SchemaTracker::start_at`] restarts at any older
 //!   position with the schema of that time.
 //! - [`binlog_meta`]: the cross-check of a TABLE_MAP with the tracked table.
+//! - [`redact`]: credentials (`IDENTIFIED BY '…'`, `PASSWORD('…')`,
+//!   `MASTER_PASSWORD=`, `CONNECTION='…'`, ...) replaced by `'***'` in every
+//!   statement before it is parsed, logged, put in an error or recorded.
 //!
 //! # Never misaligned columns
 //!
@@ -51,6 +56,11 @@
 //! stream is live and a source is set, and otherwise decoding stops with an
 //! error naming table and position. Rows are never decoded with a column
 //! list that does not line up with the TABLE_MAP.
+//!
+//! A table the catalog lacks is read from the server (when a source is set)
+//! unless the history records a later change to it, and checked against the
+//! TABLE_MAP like any other; a refusal for lack of privilege is an error
+//! naming the GRANT, and records nothing, so a retry after it succeeds.
 //!
 //! # Unparseable DDL
 //!
@@ -96,6 +106,7 @@ pub mod model;
 pub mod parse;
 pub mod parser;
 pub mod position;
+pub mod redact;
 pub mod status_vars;
 pub mod tracker;
 
@@ -105,4 +116,5 @@ pub use history::{FileHistoryStore, HistoryRecord, MemoryHistoryStore, SchemaHis
 pub use metadata::MetadataSource;
 pub use model::{ColumnSchema, DatabaseSchema, Generated, TableSchema};
 pub use position::BinlogPosition;
+pub use redact::redact;
 pub use tracker::{SchemaTracker, TrackerOptions, UnparseableDdlPolicy};

@@ -39,6 +39,8 @@ pub struct Parsed {
 const DDL_WORDS: &[&str] = &["CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"];
 
 /// Reads one statement: classifier, then sqlparser, then the fallback.
+/// Credentials are redacted first: sqlparser logs whole statements at
+/// debug level, and a password never changes a table.
 pub fn parse_ddl(sql: &str, opts: LexOptions) -> Result<Parsed, ParseError> {
     if let Some(kw) = first_keyword(sql) {
         if !DDL_WORDS.iter().any(|w| w.eq_ignore_ascii_case(kw)) {
@@ -48,6 +50,7 @@ pub fn parse_ddl(sql: &str, opts: LexOptions) -> Result<Parsed, ParseError> {
             });
         }
     }
+    let sql = &*crate::redact::redact_with(sql, opts);
     if let Ok(statement) = with_sqlparser(sql, opts) {
         return Ok(Parsed {
             statement,

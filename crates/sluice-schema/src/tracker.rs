@@ -18,6 +18,7 @@ use crate::lexer::{tokenize, LexOptions, Tok};
 use crate::metadata::{read_catalog, read_table, MetadataSource, TableFilter};
 use crate::parse::ParsedBy;
 use crate::position::BinlogPosition;
+use crate::redact::redact_with;
 use crate::status_vars::parse_status_vars;
 
 /// What to do with a DDL statement that cannot be read (or whose effect
@@ -74,6 +75,10 @@ pub struct SchemaTracker {
     live: bool,
     since_snapshot: usize,
     warned_stale: BTreeSet<(String, String)>,
+    /// Where the history is (for messages).
+    location: String,
+    /// The start of a record the store found torn at the end and left out.
+    torn_tail: Option<String>,
 }
 
 impl std::fmt::Debug for SchemaTracker {
@@ -91,6 +96,8 @@ impl SchemaTracker {
     /// Loads the history from `store`; the catalog is the latest state.
     pub fn open(mut store: Box<dyn SchemaHistoryStore>, options: TrackerOptions) -> Result<Self> {
         let records = store.load()?;
+        let location = store.location();
+        let torn_tail = store.torn_tail().map(str::to_string);
         let mut t = SchemaTracker {
             catalog: Catalog::new(),
             store,
@@ -102,6 +109,8 @@ impl SchemaTracker {
             live: false,
             since_snapshot: 0,
             warned_stale: BTreeSet::new(),
+            location,
+            torn_tail,
         };
         if let Some(last) = t.records.last().map(|r| r.position().clone()) {
             t.start_at(&last);
@@ -177,6 +186,7 @@ impl SchemaTracker {
             catalog,
         };
         self.store.append(&rec)?;
+        self.torn_tail = None;
         self.records.push(rec);
         self.start_at(position);
         self.since_snapshot = 0;
@@ -187,6 +197,65 @@ impl SchemaTracker {
     pub fn snapshot(&mut self, position: &BinlogPosition, reason: &str) -> Result<()> {
         let catalog = self.catalog.clone();
         self.record_snapshot(position, reason, catalog)
+    }
+
+    /// A restart at `position` on an existing history: checks that the
+    /// history can give the schema there, then [`start_at`](Self::start_at).
+    /// It cannot when no snapshot lies at or before `position` (the history
+    /// begins later, or lost its beginning), or when a record was torn off
+    /// its end and `position` lies beyond the last intact record (the lost
+    /// record may be a change before `position`). Those are errors naming
+    /// the history and the fix: decoding on with a guessed schema would
+    /// deliver rows under wrong columns. A torn tail that the intact
+    /// records still cover is dropped with a warning.
+    pub fn resume_at(&mut self, position: &BinlogPosition) -> Result<()> {
+        let fix = crate::history::DAMAGED_HISTORY_FIX;
+        let Some(last) = self.records.last().map(|r| r.position().clone()) else {
+            return Err(self.history_error(format!(
+                "holds no record, so it cannot give the schema at the start position \
+                 {position}; {fix}"
+            )));
+        };
+        let covered = self
+            .records
+            .iter()
+            .any(|r| matches!(r, HistoryRecord::Snapshot { .. }) && r.position() <= position);
+        if !covered {
+            let first = self
+                .records
+                .iter()
+                .find(|r| matches!(r, HistoryRecord::Snapshot { .. }))
+                .map(|r| format!("its first snapshot is at {}", r.position()))
+                .unwrap_or_else(|| "it has no snapshot".to_string());
+            return Err(self.history_error(format!(
+                "cannot give the schema at the start position {position}: {first}; {fix}"
+            )));
+        }
+        if let Some(torn) = &self.torn_tail {
+            if *position > last {
+                return Err(self.history_error(format!(
+                    "ends with a torn record ({torn}) after its last intact record at {last}; \
+                     the lost record may be a schema change before the start position \
+                     {position}, so the schema there is unknown; {fix}"
+                )));
+            }
+            tracing::warn!(
+                path = %self.location,
+                start = %position,
+                last_intact = %last,
+                "schema history ends with a torn record ({torn}); dropping it: the intact \
+                 records cover the start position"
+            );
+        }
+        self.start_at(position);
+        Ok(())
+    }
+
+    fn history_error(&self, message: String) -> SchemaError {
+        SchemaError::History {
+            path: self.location.clone(),
+            message,
+        }
     }
 
     /// Positions the tracker at `position` (a restart, possibly older than
@@ -227,6 +296,8 @@ impl SchemaTracker {
 
     fn append(&mut self, rec: HistoryRecord) -> Result<()> {
         self.store.append(&rec)?;
+        // The store cut the torn tail before writing.
+        self.torn_tail = None;
         rec.apply(&mut self.catalog);
         self.records.push(rec);
         self.applied = self.records.len();
@@ -289,6 +360,9 @@ impl SchemaTracker {
             server_collation: status.server_collation(),
             lex: status.lex_options(self.options.mysql),
         };
+        // From here on the statement may be logged, quoted in an error or
+        // recorded in the history: never with a password in it.
+        let sql = &*redact_with(sql, ctx.lex);
         let mut scratch = self.catalog.clone();
         match scratch.apply_ddl(&ctx, sql, end) {
             Ok(outcome) => {
@@ -448,7 +522,8 @@ impl SchemaTracker {
                 }
                 return Ok(Arc::new(self.enriched(tm)));
             }
-            if let Some(t) = self.reread(db, name, end)? {
+            if let Some(t) = self.read_unknown(db, name, end)? {
+                tracing::info!(table = %qualified, position = %end, "table not tracked; read from the server");
                 self.record_repair(end, &qualified, RepairSource::Server, "untracked table", t)?;
                 return self.checked(end, tm, &qualified);
             }
@@ -520,6 +595,43 @@ impl SchemaTracker {
                 table: qualified.to_string(),
                 message: format!("even after re-reading from the server: {}", diff.join("; ")),
             })
+        }
+    }
+
+    /// A table the catalog lacks, from the server, when a source is set and
+    /// the server's definition can be the one of `end`: the stream is live,
+    /// or the history records no change to the table after `end` (a
+    /// replay of recorded history would otherwise take a later definition
+    /// for an earlier one). The result is still checked against the
+    /// TABLE_MAP before any row is decoded with it. A refusal for lack of
+    /// privilege is an error naming the table, the position and the GRANT
+    /// that fixes it; nothing is recorded, so a retry after the GRANT reads
+    /// the table.
+    fn read_unknown(
+        &self,
+        db: &str,
+        name: &str,
+        end: &BinlogPosition,
+    ) -> Result<Option<crate::model::TableSchema>> {
+        let Some(source) = &self.source else {
+            return Ok(None);
+        };
+        let later_change = self
+            .records
+            .iter()
+            .any(|r| r.position() > end && r.touches(db, name));
+        if !self.live && later_change {
+            return Ok(None);
+        }
+        match read_table(source.as_ref(), &self.catalog, db, name, end) {
+            Err(SchemaError::MetadataDenied { account, message }) => Err(SchemaError::ReadDenied {
+                position: end.to_string(),
+                table: format!("{db}.{name}"),
+                grant: format!("GRANT SELECT ON `{}`.* TO {account}", db.replace('`', "``")),
+                account,
+                message,
+            }),
+            other => other,
         }
     }
 
