@@ -41,12 +41,12 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use sluice_config::ServerConfig;
+use sluice_config::{ServerConfig, ZooKeeperAcl};
 use sluice_ha::blocking::BlockingSession;
 use sluice_ha::cursor_store::WriteGuard;
 use sluice_ha::{
-    ElectionConfig, PeriodMixedCursorStore, RunningElection, ServerRegistry, ZkConfig, ZkSession,
-    ZooKeeperCursorStore, ZooKeeperHistoryStore,
+    ElectionConfig, NodeAcl, PeriodMixedCursorStore, RunningElection, ServerRegistry, ZkAuth,
+    ZkConfig, ZkSession, ZooKeeperCursorStore, ZooKeeperHistoryStore,
 };
 use sluice_instance::manager::{HistoryStoreFactory, InstanceManager, InstanceState};
 use sluice_instance::runner::Fence;
@@ -73,6 +73,50 @@ pub fn register_address(server: &ServerConfig) -> String {
         .find(|s| !s.is_empty())
         .unwrap_or("127.0.0.1");
     format!("{ip}:{}", server.port)
+}
+
+/// The environment variable that may hold the ZooKeeper credentials
+/// (`scheme:credentials`) instead of `sluice.zookeeper.auth`.
+pub const ZK_AUTH_ENV: &str = "SLUICE_ZOOKEEPER_AUTH";
+
+/// The ZooKeeper credentials: `sluice.zookeeper.auth` or its file (in
+/// `server`), or [`ZK_AUTH_ENV`]; giving both is an error. Errors never
+/// repeat the credentials.
+pub fn zk_auth(server: Option<&ServerConfig>) -> Result<Option<ZkAuth>> {
+    let configured = server.and_then(|s| s.zookeeper_auth.as_ref());
+    let env = std::env::var_os(ZK_AUTH_ENV);
+    let (text, source) = match (configured, &env) {
+        (Some(_), Some(_)) => anyhow::bail!(
+            "ZooKeeper credentials are given both in canal.properties (sluice.zookeeper.auth or .auth.file) and in {ZK_AUTH_ENV}: keep one"
+        ),
+        (Some(secret), None) => (secret.expose().to_string(), "sluice.zookeeper.auth"),
+        (None, Some(value)) => (
+            value
+                .to_str()
+                .with_context(|| format!("{ZK_AUTH_ENV} is not valid UTF-8"))?
+                .to_string(),
+            ZK_AUTH_ENV,
+        ),
+        (None, None) => return Ok(None),
+    };
+    ZkAuth::parse(&text)
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("{source}: {e}"))
+}
+
+/// The ZooKeeper settings of `server`: servers, session timeout,
+/// credentials ([`zk_auth`]) and the ACL of the nodes it creates.
+pub fn zk_config(server: &ServerConfig) -> Result<ZkConfig> {
+    let mut zk = ZkConfig::new(server.zk_servers.clone())
+        .with_session_timeout(server.zookeeper_session_timeout)
+        .with_acl(match server.zookeeper_acl {
+            ZooKeeperAcl::CreatorAllWorldRead => NodeAcl::CreatorAllWorldRead,
+            ZooKeeperAcl::CreatorAll => NodeAcl::CreatorAll,
+        });
+    if let Some(auth) = zk_auth(Some(server))? {
+        zk = zk.with_auth(auth);
+    }
+    Ok(zk)
 }
 
 /// The elections of this server, by destination.
@@ -102,8 +146,7 @@ impl HaServer {
     /// store. Destinations are added by [`run`](Self::run).
     pub async fn start(server: &ServerConfig) -> Result<HaServer> {
         let address = register_address(server);
-        let zk = ZkConfig::new(server.zk_servers.clone())
-            .with_session_timeout(server.zookeeper_session_timeout);
+        let zk = zk_config(server)?;
         let session = ZkSession::connect(zk.clone())
             .await
             .with_context(|| format!("connecting to ZooKeeper at {}", server.zk_servers))?;

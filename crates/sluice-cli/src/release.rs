@@ -11,13 +11,15 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use sluice_ha::paths;
 use sluice_ha::zookeeper_client::{self, Client};
-use sluice_ha::ServerRunningData;
+use sluice_ha::{ServerRunningData, ZkAuth};
 
 #[derive(Args)]
 pub struct ReleaseArgs {
     /// The destination to move.
     pub destination: String,
-    /// ZooKeeper servers (`host:port,…`); by default `canal.zkServers` of `--conf`.
+    /// ZooKeeper servers (`host:port,…`); by default `canal.zkServers` of
+    /// `--conf` (and its `sluice.zookeeper.auth`). ZooKeeper credentials
+    /// may also come from SLUICE_ZOOKEEPER_AUTH.
     #[arg(long)]
     pub zk: Option<String>,
     /// The configuration folder whose `canal.properties` names ZooKeeper.
@@ -30,8 +32,8 @@ pub struct ReleaseArgs {
 
 pub fn run(args: &ReleaseArgs) -> Result<()> {
     crate::tail::init_logging();
-    let zk_servers = match &args.zk {
-        Some(zk) => zk.clone(),
+    let (zk_servers, auth) = match &args.zk {
+        Some(zk) => (zk.clone(), crate::ha::zk_auth(None)?),
         None => {
             let server = sluice_config::ServerConfig::load(&args.conf).with_context(|| {
                 format!(
@@ -45,7 +47,8 @@ pub fn run(args: &ReleaseArgs) -> Result<()> {
                     args.conf.display()
                 );
             }
-            server.zk_servers
+            let auth = crate::ha::zk_auth(Some(&server))?;
+            (server.zk_servers, auth)
         }
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -54,15 +57,26 @@ pub fn run(args: &ReleaseArgs) -> Result<()> {
         .context("cannot start the async runtime")?;
     runtime.block_on(release(
         &zk_servers,
+        auth.as_ref(),
         &args.destination,
         Duration::from_secs(args.wait),
     ))
 }
 
-async fn release(zk_servers: &str, destination: &str, wait: Duration) -> Result<()> {
+async fn release(
+    zk_servers: &str,
+    auth: Option<&ZkAuth>,
+    destination: &str,
+    wait: Duration,
+) -> Result<()> {
     paths::check_node_name("destination", destination)?;
     let path = paths::destination_running(destination);
-    let zk = tokio::time::timeout(Duration::from_secs(15), Client::connect(zk_servers))
+    let mut connector = Client::connector();
+    if let Some(auth) = auth {
+        // The running node of servers with credentials is theirs to change.
+        connector = connector.with_auth(auth.scheme(), auth.credentials());
+    }
+    let zk = tokio::time::timeout(Duration::from_secs(15), connector.connect(zk_servers))
         .await
         .map_err(|_| anyhow::anyhow!("no answer from ZooKeeper at {zk_servers} within 15 s"))?
         .with_context(|| format!("connecting to ZooKeeper at {zk_servers}"))?;
@@ -94,6 +108,10 @@ async fn release(zk_servers: &str, destination: &str, wait: Duration) -> Result<
         Err(zookeeper_client::Error::NoNode) | Err(zookeeper_client::Error::BadVersion) => {
             bail!("{path} changed while releasing it; look again and retry")
         }
+        Err(zookeeper_client::Error::NoAuth) => bail!(
+            "writing {path}: not authorized: the servers protect their nodes with ZooKeeper credentials; give the same ones (sluice.zookeeper.auth in --conf's canal.properties, or {})",
+            crate::ha::ZK_AUTH_ENV
+        ),
         Err(e) => bail!("writing {path}: {e}"),
     }
     println!("asked {} to release {destination}", owner.address);

@@ -31,12 +31,21 @@ signedness and ENUM/SET labels come from the schema, read from the server at the
 through every DDL (with --no-schema: from the binlog's own metadata, else @1, @2, ...).\n\n\
 URL parameters: sslMode (DISABLED, PREFERRED, REQUIRED, VERIFY_CA, VERIFY_IDENTITY), sslCa, \
 sslServerName, serverPublicKey, allowPublicKeyRetrieval, allowCleartextPasswords, heartbeat, \
-readTimeout, connectTimeout, serverId, requireFullRowImage."
+readTimeout, connectTimeout, serverId, requireFullRowImage.\n\n\
+Password: a password inside the URL is visible to every local user (ps, /proc/PID/cmdline); \
+give it in the environment variable SLUICE_SOURCE_PASSWORD or in a file (--password-file) instead."
 )]
 pub struct TailArgs {
-    /// The server: mysql://user:password@host:port[?sslMode=REQUIRED&...].
+    /// The server: mysql://user@host:port[?sslMode=REQUIRED&...]. A password
+    /// written here (user:password@) shows in the process list: prefer
+    /// SLUICE_SOURCE_PASSWORD or --password-file.
     #[arg(long)]
     pub source: String,
+
+    /// Read the source's password from this file (one trailing newline is
+    /// ignored), instead of the URL or SLUICE_SOURCE_PASSWORD.
+    #[arg(long, value_name = "PATH")]
+    pub password_file: Option<std::path::PathBuf>,
 
     /// Where to start: earliest, latest, FILE:POS (e.g. binlog.000003:4),
     /// gtid:SET (MariaDB 0-1-100,1-2-5 or MySQL uuid:1-100) or time:ISO-8601
@@ -76,6 +85,14 @@ pub fn run(args: &TailArgs) -> Result<()> {
     init_logging();
     let start: StartPosition = args.from.parse().map_err(|e: String| anyhow!(e))?;
     let mut config = SourceConfig::from_url(&args.source)?.starting_at(start);
+    let env_password = std::env::var_os(PASSWORD_ENV);
+    if let Some(password) = source_password(
+        !config.connect.password.is_empty(),
+        args.password_file.as_deref(),
+        env_password.as_deref(),
+    )? {
+        config.connect.password = password;
+    }
     if let Some(id) = args.server_id {
         if id == 0 {
             return Err(anyhow!(
@@ -104,6 +121,59 @@ pub fn run(args: &TailArgs) -> Result<()> {
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(tail(config, filter, schema))
+}
+
+/// The environment variable that may hold the source's password.
+const PASSWORD_ENV: &str = "SLUICE_SOURCE_PASSWORD";
+
+/// The password from `--password-file` or [`PASSWORD_ENV`], if one is
+/// given; at most one of them and the URL may hold it. A password in the
+/// URL is accepted with a warning: any local user can read a command line.
+fn source_password(
+    in_url: bool,
+    file: Option<&std::path::Path>,
+    env: Option<&std::ffi::OsStr>,
+) -> Result<Option<String>> {
+    let given: Vec<&str> = [
+        (in_url, "a password in --source"),
+        (file.is_some(), "--password-file"),
+        (env.is_some(), PASSWORD_ENV),
+    ]
+    .into_iter()
+    .filter_map(|(set, name)| set.then_some(name))
+    .collect();
+    if given.len() > 1 {
+        return Err(anyhow!(
+            "the source's password is given more than once ({}): keep one",
+            given.join(" and ")
+        ));
+    }
+    if in_url {
+        tracing::warn!(
+            "the password in --source is visible to every local user (ps, /proc/PID/cmdline): \
+             give it in {PASSWORD_ENV} or a --password-file instead"
+        );
+    }
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "cannot read the source's password from --password-file {}",
+                path.display()
+            )
+        })?;
+        let password = text
+            .strip_suffix('\n')
+            .map(|t| t.strip_suffix('\r').unwrap_or(t))
+            .unwrap_or(&text);
+        return Ok(Some(password.to_string()));
+    }
+    if let Some(value) = env {
+        let password = value.to_str().ok_or_else(|| {
+            anyhow!("{PASSWORD_ENV} is not valid UTF-8: the password must be UTF-8 text")
+        })?;
+        return Ok(Some(password.to_string()));
+    }
+    Ok(None)
 }
 
 fn tracked_schema(

@@ -855,3 +855,107 @@ async fn auto_scan_adds_and_withdraws_destinations() {
     assert!(status.success(), "exit status {status}");
     wait_node(&zk, &me, None, Duration::from_secs(5)).await;
 }
+
+/// The processlist ids of MariaDB's `Binlog Dump` threads.
+fn dump_thread_ids(db: &MariaDb) -> Vec<String> {
+    db.query(
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump' ORDER BY ID",
+    )
+    .unwrap()
+    .into_iter()
+    .filter_map(|row| row.into_iter().next().flatten())
+    .collect()
+}
+
+/// Both servers of a destination dump with one replica server id (derived
+/// from the destination and the source), so the take-over's dump makes
+/// MariaDB end the paused owner's dump at once instead of two dumps showing
+/// until the paused one notices; and the paused one, once it continues, is
+/// fenced and does not reconnect (which would end the new owner's dump).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_take_over_ends_the_paused_owners_dump() {
+    let ensemble = ZooKeeperEnsemble::start_standalone().unwrap();
+    let zk_servers = ensemble.connect_string();
+    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
+    db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let mut servers = [
+        Server::new(root.path(), "a", db.port(), &zk_servers),
+        Server::new(root.path(), "b", db.port(), &zk_servers),
+    ];
+    let addresses: Vec<String> = servers.iter().map(Server::address).collect();
+    servers[0].spawn();
+    let zk = Client::connect(&zk_servers).await.unwrap();
+    wait_running(
+        &zk,
+        std::slice::from_ref(&addresses[0]),
+        Duration::from_secs(60),
+    )
+    .await;
+    dumps_settle(&db, 1, Duration::from_secs(30)).await;
+    servers[1].spawn();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !servers[1].log_text().contains("ZooKeeper session open") {
+        assert!(Instant::now() < deadline, "b does not start");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    servers[0].signal("-STOP");
+    wait_running(
+        &zk,
+        std::slice::from_ref(&addresses[1]),
+        Duration::from_secs(60),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !servers[1].log_text().contains("replication dump started") {
+        assert!(Instant::now() < deadline, "b does not start dumping");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let dumping = Instant::now();
+    // a is still stopped: only b's dump may be left, within about a second.
+    let one = loop {
+        let ids = dump_thread_ids(&db);
+        if ids.len() == 1 {
+            break ids;
+        }
+        assert!(
+            dumping.elapsed() < Duration::from_millis(1500),
+            "{} Binlog Dump threads {:?} after the new owner's dump started, with the old owner still stopped",
+            ids.len(),
+            dumping.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    eprintln!(
+        "one Binlog Dump {:?} after the take-over's dump",
+        dumping.elapsed()
+    );
+
+    // a continues: it is fenced and must not dump again (its reconnect with
+    // the same id would end b's dump).
+    let b_log = servers[1].log_text().len();
+    servers[0].signal("-CONT");
+    let watch_until = Instant::now() + SESSION_TIMEOUT + HA_DELAY;
+    while Instant::now() < watch_until {
+        assert_eq!(
+            dump_thread_ids(&db),
+            one,
+            "the dumps changed after the paused server continued"
+        );
+        assert_eq!(
+            running_node(&zk).await.unwrap(),
+            running_json(&addresses[1])
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let b_after = &servers[1].log_text()[b_log..];
+    assert!(
+        !b_after.contains("replication dump started"),
+        "b had to dump again: {b_after}"
+    );
+    for s in servers.iter_mut() {
+        s.kill();
+    }
+}

@@ -170,3 +170,144 @@ fn names_and_types_come_from_the_tracked_schema() -> Result<()> {
     assert_eq!(first["after"], serde_json::json!(["-1", "2"]));
     Ok(())
 }
+
+/// A replication user with a password, for the tests that pass it outside
+/// the URL.
+const SECRET: &str = "Tail-S3cret-pw";
+
+fn password_user(db: &MariaDb) -> Result<()> {
+    db.exec(&format!(
+        "CREATE USER 'repl'@'%' IDENTIFIED BY '{SECRET}'; \
+         GRANT REPLICATION SLAVE, BINLOG MONITOR, SELECT ON *.* TO 'repl'@'%'; \
+         CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY); \
+         INSERT INTO shop.t VALUES (1)"
+    ))
+}
+
+/// Runs `sluice tail` (following, not stopping at the end) with a source URL
+/// that holds no password, configured by `setup`; waits for its first row
+/// line, checks that the password is not in the process's command line, and
+/// stops it.
+fn tail_without_password_in_url(db: &MariaDb, setup: impl FnOnce(&mut Command)) -> Result<Json> {
+    use std::io::BufRead;
+    let url = format!("mysql://repl@127.0.0.1:{}", db.port());
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sluice"));
+    cmd.args(["tail", "--source", &url, "--from", "earliest"])
+        .env_remove("SLUICE_SOURCE_PASSWORD")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    setup(&mut cmd);
+    let mut child = cmd.spawn().context("starting sluice tail")?;
+    let stdout = child.stdout.take().context("the child's stdout")?;
+    let first_row = std::io::BufReader::new(stdout)
+        .lines()
+        .map_while(Result::ok)
+        .filter_map(|l| serde_json::from_str::<Json>(&l).ok())
+        .find(|l| l["type"] == "row");
+    // Read while it streams (right after the spawn it may not have exec'd yet).
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", child.id()))?;
+    let _ = child.kill();
+    let out = child.wait_with_output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let row = first_row.with_context(|| format!("no row line; stderr: {stderr}"))?;
+    let cmdline = String::from_utf8_lossy(&cmdline);
+    assert!(
+        !cmdline.contains(SECRET),
+        "the password is in /proc/PID/cmdline: {cmdline:?}"
+    );
+    assert!(cmdline.contains(&url), "{cmdline:?}");
+    assert!(!stderr.contains("visible to"), "{stderr}");
+    Ok(row)
+}
+
+#[test]
+fn the_password_comes_from_the_environment_not_the_command_line() -> Result<()> {
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    password_user(&db)?;
+    let row = tail_without_password_in_url(&db, |cmd| {
+        cmd.env("SLUICE_SOURCE_PASSWORD", SECRET);
+    })?;
+    assert_eq!(row["after"], serde_json::json!(["1"]));
+    Ok(())
+}
+
+#[test]
+fn the_password_comes_from_a_file() -> Result<()> {
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    password_user(&db)?;
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("source-password");
+    // A trailing newline (as `echo` writes) is not part of the password.
+    std::fs::write(&file, format!("{SECRET}\n"))?;
+    let row = tail_without_password_in_url(&db, |cmd| {
+        cmd.arg("--password-file").arg(&file);
+    })?;
+    assert_eq!(row["after"], serde_json::json!(["1"]));
+    Ok(())
+}
+
+#[test]
+fn password_sources_conflict_or_are_unreadable_and_a_url_password_is_warned_about() -> Result<()> {
+    let run = |args: &[&str], env: Option<&str>| -> Result<(bool, String)> {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sluice"));
+        cmd.arg("tail")
+            .args(args)
+            .env_remove("SLUICE_SOURCE_PASSWORD");
+        if let Some(v) = env {
+            cmd.env("SLUICE_SOURCE_PASSWORD", v);
+        }
+        let out = cmd.output()?;
+        Ok((
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    };
+    let dir = tempfile::tempdir()?;
+    let file = dir.path().join("pw");
+    std::fs::write(&file, "x")?;
+    let file = file.to_string_lossy().into_owned();
+    let missing = dir.path().join("nope").to_string_lossy().into_owned();
+    // Port 1: nothing listens, so a run that gets past the arguments fails
+    // quickly at the connection.
+    let (ok, err) = run(
+        &[
+            "--source",
+            "mysql://u@127.0.0.1:1",
+            "--password-file",
+            &file,
+        ],
+        Some("y"),
+    )?;
+    assert!(
+        !ok && err.contains("SLUICE_SOURCE_PASSWORD") && err.contains("--password-file"),
+        "{err}"
+    );
+    let (ok, err) = run(
+        &[
+            "--source",
+            "mysql://u:pw@127.0.0.1:1",
+            "--password-file",
+            &file,
+        ],
+        None,
+    )?;
+    assert!(!ok && err.contains("--password-file"), "{err}");
+    assert!(!err.contains(":pw@"), "{err}");
+    let (ok, err) = run(
+        &[
+            "--source",
+            "mysql://u@127.0.0.1:1",
+            "--password-file",
+            &missing,
+        ],
+        None,
+    )?;
+    assert!(!ok && err.contains(&missing), "{err}");
+    let (ok, err) = run(&["--source", "mysql://u:pw@127.0.0.1:1"], None)?;
+    assert!(!ok, "{err}");
+    assert!(
+        err.contains("visible to"),
+        "no warning about the URL's password: {err}"
+    );
+    Ok(())
+}

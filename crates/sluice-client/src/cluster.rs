@@ -57,8 +57,8 @@ use std::net::UdpSocket;
 use std::time::{Duration, Instant};
 
 use sluice_ha::{
-    ElectionConfig, HaError, Role, RunningElection, RunningInfo, RunningObserver, ZkConfig,
-    ZkSession,
+    ElectionConfig, HaError, NodeAcl, Role, RunningElection, RunningInfo, RunningObserver, ZkAuth,
+    ZkConfig, ZkSession,
 };
 use tokio::sync::watch;
 use tracing::{debug, info, warn};
@@ -85,6 +85,13 @@ pub struct ClusterOptions {
     pub failover_timeout: Duration,
     /// Pause between two attempts to reach the running server.
     pub retry_interval: Duration,
+    /// ZooKeeper credentials (e.g. `ZkAuth::parse("digest:user:password")`),
+    /// needed when the servers create their nodes with credentials
+    /// (`sluice.zookeeper.auth`): the client's `running` node goes under
+    /// nodes only they may write to. Use the servers' credentials.
+    pub zk_auth: Option<ZkAuth>,
+    /// The ACL of the nodes the connector creates when `zk_auth` is set.
+    pub zk_acl: NodeAcl,
 }
 
 impl Default for ClusterOptions {
@@ -96,6 +103,8 @@ impl Default for ClusterOptions {
             running_delay: sluice_ha::DEFAULT_DELAY,
             failover_timeout: Duration::from_secs(60),
             retry_interval: Duration::from_secs(1),
+            zk_auth: None,
+            zk_acl: NodeAcl::default(),
         }
     }
 }
@@ -165,7 +174,12 @@ impl ClusterConnector {
         password: &str,
         options: ClusterOptions,
     ) -> Result<ClusterConnector> {
-        let zk = ZkConfig::new(zk_servers).with_session_timeout(options.zk_session_timeout);
+        let mut zk = ZkConfig::new(zk_servers)
+            .with_session_timeout(options.zk_session_timeout)
+            .with_acl(options.zk_acl);
+        if let Some(auth) = &options.zk_auth {
+            zk = zk.with_auth(auth.clone());
+        }
         let session = ZkSession::connect(zk).await.map_err(zk_error)?;
         let address = options
             .client_address

@@ -110,6 +110,33 @@ impl Default for TcpLimits {
     }
 }
 
+/// Who may read the ZooKeeper nodes a server with credentials creates
+/// (`sluice.zookeeper.acl`); those with the same credentials may do anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZooKeeperAcl {
+    /// `creator-all-world-read` (default): anyone may read, so Canal clients
+    /// without credentials still find the servers.
+    CreatorAllWorldRead,
+    /// `creator-all`: nobody else, not even to read.
+    CreatorAll,
+}
+
+/// A secret read from the configuration; `Debug` prints `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
 /// Settings of the server (`canal.properties`).
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -146,6 +173,14 @@ pub struct ServerConfig {
     /// `minSessionTimeout`..`maxSessionTimeout` (by default 2 and 20 ticks,
     /// 4 s..40 s with `tickTime` = 2000).
     pub zookeeper_session_timeout: Duration,
+    /// `sluice.zookeeper.auth` (`scheme:credentials`, e.g.
+    /// `digest:user:password`), or the text of the file named by
+    /// `sluice.zookeeper.auth.file`: the credentials of every ZooKeeper
+    /// session; with them the nodes the server creates get
+    /// `sluice.zookeeper.acl` instead of open access.
+    pub zookeeper_auth: Option<Secret>,
+    /// `sluice.zookeeper.acl` (default `creator-all-world-read`).
+    pub zookeeper_acl: ZooKeeperAcl,
     pub file_data_dir: PathBuf,
     pub file_flush_period: Duration,
     pub destinations: Vec<String>,
@@ -511,6 +546,47 @@ impl Reader<'_> {
     }
 }
 
+/// `props` with the values of secret keys replaced by `***`, so a printed
+/// configuration never shows them (they are parsed into [`Secret`]s).
+fn without_secrets(props: &Properties) -> Properties {
+    let mut out = props.clone();
+    if let Some(p) = out.entries.get_mut("sluice.zookeeper.auth") {
+        p.value = "***".into();
+    }
+    out
+}
+
+/// `sluice.zookeeper.auth`, or the text of the file
+/// `sluice.zookeeper.auth.file` names (relative to `conf_dir`; trailing
+/// whitespace dropped). Errors never show the credentials.
+fn zookeeper_auth(r: &Reader<'_>, conf_dir: &Path) -> Result<Option<Secret>, ConfigError> {
+    let inline = r.string("sluice.zookeeper.auth", "");
+    let Some(file) = r
+        .get("sluice.zookeeper.auth.file")
+        .filter(|p| !p.value.trim().is_empty())
+    else {
+        return Ok((!inline.is_empty()).then_some(Secret(inline)));
+    };
+    if !inline.is_empty() {
+        return Err(r.bad(
+            "sluice.zookeeper.auth.file",
+            file,
+            "set sluice.zookeeper.auth or sluice.zookeeper.auth.file, not both",
+        ));
+    }
+    let path = conf_dir.join(file.value.trim());
+    let text = read(&path)?;
+    let text = text.trim_end();
+    if text.is_empty() {
+        return Err(r.bad(
+            "sluice.zookeeper.auth.file",
+            file,
+            "the file is empty: write scheme:credentials in it, e.g. digest:user:password",
+        ));
+    }
+    Ok(Some(Secret(text.to_string())))
+}
+
 fn unknown_key_warnings(path: &Path, props: &Properties, known: &[&[&str]]) -> Vec<String> {
     props
         .order
@@ -594,6 +670,15 @@ impl ServerConfig {
                 10000,
                 "expected milliseconds",
             )?),
+            zookeeper_auth: zookeeper_auth(&r, &conf_dir)?,
+            zookeeper_acl: r.choice(
+                "sluice.zookeeper.acl",
+                ZooKeeperAcl::CreatorAllWorldRead,
+                &[
+                    ("creator-all-world-read", ZooKeeperAcl::CreatorAllWorldRead),
+                    ("creator-all", ZooKeeperAcl::CreatorAll),
+                ],
+            )?,
             file_data_dir: PathBuf::from(
                 r.string("canal.file.data.dir", &conf_dir.display().to_string()),
             ),
@@ -630,7 +715,7 @@ impl ServerConfig {
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             warnings: unknown_key_warnings(path, &props, &[KNOWN_SERVER_KEYS, KNOWN_INSTANCE_KEYS]),
-            raw: props.clone(),
+            raw: without_secrets(&props),
         };
         if !cfg.user.is_empty() && cfg.passwd.is_empty() {
             return Err(ConfigError::Missing {

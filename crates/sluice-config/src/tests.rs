@@ -150,6 +150,54 @@ fn zookeeper_keys_have_defaults_and_are_known() {
 }
 
 #[test]
+fn zookeeper_auth_comes_from_the_key_or_a_file_and_never_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "canal.properties", "canal.zkServers = z:2181\n");
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.zookeeper_auth, None);
+    assert_eq!(server.zookeeper_acl, ZooKeeperAcl::CreatorAllWorldRead);
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.zookeeper.auth = digest:sluice:s3cret\nsluice.zookeeper.acl = creator-all\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    let auth = server.zookeeper_auth.clone().unwrap();
+    assert_eq!(auth.expose(), "digest:sluice:s3cret");
+    assert_eq!(server.zookeeper_acl, ZooKeeperAcl::CreatorAll);
+    assert!(!format!("{server:?}").contains("s3cret"));
+
+    // A file relative to the conf dir; its trailing newline is dropped.
+    write(dir.path(), "zk-auth", "digest:sluice:from-file\n");
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.zookeeper.auth.file = zk-auth\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(
+        server.zookeeper_auth.unwrap().expose(),
+        "digest:sluice:from-file"
+    );
+
+    for (text, want) in [
+        (
+            "sluice.zookeeper.auth = digest:a:b\nsluice.zookeeper.auth.file = zk-auth\n",
+            "not both",
+        ),
+        ("sluice.zookeeper.auth.file = missing\n", "missing"),
+        ("sluice.zookeeper.acl = everyone\n", "creator-all"),
+    ] {
+        write(dir.path(), "canal.properties", text);
+        let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains(want), "{text}: {err}");
+        assert!(!err.contains("digest:a:b"), "{err}");
+    }
+}
+
+#[test]
 fn tcp_limits_default_and_override() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "canal.properties", "canal.port = 11111\n");

@@ -35,7 +35,7 @@ use std::time::{Duration, Instant};
 use sluice_canal::LogPosition;
 use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta, MetaError};
 use tracing::{debug, warn};
-use zookeeper_client::Client;
+use zookeeper_client::{Acls, Client};
 
 use crate::blocking::BlockingSession;
 use crate::nodes::{delete, delete_recursive, persistent, read};
@@ -114,8 +114,9 @@ impl CursorStore for ZooKeeperCursorStore {
         let _order = lock(&self.save_lock);
         let previous = lock(&self.known).get(&destination).cloned();
         let wanted = meta.clone();
+        let acls = self.zk.session().config().node_acls();
         let result = self.zk.run(move |client| async move {
-            save_destination(&client, &wanted, previous.as_ref()).await
+            save_destination(&client, &wanted, previous.as_ref(), acls).await
         });
         let mut known = lock(&self.known);
         match result {
@@ -222,11 +223,12 @@ pub async fn load_destination(
 /// Makes ZooKeeper hold `meta`: subscribes its clients, writes their filters
 /// and cursors, and unsubscribes (deletes) the clients it does not list.
 /// With `previous` (what ZooKeeper held, as last read or written) only the
-/// differences are written.
+/// differences are written. Nodes are created with `acls`.
 pub async fn save_destination(
     client: &Client,
     meta: &DestinationMeta,
     previous: Option<&DestinationMeta>,
+    acls: Acls<'static>,
 ) -> Result<(), HaError> {
     let dest = meta.destination.as_str();
     check_node_name("destination", dest)?;
@@ -264,7 +266,7 @@ pub async fn save_destination(
         if before.is_none() {
             let path = paths::client(dest, id);
             client
-                .mkdir(&path, &persistent())
+                .mkdir(&path, &persistent(acls))
                 .await
                 .map_err(HaError::zk("create", &path))?;
         }
@@ -274,14 +276,14 @@ pub async fn save_destination(
             if filter.trim().is_empty() {
                 delete(client, &path).await?;
             } else {
-                put(client, &path, filter.as_bytes()).await?;
+                put(client, &path, filter.as_bytes(), acls).await?;
             }
         }
         if before.map(|b| &b.cursor) != Some(&data.cursor) {
             let path = paths::client_cursor(dest, id);
             match &data.cursor {
                 Some(position) => {
-                    put(client, &path, position.to_zookeeper_json().as_bytes()).await?
+                    put(client, &path, position.to_zookeeper_json().as_bytes(), acls).await?
                 }
                 None => delete(client, &path).await?,
             }
@@ -291,7 +293,7 @@ pub async fn save_destination(
 }
 
 /// Writes `data` to a persistent node, creating it (and its parents) if needed.
-async fn put(client: &Client, path: &str, data: &[u8]) -> Result<(), HaError> {
+async fn put(client: &Client, path: &str, data: &[u8], acls: Acls<'static>) -> Result<(), HaError> {
     let mut last = None;
     for _ in 0..4 {
         match client.set_data(path, data, None).await {
@@ -299,13 +301,13 @@ async fn put(client: &Client, path: &str, data: &[u8]) -> Result<(), HaError> {
             Err(zookeeper_client::Error::NoNode) => {}
             Err(e) => return Err(HaError::zk("write", path)(e)),
         }
-        match client.create(path, data, &persistent()).await {
+        match client.create(path, data, &persistent(acls)).await {
             Ok(_) => return Ok(()),
             Err(e @ zookeeper_client::Error::NodeExists) => last = Some(e),
             Err(e @ zookeeper_client::Error::NoNode) => {
                 if let Some(parent) = paths::parent(path) {
                     client
-                        .mkdir(parent, &persistent())
+                        .mkdir(parent, &persistent(acls))
                         .await
                         .map_err(HaError::zk("create", parent))?;
                 }

@@ -66,7 +66,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::sleep_until;
 use tracing::{debug, info, warn};
-use zookeeper_client::{Acls, Client, CreateMode, EventType, OneshotWatcher, WatchedEvent};
+use zookeeper_client::{Client, CreateMode, EventType, OneshotWatcher, WatchedEvent};
 
 use crate::paths::{self, check_node_name, ClientRunningData, RunningInfo, ServerRunningData};
 use crate::session::{ConnState, SessionStatus, ZkSession};
@@ -583,7 +583,8 @@ impl Task {
                     if !self.may_take_now() {
                         return Ok(Outcome::Done);
                     }
-                    let mode = CreateMode::Ephemeral.with_acls(Acls::anyone_all());
+                    let acls = self.session.config().node_acls();
+                    let mode = CreateMode::Ephemeral.with_acls(acls);
                     match client.create(&path, &self.config.active_data, &mode).await {
                         Ok(_) => {
                             info!(%path, address = %self.config.address, "took the running node");
@@ -591,7 +592,7 @@ impl Task {
                         Err(zookeeper_client::Error::NodeExists) => {}
                         Err(zookeeper_client::Error::NoNode) => {
                             if let Some(parent) = paths::parent(&path) {
-                                let dir = CreateMode::Persistent.with_acls(Acls::anyone_all());
+                                let dir = CreateMode::Persistent.with_acls(acls);
                                 client
                                     .mkdir(parent, &dir)
                                     .await

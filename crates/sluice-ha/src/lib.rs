@@ -42,7 +42,7 @@ pub use paths::{ClientRunningData, InvalidName, RunningInfo, ServerRunningData};
 pub use registry::ServerRegistry;
 #[cfg(feature = "schema-history")]
 pub use schema_history::ZooKeeperHistoryStore;
-pub use session::{ConnState, SessionStatus, ZkConfig, ZkSession};
+pub use session::{ConnState, NodeAcl, SessionStatus, ZkAuth, ZkConfig, ZkSession};
 
 /// The ZooKeeper client crate, for callers that use a session's client directly.
 pub use zookeeper_client;

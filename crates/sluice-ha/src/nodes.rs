@@ -4,9 +4,9 @@ use zookeeper_client::{Acls, Client, CreateMode};
 
 use crate::HaError;
 
-/// A persistent node anyone may read and write (Canal's nodes have open ACLs).
-pub(crate) fn persistent() -> zookeeper_client::CreateOptions<'static> {
-    CreateMode::Persistent.with_acls(Acls::anyone_all())
+/// A persistent node with `acls` (see [`crate::ZkConfig::node_acls`]).
+pub(crate) fn persistent(acls: Acls<'static>) -> zookeeper_client::CreateOptions<'static> {
+    CreateMode::Persistent.with_acls(acls)
 }
 
 /// Reads a node's data; `None` if it does not exist.

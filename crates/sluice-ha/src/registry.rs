@@ -53,6 +53,7 @@ impl ServerRegistry {
         wanted.insert(paths::cluster_node(address));
         let task = Task {
             status: session.subscribe(),
+            acls: session.config().node_acls(),
             commands: cmd_rx,
             wanted,
             registered: reg_tx,
@@ -150,6 +151,8 @@ async fn list_children(client: &Client, path: &str) -> Result<Vec<String>, HaErr
 
 struct Task {
     status: watch::Receiver<SessionStatus>,
+    /// The ACL of the nodes it creates.
+    acls: Acls<'static>,
     commands: mpsc::UnboundedReceiver<Command>,
     wanted: BTreeSet<String>,
     registered: watch::Sender<BTreeSet<String>>,
@@ -210,7 +213,7 @@ impl Task {
     async fn reconcile(&mut self, client: &Client, session_id: i64) -> bool {
         let mut held = BTreeSet::new();
         for path in &self.wanted {
-            match ensure_ephemeral(client, path, session_id).await {
+            match ensure_ephemeral(client, path, session_id, self.acls).await {
                 Ok(true) => {
                     held.insert(path.clone());
                 }
@@ -250,8 +253,13 @@ impl Task {
 
 /// Creates `path` as an empty ephemeral node of this session unless it
 /// exists. Returns whether it is ours.
-async fn ensure_ephemeral(client: &Client, path: &str, session_id: i64) -> Result<bool, HaError> {
-    let mode = CreateMode::Ephemeral.with_acls(Acls::anyone_all());
+async fn ensure_ephemeral(
+    client: &Client,
+    path: &str,
+    session_id: i64,
+    acls: Acls<'static>,
+) -> Result<bool, HaError> {
+    let mode = CreateMode::Ephemeral.with_acls(acls);
     for _ in 0..3 {
         match client.check_stat(path).await {
             Ok(Some(stat)) => return Ok(stat.ephemeral_owner == session_id),
@@ -263,7 +271,7 @@ async fn ensure_ephemeral(client: &Client, path: &str, session_id: i64) -> Resul
             Err(zookeeper_client::Error::NodeExists) => continue,
             Err(zookeeper_client::Error::NoNode) => {
                 if let Some(parent) = paths::parent(path) {
-                    let dir = CreateMode::Persistent.with_acls(Acls::anyone_all());
+                    let dir = CreateMode::Persistent.with_acls(acls);
                     client
                         .mkdir(parent, &dir)
                         .await

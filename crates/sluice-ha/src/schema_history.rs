@@ -198,11 +198,12 @@ impl SchemaHistoryStore for ZooKeeperHistoryStore {
         let leftovers = std::mem::take(&mut self.leftovers);
         let guard = self.guard.clone();
         let destination = self.destination.clone();
+        let acls = self.zk.session().config().node_acls();
         let path = self
             .zk
             .run(move |client| async move {
                 remove_leftovers(&client, &leftovers).await;
-                write_record(&client, &destination, &encoded, guard.as_ref()).await
+                write_record(&client, &destination, &encoded, guard.as_ref(), acls).await
             })
             .map_err(|e| schema_error(e, &history))?;
         debug!(
@@ -380,13 +381,18 @@ fn parse_body(data: &[u8]) -> Result<Body<'_>, String> {
 
 /// Creates the next record node under `prefix`'s parent, creating the
 /// history node on first use; returns its path.
-async fn create_sequential(client: &Client, prefix: &str, data: &[u8]) -> Result<String, HaError> {
-    let options = CreateMode::PersistentSequential.with_acls(Acls::anyone_all());
+async fn create_sequential(
+    client: &Client,
+    prefix: &str,
+    data: &[u8],
+    acls: Acls<'static>,
+) -> Result<String, HaError> {
+    let options = CreateMode::PersistentSequential.with_acls(acls);
     let created = match client.create(prefix, data, &options).await {
         Err(zookeeper_client::Error::NoNode) => {
             if let Some(history) = paths::parent(prefix) {
                 client
-                    .mkdir(history, &persistent())
+                    .mkdir(history, &persistent(acls))
                     .await
                     .map_err(HaError::zk("create", history))?;
             }
@@ -406,17 +412,18 @@ async fn write_record(
     destination: &str,
     encoded: &Encoded,
     guard: Option<&WriteGuard>,
+    acls: Acls<'static>,
 ) -> Result<String, HaError> {
     let prefix = paths::schema_history_record_prefix(destination);
     if encoded.chunks.is_empty() {
-        return create_sequential(client, &prefix, &encoded.data).await;
+        return create_sequential(client, &prefix, &encoded.data, acls).await;
     }
-    let path = create_sequential(client, &prefix, PENDING).await?;
+    let path = create_sequential(client, &prefix, PENDING, acls).await?;
     let written = async {
         let chunk_paths: Vec<String> = (0..encoded.chunks.len())
             .map(|i| paths::schema_history_chunk(&path, i))
             .collect();
-        let options = persistent();
+        let options = persistent(acls);
         // Each request is sent when made: the chunks go out back to back.
         let creates: Vec<_> = chunk_paths
             .iter()

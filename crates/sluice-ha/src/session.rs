@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio::time::sleep_until;
 use tracing::{debug, info, warn};
-use zookeeper_client::{Client, SessionState};
+use zookeeper_client::{Acl, Acls, Client, Permission, SessionState};
 
 use crate::HaError;
 
@@ -48,6 +48,74 @@ const RECONNECT_BACKOFF: Duration = Duration::from_millis(500);
 /// How long closing waits for the server to confirm the session's end.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 
+/// Credentials a session presents (ZooKeeper's `addauth`), e.g. digest
+/// `user:password`. Debug output leaves the credentials out.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ZkAuth {
+    scheme: String,
+    credentials: Vec<u8>,
+}
+
+impl ZkAuth {
+    pub fn new(scheme: impl Into<String>, credentials: impl Into<Vec<u8>>) -> Self {
+        ZkAuth {
+            scheme: scheme.into(),
+            credentials: credentials.into(),
+        }
+    }
+
+    /// Parses `scheme:credentials`, e.g. `digest:sluice:secret` (digest
+    /// credentials are `user:password`). The error never repeats the text.
+    pub fn parse(text: &str) -> Result<ZkAuth, String> {
+        let text = text.trim();
+        let Some((scheme, credentials)) = text.split_once(':') else {
+            return Err("expected scheme:credentials, e.g. digest:user:password".into());
+        };
+        if scheme.is_empty() || credentials.is_empty() {
+            return Err("expected scheme:credentials, e.g. digest:user:password".into());
+        }
+        if scheme == "digest" && !credentials.contains(':') {
+            return Err("digest credentials are user:password (e.g. digest:sluice:secret)".into());
+        }
+        Ok(ZkAuth::new(scheme, credentials.as_bytes()))
+    }
+
+    pub fn scheme(&self) -> &str {
+        &self.scheme
+    }
+
+    pub fn credentials(&self) -> &[u8] {
+        &self.credentials
+    }
+}
+
+impl std::fmt::Debug for ZkAuth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ZkAuth")
+            .field("scheme", &self.scheme)
+            .field("credentials", &"***")
+            .finish()
+    }
+}
+
+/// Who may do what with the nodes Sluice creates when the session has
+/// credentials ([`ZkConfig::auth`]). Without credentials nodes are open to
+/// anyone, as Canal creates them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum NodeAcl {
+    /// Sessions with the same credentials may do everything; anyone may
+    /// read, so Canal clients without credentials still find the servers.
+    #[default]
+    CreatorAllWorldRead,
+    /// Only sessions with the same credentials, reading included.
+    CreatorAll,
+}
+
+static CREATOR_ALL_WORLD_READ: [Acl; 2] = [
+    Acl::new_const(Permission::ALL, "auth", ""),
+    Acl::new_const(Permission::READ, "world", "anyone"),
+];
+
 /// Where and how to connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZkConfig {
@@ -59,6 +127,10 @@ pub struct ZkConfig {
     pub session_timeout: Duration,
     /// How long [`ZkSession::connect`] waits for the first session.
     pub connect_timeout: Duration,
+    /// Credentials every session presents; with them the nodes Sluice
+    /// creates get [`acl`](Self::acl) instead of open access.
+    pub auth: Option<ZkAuth>,
+    pub acl: NodeAcl,
 }
 
 impl ZkConfig {
@@ -67,6 +139,28 @@ impl ZkConfig {
             servers: servers.into(),
             session_timeout: DEFAULT_SESSION_TIMEOUT,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            auth: None,
+            acl: NodeAcl::default(),
+        }
+    }
+
+    pub fn with_auth(mut self, auth: ZkAuth) -> Self {
+        self.auth = Some(auth);
+        self
+    }
+
+    pub fn with_acl(mut self, acl: NodeAcl) -> Self {
+        self.acl = acl;
+        self
+    }
+
+    /// The ACL of every node Sluice creates: open without credentials
+    /// (Canal's), else [`acl`](Self::acl).
+    pub fn node_acls(&self) -> Acls<'static> {
+        match (&self.auth, self.acl) {
+            (None, _) => Acls::anyone_all(),
+            (Some(_), NodeAcl::CreatorAll) => Acls::creator_all(),
+            (Some(_), NodeAcl::CreatorAllWorldRead) => Acls::new(&CREATOR_ALL_WORLD_READ),
         }
     }
 
@@ -321,8 +415,11 @@ impl ZkSession {
 }
 
 async fn new_client(config: &ZkConfig) -> Result<Client, HaError> {
-    Client::connector()
-        .with_session_timeout(config.session_timeout)
+    let mut connector = Client::connector().with_session_timeout(config.session_timeout);
+    if let Some(auth) = &config.auth {
+        connector = connector.with_auth(auth.scheme(), auth.credentials());
+    }
+    connector
         .connect(&config.servers)
         .await
         .map_err(|e| HaError::Connect {

@@ -293,9 +293,20 @@ impl InstanceRunner {
     /// error that retrying cannot heal.
     pub async fn run(
         &mut self,
-        source: SourceConfig,
+        mut source: SourceConfig,
         stop: watch::Receiver<bool>,
     ) -> Result<(), RunnerError> {
+        if let Some(fence) = &self.fence {
+            // Fenced (high availability): every server of the destination
+            // dumps with one server id, so a take-over's dump ends the
+            // previous owner's at the source; and a server the fence refuses
+            // does not connect again, which would end the new owner's dump.
+            if source.server_id.is_none() && source.server_id_seed.is_none() {
+                source.server_id_seed = Some(format!("{}@{}", self.name, source.connect.addr()));
+            }
+            let (fence, name) = (fence.clone(), self.name.clone());
+            source.connect_gate = Some(sluice_source::ConnectGate::new(move || fence(&name)));
+        }
         let counters = Arc::new(EmitCounters::default());
         let (tx, rx) = mpsc::channel(IN_FLIGHT);
         let emitter = Emitter {
@@ -332,6 +343,21 @@ impl InstanceRunner {
         }
     }
 
+    /// A source error as the runner reports it: [`RunnerError::Fenced`]
+    /// when the fence refuses now (the connect gate's refusal, or a dump the
+    /// source ended because the new owner started its own).
+    fn source_error(&self, e: sluice_source::SourceError) -> RunnerError {
+        match &self.fence {
+            Some(fence) if !fence(&self.name) => RunnerError::Fenced {
+                destination: self.name.clone(),
+            },
+            _ => RunnerError::Source {
+                destination: self.name.clone(),
+                source: Box::new(e),
+            },
+        }
+    }
+
     /// Reads the source and hands the entries of each event, in order, to
     /// the emitter through `tx`.
     async fn read(
@@ -341,16 +367,13 @@ impl InstanceRunner {
         tx: mpsc::Sender<Pending>,
         emitting: &mut JoinHandle<Result<(), RunnerError>>,
     ) -> Result<(), RunnerError> {
-        let src_err = |e| RunnerError::Source {
-            destination: self.name.clone(),
-            source: Box::new(e),
-        };
         let in_flight = Arc::new(Semaphore::new(IN_FLIGHT_KB));
         let connect = BinlogStream::connect(source);
-        let mut stream = tokio::select! {
-            s = connect => s.map_err(src_err)?,
+        let connected = tokio::select! {
+            s = connect => s,
             _ = stop.changed() => return Ok(()),
         };
+        let mut stream = connected.map_err(|e| self.source_error(e))?;
         self.gtid_state = stream.position().gtid.clone();
         let (file, pos) = (stream.position().file.clone(), stream.position().offset);
         self.schema
@@ -389,12 +412,7 @@ impl InstanceRunner {
                         ended => Err(self.emitter_ended(ended)),
                     };
                 }
-                Err(e) => {
-                    return Err(RunnerError::Source {
-                        destination: self.name.clone(),
-                        source: Box::new(e),
-                    })
-                }
+                Err(e) => return Err(self.source_error(e)),
             };
             match item {
                 StreamItem::TransactionAborted { resume, reason } => {

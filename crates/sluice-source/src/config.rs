@@ -50,6 +50,36 @@ impl Default for ReconnectPolicy {
     }
 }
 
+/// Says whether the stream may connect now; see [`SourceConfig::connect_gate`].
+#[derive(Clone)]
+pub struct ConnectGate(std::sync::Arc<dyn Fn() -> bool + Send + Sync>);
+
+impl ConnectGate {
+    pub fn new(allow: impl Fn() -> bool + Send + Sync + 'static) -> Self {
+        ConnectGate(std::sync::Arc::new(allow))
+    }
+
+    /// Whether connecting is allowed right now.
+    pub fn allows(&self) -> bool {
+        (self.0)()
+    }
+}
+
+impl std::fmt::Debug for ConnectGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ConnectGate")
+    }
+}
+
+/// Two gates are equal when they are the same closure.
+impl PartialEq for ConnectGate {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for ConnectGate {}
+
 /// Everything a [`crate::BinlogStream`] needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceConfig {
@@ -59,6 +89,17 @@ pub struct SourceConfig {
     /// [`crate::replica::derive_server_id`]). It must differ from every other
     /// replica's: a server drops the older of two replicas with one id.
     pub server_id: Option<u32>,
+    /// Without `server_id`: derive the id from this text alone (see
+    /// [`crate::replica::shared_server_id`]) instead of from the host and
+    /// process. Processes that must never dump at once (the servers of one
+    /// destination) give the same text, so the source ends the older dump
+    /// as soon as a newer one starts.
+    pub server_id_seed: Option<String>,
+    /// Asked before every connection (the first and each reconnect); a
+    /// refusal ends the stream with [`SourceError::Refused`]. With a shared
+    /// server id this keeps a process that lost the right to dump from
+    /// ending the dump of the one that has it.
+    pub connect_gate: Option<ConnectGate>,
     /// The server sends a heartbeat after this much silence; with the read
     /// timeout it detects half-open connections.
     pub heartbeat_period: Duration,
@@ -77,6 +118,8 @@ impl Default for SourceConfig {
             connect: ConnectOptions::default(),
             start: StartPosition::Latest,
             server_id: None,
+            server_id_seed: None,
+            connect_gate: None,
             heartbeat_period: Duration::from_secs(5),
             reconnect: ReconnectPolicy::default(),
             require_full_row_image: true,

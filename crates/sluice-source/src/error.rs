@@ -33,6 +33,10 @@ pub enum SourceError {
     #[error("invalid source configuration: {0}")]
     Config(String),
 
+    /// The connect gate refused (see `SourceConfig::connect_gate`).
+    #[error("not connecting to {addr}: this process may no longer read it (the connect gate refused, e.g. another server took the destination over)")]
+    Refused { addr: String },
+
     #[error("cannot connect to {addr}: {source}; check that the server runs and that host and port are right")]
     Connect {
         addr: String,

@@ -44,7 +44,7 @@ pub mod stream;
 pub mod tls;
 
 pub use auth::AuthPlugin;
-pub use config::{ReconnectPolicy, SourceConfig};
+pub use config::{ConnectGate, ReconnectPolicy, SourceConfig};
 pub use conn::{Conn, ConnectOptions, ResultSet};
 pub use error::SourceError;
 pub use position::{GtidState, MariadbGtidState, ResumePosition, StartPosition};

@@ -340,18 +340,37 @@ pub async fn oldest_available(conn: &mut Conn) -> Result<String> {
 /// the host name, the connection's local address and the process id, mapped
 /// into [`AUTO_SERVER_ID_RANGE`], avoiding the ids in `avoid` (the source's own).
 pub fn derive_server_id(host_name: &str, local_addr: &str, pid: u32, avoid: &[u32]) -> u32 {
-    // FNV-1a, 64-bit.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in host_name
+    let bytes = host_name
         .bytes()
         .chain([0])
         .chain(local_addr.bytes())
         .chain([0])
-        .chain(pid.to_le_bytes())
-    {
+        .chain(pid.to_le_bytes());
+    server_id_from_hash(fnv1a(bytes), avoid)
+}
+
+/// The replica server id for `seed` alone, the same in every process: the
+/// servers of one destination share it (the seed names the destination and
+/// the source), so when one takes the destination over, the source ends the
+/// previous owner's dump (MariaDB and MySQL end an older dump of the same
+/// server id when a new one registers). Same range and `avoid` rule as
+/// [`derive_server_id`].
+pub fn shared_server_id(seed: &str, avoid: &[u32]) -> u32 {
+    server_id_from_hash(fnv1a(seed.bytes()), avoid)
+}
+
+/// FNV-1a, 64-bit.
+fn fnv1a(bytes: impl Iterator<Item = u8>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
+    h
+}
+
+/// Maps a hash into [`AUTO_SERVER_ID_RANGE`], skipping the ids in `avoid`.
+fn server_id_from_hash(h: u64, avoid: &[u32]) -> u32 {
     let start = *AUTO_SERVER_ID_RANGE.start();
     let span = u64::from(AUTO_SERVER_ID_RANGE.end() - start) + 1;
     let mut id = start + (h % span) as u32;
@@ -431,5 +450,14 @@ mod tests {
         let b = derive_server_id("h", "127.0.0.1:5000", 42, &[a]);
         assert_ne!(a, b);
         assert!(AUTO_SERVER_ID_RANGE.contains(&b));
+    }
+
+    #[test]
+    fn shared_ids_depend_on_the_seed_only() {
+        let a = shared_server_id("example@127.0.0.1:3306", &[]);
+        assert!(AUTO_SERVER_ID_RANGE.contains(&a));
+        assert_eq!(a, shared_server_id("example@127.0.0.1:3306", &[]));
+        assert_ne!(a, shared_server_id("other@127.0.0.1:3306", &[]));
+        assert_ne!(a, shared_server_id("example@127.0.0.1:3306", &[a]));
     }
 }

@@ -1190,6 +1190,13 @@ impl BinlogStream {
     /// Connects, checks, sets the session up and starts the dump (the first
     /// time from the configured start, later from the last boundary).
     async fn open(&mut self) -> Result<()> {
+        if let Some(gate) = &self.config.connect_gate {
+            if !gate.allows() {
+                return Err(SourceError::Refused {
+                    addr: self.st.addr.clone(),
+                });
+            }
+        }
         let mut conn = Conn::connect(&self.config.connect).await?;
         let info = replica::check_server(
             &mut conn,
@@ -1199,12 +1206,15 @@ impl BinlogStream {
         )
         .await?;
         if self.server_id == 0 {
-            self.server_id = replica::derive_server_id(
-                &replica::local_host_name(),
-                conn.local_addr(),
-                std::process::id(),
-                &[info.server_id],
-            );
+            self.server_id = match &self.config.server_id_seed {
+                Some(seed) => replica::shared_server_id(seed, &[info.server_id]),
+                None => replica::derive_server_id(
+                    &replica::local_host_name(),
+                    conn.local_addr(),
+                    std::process::id(),
+                    &[info.server_id],
+                ),
+            };
         } else if self.server_id == info.server_id && self.config.server_id.is_some() {
             return Err(SourceError::Config(format!(
                 "serverId {} is the source's own server_id; give Sluice another (unique) one",

@@ -447,3 +447,70 @@ fn heartbeats_keep_an_idle_stream_alive() -> Result<()> {
     assert_eq!(c.keys("shop.t"), ["1"]);
     Ok(())
 }
+
+/// Two streams with one shared server id (the servers of one destination):
+/// the newer dump makes the source end the older one at once, and the older
+/// stream does not dump again (its reconnect would end the newer dump). A
+/// connect gate that refuses keeps a stream from connecting at all.
+#[test]
+fn a_newer_dump_with_the_shared_id_ends_the_older_and_a_refusing_gate_keeps_it_off() -> Result<()> {
+    let db = setup()?;
+    let allowed = Arc::new(AtomicBool::new(true));
+    let gated = |cfg: &mut SourceConfig| {
+        cfg.server_id_seed = Some("example@source".into());
+        let gate = allowed.clone();
+        cfg.connect_gate = Some(sluice_source::ConnectGate::new(move || {
+            gate.load(Ordering::SeqCst)
+        }));
+    };
+    let mut old_cfg = config(&db, StartPosition::Latest);
+    gated(&mut old_cfg);
+    let refused_cfg = old_cfg.clone();
+    let mut new_cfg = config(&db, StartPosition::Latest);
+    new_cfg.server_id_seed = Some("example@source".into());
+    runtime().block_on(async {
+        let mut old = BinlogStream::connect(old_cfg).await?;
+        wait_for_dump_thread(&db)?;
+        let old_thread = dump_threads(&db)?;
+        // The old owner loses the right to dump; the new one starts.
+        allowed.store(false, Ordering::SeqCst);
+        let mut new = BinlogStream::connect(new_cfg).await?;
+        assert_eq!(old.server_id(), new.server_id(), "one id for both");
+        let threads = dump_threads(&db)?;
+        assert_eq!(threads.len(), 1, "both dumps listed: {threads:?}");
+        assert_ne!(threads, old_thread, "the old dump is the one left");
+        let end = tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                match old.next().await {
+                    Ok(Some(_)) => continue,
+                    other => return other.map(|_| ()),
+                }
+            }
+        })
+        .await
+        .context("the old stream neither ended nor failed")?;
+        // MariaDB tells the old dump why it ends (ER_SLAVE_SAME_ID); were
+        // the stream to retry, the gate would refuse.
+        match end {
+            Err(sluice_source::SourceError::Refused { .. }) => {}
+            Err(e) if e.server_code() == Some(4052) => {}
+            other => bail!("the old stream ended with {other:?}"),
+        }
+        assert_eq!(dump_threads(&db)?, threads, "the old stream dumped again");
+        match BinlogStream::connect(refused_cfg).await {
+            Err(sluice_source::SourceError::Refused { addr }) => {
+                assert_eq!(addr, format!("127.0.0.1:{}", db.port()))
+            }
+            other => bail!("a refusing gate let the stream connect: {other:?}"),
+        }
+        assert_eq!(dump_threads(&db)?, threads, "a refused stream dumped");
+        db.exec("INSERT INTO shop.t VALUES (1, 'to the new owner')")?;
+        let mut c = Collector::default();
+        collect_until(&mut new, &mut c, Duration::from_secs(10), |c| {
+            c.committed_rows() >= 1
+        })
+        .await?;
+        assert_eq!(new.reconnects(), 0);
+        Ok(())
+    })
+}
