@@ -10,16 +10,26 @@ use serde_json::{json, Map, Value as Json};
 use sluice_binlog::events::EventData;
 use sluice_binlog::{walk_file, BinlogFile, EventPosition, RawEvent, RowsKind};
 
-use crate::render::{column_names, image_json, text};
+use crate::render::{column_names, image_json, parse_event_size, text};
 
 #[derive(Args)]
 pub struct DecodeArgs {
     /// Binlog files, decoded in the order given.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+
+    /// The largest size, in bytes, that a compressed event's content may
+    /// inflate to (MariaDB compressed events, MySQL transaction payloads);
+    /// a bigger one stops decoding with an error. Default 268435456 (256 MiB),
+    /// at most 1073741824.
+    #[arg(long, value_name = "BYTES", value_parser = parse_event_size)]
+    pub max_event_size: Option<usize>,
 }
 
 pub fn run(args: &DecodeArgs) -> Result<()> {
+    if let Some(n) = args.max_event_size {
+        sluice_binlog::compression::set_max_uncompressed(n);
+    }
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     for path in &args.files {

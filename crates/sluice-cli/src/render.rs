@@ -52,3 +52,12 @@ pub fn image_json(
     }
     Ok(())
 }
+
+/// `--max-event-size`: a number of bytes, 1 to 1 GiB.
+pub fn parse_event_size(s: &str) -> std::result::Result<usize, String> {
+    let max = sluice_binlog::compression::MAX_UNCOMPRESSED_LIMIT;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of bytes from 1 to {max}")),
+    }
+}

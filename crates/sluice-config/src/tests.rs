@@ -148,3 +148,37 @@ fn zookeeper_keys_have_defaults_and_are_known() {
     let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
     assert!(err.contains("canal.zookeeper.ha.delay"), "{err}");
 }
+
+#[test]
+fn binlog_max_event_size_has_a_default_and_a_range() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.destinations = example\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.binlog_max_event_size, 256 << 20);
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.binlog.maxEventSize = 1048576\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    assert_eq!(server.binlog_max_event_size, 1 << 20);
+
+    for bad in ["0", "1073741825", "lots"] {
+        write(
+            dir.path(),
+            "canal.properties",
+            &format!("sluice.binlog.maxEventSize = {bad}\n"),
+        );
+        let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("canal.properties:1: sluice.binlog.maxEventSize"),
+            "{err}"
+        );
+    }
+}
