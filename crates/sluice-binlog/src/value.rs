@@ -38,6 +38,14 @@ pub enum Value<'a> {
     Json(&'a [u8]),
     /// JSON already as text (after-image of a partial JSON update).
     JsonText(String),
+    /// A partial JSON update whose before image is not in the event
+    /// (binlog_row_image MINIMAL or NOBLOB): the diffs themselves, for
+    /// column `column` (0-based). Renders as `mysqlbinlog -v` prints it,
+    /// e.g. `JSON_REPLACE(`doc`, '$.a', 5)`.
+    JsonDiff {
+        column: usize,
+        diffs: crate::json::JsonDiffs<'a>,
+    },
     /// SRID + WKB.
     Geometry(&'a [u8]),
     /// VECTOR: little-endian f32s.
@@ -215,9 +223,19 @@ impl Value<'_> {
             Value::Bit(b) => push_hex(b, out),
             Value::Json(b) => crate::json::render_json(b, out)?,
             Value::JsonText(s) => out.push_str(s),
+            Value::JsonDiff { column, diffs } => {
+                let mut name = String::new();
+                push_column_label(col, *column, &mut name);
+                diffs.render(&name, out);
+            }
             Value::Geometry(b) | Value::Vector(b) => push_hex(b, out),
         }
         Ok(())
+    }
+
+    /// Whether the value is a partial JSON update's diffs rather than a whole value.
+    pub fn is_partial_json(&self) -> bool {
+        matches!(self, Value::JsonDiff { .. })
     }
 
     /// The rendered text, or `None` for NULL (allocates; for convenience).
@@ -228,6 +246,22 @@ impl Value<'_> {
         let mut s = String::new();
         self.render(col, &mut s)?;
         Ok(Some(s))
+    }
+}
+
+/// A column as mysqlbinlog names it in JSON diffs: `` `name` `` when the
+/// name is known, else `@N` (1-based).
+fn push_column_label(col: &ColumnDef, index: usize, out: &mut String) {
+    match &col.name {
+        Some(n) => {
+            out.push('`');
+            out.push_str(&n.replace('`', "``"));
+            out.push('`');
+        }
+        None => {
+            out.push('@');
+            push_u64(out, index as u64 + 1);
+        }
     }
 }
 

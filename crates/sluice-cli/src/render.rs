@@ -25,7 +25,9 @@ pub fn column_names(t: &TableMap) -> Json {
 }
 
 /// Inserts `key` (the image's values in column order, `null` for NULL and
-/// for absent columns) and, when the image leaves columns out, `absent_KEY`.
+/// for absent columns), when the image leaves columns out `absent_KEY`, and
+/// when values are partial JSON updates given as their diffs (`JSON_REPLACE(...)`
+/// text, the before value not being in the event) `partial_KEY`: their indexes.
 pub fn image_json(
     t: &TableMap,
     img: &sluice_binlog::RowImage<'_>,
@@ -34,21 +36,30 @@ pub fn image_json(
 ) -> Result<()> {
     let mut values = Vec::with_capacity(t.columns.len());
     let mut absent = Vec::new();
+    let mut partial = Vec::new();
     for (i, cell) in img.cells().enumerate() {
         match cell? {
             Cell::Absent => {
                 absent.push(i);
                 values.push(Json::Null);
             }
-            Cell::Present(v) => values.push(match v.to_text(&t.columns[i])? {
-                Some(s) => Json::String(s),
-                None => Json::Null,
-            }),
+            Cell::Present(v) => {
+                if v.is_partial_json() {
+                    partial.push(i);
+                }
+                values.push(match v.to_text(&t.columns[i])? {
+                    Some(s) => Json::String(s),
+                    None => Json::Null,
+                })
+            }
         }
     }
     o.insert(key.into(), Json::Array(values));
     if !absent.is_empty() {
         o.insert(format!("absent_{key}"), json!(absent));
+    }
+    if !partial.is_empty() {
+        o.insert(format!("partial_{key}"), json!(partial));
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
-//! `sluice binlog decode` on decompression bombs: MariaDB binlogs whose
-//! compressed QUERY event inflates to 1 GiB. The decoder must stop with an
-//! error naming the file and offset, in bounded memory, never abort.
+//! `sluice binlog decode` on unusual input: decompression bombs (MariaDB
+//! binlogs whose compressed QUERY event inflates to 1 GiB), which must stop
+//! it with an error naming the file and offset, in bounded memory, never
+//! abort; and partial JSON updates without their document, which are valid
+//! and printed as their diffs.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -214,5 +216,51 @@ fn an_event_within_the_ceiling_decodes() -> Result<()> {
 
     let out = decode_limited(512, &["--max-event-size", "2097152", &file])?;
     check_refused(&out, "big.000001", "over the 2097152-byte ceiling");
+    Ok(())
+}
+
+/// The corpus folder: `SLUICE_BINLOG_CORPUS`, else `shared/corpus/binlogs`
+/// beside the repository.
+fn corpus_file(rel: &str) -> std::path::PathBuf {
+    std::env::var_os("SLUICE_BINLOG_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs")
+        })
+        .join(rel)
+}
+
+#[test]
+fn partial_json_updates_without_their_document_print_as_diffs() -> Result<()> {
+    let path = corpus_file("rust_mysql_common/json.binlog.000001");
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["binlog", "decode"])
+        .arg(&path)
+        .output()
+        .context("running sluice binlog decode")?;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)?
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    assert_eq!(lines.len(), 36);
+    let partial = lines
+        .iter()
+        .find(|l| l["pos"] == 3750)
+        .context("no event at 3750")?;
+    assert_eq!(partial["event"], "PARTIAL_UPDATE_ROWS_EVENT");
+    let rows = partial["rows"].as_array().context("rows")?;
+    assert_eq!(rows.len(), 6);
+    assert_eq!(
+        rows[0]["after"],
+        serde_json::json!([null, "JSON_REPLACE(@2, '$.age', 26)", "Joe", "26"])
+    );
+    assert_eq!(rows[0]["partial_after"], serde_json::json!([1]));
+    assert_eq!(rows[0]["absent_after"], serde_json::json!([0]));
+    assert!(rows[0].get("partial_before").is_none());
     Ok(())
 }
