@@ -72,3 +72,60 @@ pub fn parse_event_size(s: &str) -> std::result::Result<usize, String> {
         _ => Err(format!("expected a number of bytes from 1 to {max}")),
     }
 }
+
+/// Writes `s` as the inside of a JSON string, escaped as serde_json escapes
+/// it (`"`, `\\`, control characters; nothing else), so that a value can be
+/// written in pieces.
+pub fn write_json_str(w: &mut (impl std::io::Write + ?Sized), s: &str) -> std::io::Result<()> {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        w.write_all(&bytes[start..i])?;
+        if short.is_empty() {
+            w.write_all(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(b >> 4) as usize],
+                HEX[(b & 15) as usize],
+            ])?;
+        } else {
+            w.write_all(short)?;
+        }
+        start = i + 1;
+    }
+    w.write_all(&bytes[start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let mut all: String = (0u32..0x80).filter_map(char::from_u32).collect();
+        all.push_str("é€😀\u{7f}\u{2028}</script>");
+        for s in [all.as_str(), "", "plain", "\"", "\\\u{0}"] {
+            let mut ours = b"\"".to_vec();
+            write_json_str(&mut ours, s).unwrap();
+            ours.push(b'"');
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                serde_json::to_string(s).unwrap()
+            );
+        }
+    }
+}

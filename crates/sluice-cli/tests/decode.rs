@@ -49,10 +49,10 @@ fn format_description() -> Vec<u8> {
     e
 }
 
-/// A zlib stream of `n` zero bytes (n >= 1), written by hand so that a
-/// gigabyte costs no time to make: one fixed-Huffman block of a literal 0,
-/// then matches of 258 bytes at distance 1, then literal zeros.
-fn zlib_zeros(n: u64) -> Vec<u8> {
+/// A zlib stream of `n` bytes `c` (n >= 1), written by hand so that a
+/// gigabyte costs no time to make: one fixed-Huffman block of a literal,
+/// then matches of 258 bytes at distance 1, then literals.
+fn zlib_repeat(c: u8, n: u64) -> Vec<u8> {
     struct Bits {
         out: Vec<u8>,
         acc: u64,
@@ -84,21 +84,30 @@ fn zlib_zeros(n: u64) -> Vec<u8> {
     };
     b.put(1, 1); // final block
     b.put(1, 2); // fixed Huffman codes
-    let literal_zero = |b: &mut Bits| b.code(0x30, 8);
-    literal_zero(&mut b);
+    let literal = |b: &mut Bits| {
+        if c < 144 {
+            b.code(0x30 + c as u64, 8)
+        } else {
+            b.code(0x190 + (c - 144) as u64, 9)
+        }
+    };
+    literal(&mut b);
     for _ in 0..matches {
         b.code(0xc5, 8); // length 258 (code 285)
         b.code(0, 5); // distance 1
     }
     for _ in 0..tail {
-        literal_zero(&mut b);
+        literal(&mut b);
     }
     b.code(0, 7); // end of block
     if b.len > 0 {
         b.put(0, 8 - b.len);
     }
-    // Adler-32 of n zeros: a stays 1, b adds 1 per byte.
-    let adler = (((n % 65521) as u32) << 16) | 1;
+    // Adler-32: a = 1 + n·c, b = n + c·n(n+1)/2, both modulo 65521.
+    let (n128, c128) = (n as u128, c as u128);
+    let a = (1 + n128 * c128) % 65521;
+    let sum = (n128 + c128 * n128 * (n128 + 1) / 2) % 65521;
+    let adler = ((sum as u32) << 16) | a as u32;
     b.out.extend_from_slice(&adler.to_be_bytes());
     b.out
 }
@@ -106,6 +115,12 @@ fn zlib_zeros(n: u64) -> Vec<u8> {
 /// A binlog whose second event is a compressed QUERY event declaring
 /// `declared` bytes of SQL and inflating to `actual` zero bytes.
 fn write_bomb(path: &Path, declared: u64, actual: u64) -> Result<()> {
+    write_compressed_query(path, declared, 0, actual)
+}
+
+/// A binlog whose second event is a compressed QUERY event declaring
+/// `declared` bytes of SQL and inflating to `actual` bytes `c`.
+fn write_compressed_query(path: &Path, declared: u64, c: u8, actual: u64) -> Result<()> {
     let mut file = b"\xfebin".to_vec();
     file.extend(format_description());
     let mut body = Vec::new();
@@ -117,7 +132,7 @@ fn write_bomb(path: &Path, declared: u64, actual: u64) -> Result<()> {
     body.extend_from_slice(b"d\0");
     body.push(0x84);
     body.extend_from_slice(&(declared as u32).to_be_bytes());
-    body.extend(zlib_zeros(actual));
+    body.extend(zlib_repeat(c, actual));
     file.extend(event(MARIADB_QUERY_COMPRESSED, BOMB_OFFSET, &body));
     std::fs::write(path, file).with_context(|| format!("writing {}", path.display()))
 }
@@ -262,5 +277,99 @@ fn partial_json_updates_without_their_document_print_as_diffs() -> Result<()> {
     assert_eq!(rows[0]["partial_after"], serde_json::json!([1]));
     assert_eq!(rows[0]["absent_after"], serde_json::json!([0]));
     assert!(rows[0].get("partial_before").is_none());
+    Ok(())
+}
+
+/// Runs `sluice` with its output thrown away; the exit status and the peak
+/// resident memory (bytes) of the process.
+fn run_measured(args: &[&str]) -> Result<(i32, u64)> {
+    let child = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .context("starting sluice")?;
+    let mut status = 0;
+    // SAFETY: plain wait4 on our own child, with valid out-pointers.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    anyhow::ensure!(pid > 0, "wait4: {}", std::io::Error::last_os_error());
+    Ok((libc::WEXITSTATUS(status), usage.ru_maxrss as u64 * 1024))
+}
+
+#[test]
+fn a_big_value_is_written_without_a_copy_of_it() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("big.000002");
+    const SQL: u64 = 96 << 20;
+    write_compressed_query(&path, SQL, b'a', SQL)?;
+    let file = path.to_string_lossy().into_owned();
+    let (code, peak) = run_measured(&["binlog", "decode", &file])?;
+    assert_eq!(code, 0);
+    // The inflated event is in memory once; its rendering is not.
+    let budget = SQL + (48 << 20);
+    assert!(
+        peak < budget,
+        "peak RSS {} MiB for a {} MiB statement (budget {} MiB)",
+        peak >> 20,
+        SQL >> 20,
+        budget >> 20
+    );
+
+    // What it wrote is the statement, whole.
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["binlog", "decode", &file])
+        .output()?;
+    let stdout = String::from_utf8(out.stdout)?;
+    let lines: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    let sql = lines[1]["sql"].as_str().context("sql")?;
+    assert_eq!(sql.len() as u64, SQL);
+    assert!(sql.bytes().all(|b| b == b'a'));
+    assert_eq!(lines[1]["thread_id"], 7);
+    assert_eq!(lines[1]["error_code"], 0);
+    Ok(())
+}
+
+#[test]
+fn big_rows_events_are_written_as_they_render() -> Result<()> {
+    use sluice_testkit::{MariaDb, MariaDbConfig};
+    let db = MariaDb::start(MariaDbConfig::default().arg("--max-allowed-packet=64M"))?;
+    // A rows event of about 5 MiB: over the size written without a first
+    // rendering pass into memory.
+    db.exec(
+        "CREATE DATABASE d; \
+         CREATE TABLE d.t (id INT PRIMARY KEY, txt LONGTEXT CHARACTER SET utf8mb4, bin LONGBLOB); \
+         INSERT INTO d.t VALUES (1, REPEAT('é\"\\n', 1 << 20), REPEAT(x'00ff', 1 << 20)), \
+         (2, 'small', NULL)",
+    )?;
+    db.flush_binlogs()?;
+    let mut rows = Vec::new();
+    for path in db.binlog_files()? {
+        let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+            .args(["binlog", "decode"])
+            .arg(&path)
+            .output()?;
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for line in String::from_utf8(out.stdout)?.lines() {
+            let v: serde_json::Value = serde_json::from_str(line)?;
+            if v["event"] == "WRITE_ROWS_EVENT_V1" && v["table"] == "t" {
+                rows.extend(v["rows"].as_array().cloned().unwrap_or_default());
+            }
+        }
+    }
+    assert_eq!(rows.len(), 2);
+    let after = &rows[0]["after"];
+    assert_eq!(after[0], "1");
+    assert_eq!(after[1].as_str(), Some("é\"\n".repeat(1 << 20).as_str()));
+    assert_eq!(after[2].as_str().map(|s| s.len()), Some(2 + 4 * (1 << 20)));
+    assert_eq!(after[2].as_str().map(|s| &s[..10]), Some("0x00ff00ff"));
+    assert_eq!(rows[1]["after"], serde_json::json!(["2", "small", null]));
     Ok(())
 }
