@@ -166,6 +166,11 @@ impl<'a> JsonDiffs<'a> {
         Ok(JsonDiffs { bytes })
     }
 
+    /// The diffs as the event holds them.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
     /// The diffs in the order the server applies them.
     pub fn iter(&self) -> impl Iterator<Item = JsonDiff<'a>> {
         let mut r = ByteReader::new(self.bytes);

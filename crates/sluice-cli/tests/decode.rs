@@ -144,8 +144,8 @@ fn decode_limited(limit_mib: u64, args: &[&str]) -> Result<Output> {
         "ulimit -v {} && exec \"$0\" binlog decode",
         limit_mib * 1024
     );
-    for (i, _) in args.iter().enumerate() {
-        script.push_str(&format!(" \"${}\"", i + 1));
+    for i in 1..=args.len() {
+        script.push_str(&format!(" \"${i}\""));
     }
     Command::new("bash")
         .arg("-c")
