@@ -8,6 +8,7 @@ use std::ops::ControlFlow;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    sluice_binlog_fuzz::limit_inflation();
     let len = data.len() as u64;
     let result = sluice_binlog::walk_file("fuzz", data, |at, raw, ev| {
         assert!(

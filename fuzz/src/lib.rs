@@ -13,6 +13,15 @@ use sluice_binlog::{
     RowsEvent, BINLOG_MAGIC,
 };
 
+/// The ceiling on inflated event content while fuzzing (every target sets
+/// it): above any real event of the seeds, and low enough that inputs
+/// inflating to it stay fast.
+pub const FUZZ_MAX_EVENT: usize = 16 << 20;
+
+pub fn limit_inflation() {
+    sluice_binlog::compression::set_max_uncompressed(FUZZ_MAX_EVENT);
+}
+
 /// Decodes what a decoded event leaves undecoded: every row image, every
 /// cell, every value rendered as text; table metadata; GTIDs as text.
 pub fn exercise(data: &EventData<'_>) {
@@ -50,6 +59,8 @@ pub fn exercise(data: &EventData<'_>) {
 pub fn exercise_rows(ev: &RowsEvent<'_>) {
     black_box(ev.is_statement_end());
     let mut out = String::new();
+    let mut pieces = String::new();
+    let mut scratch = String::new();
     for row in ev.rows() {
         // Both iterators end by themselves after an error they cannot resume from.
         let Ok(row) = row else { continue };
@@ -62,7 +73,20 @@ pub fn exercise_rows(ev: &RowsEvent<'_>) {
                 match cell {
                     Ok(Cell::Present(v)) => {
                         out.clear();
-                        if v.render(&columns[i], &mut out).is_ok() {
+                        let whole = v.render(&columns[i], &mut out);
+                        // Rendered in pieces, the same text (or the same failure).
+                        pieces.clear();
+                        let in_pieces = v.render_pieces::<sluice_binlog::DecodeError>(
+                            &columns[i],
+                            &mut scratch,
+                            &mut |p| {
+                                pieces.push_str(p);
+                                Ok(())
+                            },
+                        );
+                        assert_eq!(whole.is_ok(), in_pieces.is_ok(), "{v:?}");
+                        if whole.is_ok() {
+                            assert_eq!(out, pieces, "{v:?}");
                             black_box(&out);
                         }
                     }
@@ -80,6 +104,7 @@ pub fn exercise_rows(ev: &RowsEvent<'_>) {
 /// mutated events get past framing) and carrying on after an event that fails
 /// to decode. Events inside TRANSACTION_PAYLOAD_EVENTs are decoded too.
 pub fn walk_unverified(buf: &[u8]) {
+    limit_inflation();
     let Ok(framer) = EventFramer::for_file(buf) else {
         return;
     };
@@ -391,6 +416,7 @@ impl<'a> RowsInput<'a> {
     /// Decodes the table map, then the rows event against it (its table id
     /// set to the table map's), then every row and cell.
     pub fn decode(&self) {
+        limit_inflation();
         let t = if EventType(self.rows_type).rows_layout().is_some() {
             self.rows_type
         } else {
@@ -460,9 +486,18 @@ pub fn json_input(data: &[u8]) {
         };
         let n = u16::from_le_bytes([n[0], n[1]]) as usize;
         let (before, diff) = rest.split_at(n.min(rest.len()));
-        if let Ok(text) = sluice_binlog::json::apply_json_diff(before, diff) {
-            black_box(text);
+        let applied = sluice_binlog::json::apply_json_diff(before, diff);
+        // Without a before image the diffs are kept and rendered as such.
+        let diffs = sluice_binlog::json::JsonDiffs::parse(diff);
+        if applied.is_ok() {
+            assert!(diffs.is_ok(), "diffs that apply must parse: {diffs:?}");
         }
+        if let Ok(d) = diffs {
+            let mut out = String::new();
+            d.render("@1", &mut out);
+            black_box(out);
+        }
+        black_box(applied.ok());
     }
 }
 

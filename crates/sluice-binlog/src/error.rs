@@ -28,6 +28,27 @@ pub enum DecodeError {
     Encrypted,
     #[error("decompression failed: {0}")]
     Decompress(String),
+    /// A compressed event declares more content than any event may have.
+    #[error("compressed event declares {declared} bytes uncompressed, over the {ceiling}-byte ceiling on an event's content; if the event is genuine, raise sluice.binlog.maxEventSize (canal.properties) or --max-event-size (sluice binlog decode/tail)")]
+    UncompressedTooLarge { declared: u64, ceiling: usize },
+    /// A compressed event's data inflates to more than it declares (or, when
+    /// it declares no size, to more than the ceiling).
+    #[error("{}", inflates_beyond_text(*.declared, *.ceiling))]
+    InflatesBeyond {
+        declared: Option<u64>,
+        ceiling: usize,
+    },
+}
+
+fn inflates_beyond_text(declared: Option<u64>, ceiling: usize) -> String {
+    match declared {
+        Some(n) => format!(
+            "compressed event inflates to more than the {n} bytes it declares: the event is corrupt (decompression stopped there)"
+        ),
+        None => format!(
+            "compressed event inflates past the {ceiling}-byte ceiling on an event's content (it declares no size); if the event is genuine, raise sluice.binlog.maxEventSize (canal.properties) or --max-event-size (sluice binlog decode/tail)"
+        ),
+    }
 }
 
 impl DecodeError {

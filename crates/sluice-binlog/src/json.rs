@@ -79,17 +79,12 @@ pub fn apply_json_diff(before: &[u8], diff: &[u8]) -> Result<String> {
     let mut doc = build_document(before)?;
     let mut r = ByteReader::new(diff);
     while !r.is_empty() {
-        let op = match r.u8()? {
-            0 => Op::Replace,
-            1 => Op::Insert,
-            2 => Op::Remove,
-            b => return Err(DecodeError::invalid(DIFF, format!("unknown operation {b}"))),
-        };
-        let path_text = r.packed_bytes()?;
+        let d = read_diff(&mut r)?;
+        let (op, path_text) = (d.operation, d.path);
         let path = parse_path(path_text)?;
-        let value = match op {
-            Op::Remove => None,
-            Op::Replace | Op::Insert => Some(build_document(r.packed_bytes()?)?),
+        let value = match d.value {
+            None => None,
+            Some(v) => Some(build_document(v)?),
         };
         apply_one(&mut doc, op, &path, value).map_err(|why| {
             DecodeError::invalid(
@@ -105,6 +100,161 @@ pub fn apply_json_diff(before: &[u8], diff: &[u8]) -> Result<String> {
     let mut out = String::new();
     render_tree(&doc, &mut out, 0)?;
     Ok(out)
+}
+
+/// One JSON diff of a PARTIAL_UPDATE_ROWS_EVENT: the operation, the path
+/// (as MySQL wrote it, e.g. `$.a[1]`) and, but for REMOVE, the new value in
+/// binary JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonDiff<'a> {
+    pub operation: JsonDiffOperation,
+    pub path: &'a [u8],
+    pub value: Option<&'a [u8]>,
+}
+
+/// Reads one diff: operation byte, length-prefixed path, length-prefixed value.
+fn read_diff<'a>(r: &mut ByteReader<'a>) -> Result<JsonDiff<'a>> {
+    let operation = match r.u8()? {
+        0 => Op::Replace,
+        1 => Op::Insert,
+        2 => Op::Remove,
+        b => return Err(DecodeError::invalid(DIFF, format!("unknown operation {b}"))),
+    };
+    let path = r.packed_bytes()?;
+    let value = match operation {
+        Op::Remove => None,
+        Op::Replace | Op::Insert => Some(r.packed_bytes()?),
+    };
+    Ok(JsonDiff {
+        operation,
+        path,
+        value,
+    })
+}
+
+/// The JSON diffs of a PARTIAL_UPDATE_ROWS_EVENT column whose before image is
+/// not in the event (binlog_row_image MINIMAL or NOBLOB): what changed, not
+/// the document. Checked when made: every operation is known, every path
+/// parses and every value is a valid document, so rendering cannot fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JsonDiffs<'a> {
+    bytes: &'a [u8],
+}
+
+impl<'a> JsonDiffs<'a> {
+    /// Checks the diffs of one column (the bytes after its length prefix).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self> {
+        let mut r = ByteReader::new(bytes);
+        while !r.is_empty() {
+            let d = read_diff(&mut r)?;
+            let check = parse_path(d.path).and_then(|_| match d.value {
+                // A value is checked whole: what rendering will read.
+                Some(v) => build_document(v).map(|_| ()),
+                None => Ok(()),
+            });
+            check.map_err(|e| {
+                DecodeError::invalid(
+                    DIFF,
+                    format!(
+                        "{} at {}: {e}",
+                        d.operation.name(),
+                        String::from_utf8_lossy(d.path)
+                    ),
+                )
+            })?;
+        }
+        Ok(JsonDiffs { bytes })
+    }
+
+    /// The diffs as the event holds them.
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// The diffs in the order the server applies them.
+    pub fn iter(&self) -> impl Iterator<Item = JsonDiff<'a>> {
+        let mut r = ByteReader::new(self.bytes);
+        // Checked by parse(): reading cannot fail.
+        std::iter::from_fn(move || (!r.is_empty()).then(|| read_diff(&mut r).ok()).flatten())
+    }
+
+    /// Appends the diffs as `mysqlbinlog -v` prints them, on one line: the
+    /// SQL functions that apply them to `column` (consecutive diffs of one
+    /// function share a call), e.g.
+    /// `JSON_REMOVE(JSON_REPLACE(`doc`, '$.a', 5, '$.b', 'x'), '$.c')`.
+    /// Strings are in single quotes, arrays and objects `CAST('…' AS JSON)`.
+    pub fn render(&self, column: &str, out: &mut String) {
+        let function = |d: &JsonDiff<'_>| match d.operation {
+            Op::Replace => "JSON_REPLACE",
+            Op::Insert if d.path.last() == Some(&b']') => "JSON_ARRAY_INSERT",
+            Op::Insert => "JSON_INSERT",
+            Op::Remove => "JSON_REMOVE",
+        };
+        let diffs: Vec<JsonDiff<'_>> = self.iter().collect();
+        for (i, d) in diffs.iter().enumerate().rev() {
+            if i == 0 || function(&diffs[i - 1]) != function(d) {
+                out.push_str(function(d));
+                out.push('(');
+            }
+        }
+        out.push_str(column);
+        for (i, d) in diffs.iter().enumerate() {
+            out.push_str(", ");
+            push_sql_quoted(out, &String::from_utf8_lossy(d.path));
+            if let Some(v) = d.value {
+                out.push_str(", ");
+                push_diff_value(v, out);
+            }
+            if diffs
+                .get(i + 1)
+                .is_none_or(|next| function(next) != function(d))
+            {
+                out.push(')');
+            }
+        }
+    }
+}
+
+/// A diff's value as mysqlbinlog prints it: numbers, booleans and null as
+/// JSON, strings and other scalars in single quotes, arrays and objects as
+/// `CAST('json' AS JSON)`.
+fn push_diff_value(bin: &[u8], out: &mut String) {
+    let mut text = String::new();
+    let node = parse_document(bin);
+    if render_json(bin, &mut text).is_err() {
+        // JsonDiffs::parse checked the value; this is not reached.
+        text = "null".into();
+    }
+    match node {
+        Ok(Node::Array(_) | Node::Object(_)) => {
+            out.push_str("CAST(");
+            push_sql_quoted(out, &text);
+            out.push_str(" AS JSON)");
+        }
+        Ok(Node::Scalar(Scalar::Str(s))) => push_sql_quoted(out, s),
+        Ok(Node::Scalar(Scalar::Opaque(..))) if text.starts_with('"') => {
+            // Dates, times and base64 opaque values: no escapes inside.
+            push_sql_quoted(out, text.trim_matches('"'))
+        }
+        _ => out.push_str(&text),
+    }
+}
+
+/// `'text'` with `'` and `\` escaped and control characters as `\xNN`, as
+/// mysqlbinlog quotes strings.
+fn push_sql_quoted(out: &mut String, s: &str) {
+    out.push('\'');
+    for c in s.chars() {
+        match c {
+            '\'' => out.push_str("\\'"),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('\'');
 }
 
 // ---------------------------------------------------------------------------
@@ -756,15 +906,19 @@ fn render_tree(t: &Tree<'_>, out: &mut String, depth: usize) -> Result<()> {
     }
 }
 
+/// The operation of one JSON diff.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Op {
+pub enum JsonDiffOperation {
     Replace,
     Insert,
     Remove,
 }
 
-impl Op {
-    fn name(self) -> &'static str {
+type Op = JsonDiffOperation;
+
+impl JsonDiffOperation {
+    /// `REPLACE`, `INSERT` or `REMOVE`.
+    pub fn name(self) -> &'static str {
         match self {
             Op::Replace => "REPLACE",
             Op::Insert => "INSERT",
@@ -1600,6 +1754,62 @@ mod tests {
             apply_json_diff(&before, &diff).unwrap(),
             r#"{"age": 26, "data": "xxxxxxxxxx", "name": "Joe"}"#
         );
+    }
+
+    #[test]
+    fn diffs_without_a_document_render_as_mysqlbinlog_prints_them() {
+        let diffs = |entries: &[(u8, &str, Option<Value>)]| {
+            let mut d = Vec::new();
+            for (op, path, v) in entries {
+                d.extend(diff_entry(
+                    *op,
+                    path,
+                    v.as_ref().map(|v| enc(v, false)).as_deref(),
+                ));
+            }
+            d
+        };
+        let text = |d: &[u8]| {
+            let mut out = String::new();
+            JsonDiffs::parse(d).unwrap().render("`doc`", &mut out);
+            out
+        };
+        // The corpus event: one REPLACE.
+        assert_eq!(
+            text(&hex("0005242e61676503051a00")),
+            "JSON_REPLACE(`doc`, '$.age', 26)"
+        );
+        // Runs of one function share a call, the first run innermost.
+        let d = diffs(&[
+            (0, "$.a", Some(json!("it's"))),
+            (0, "$.b", Some(json!([1, {"c": null}]))),
+            (2, "$.c", None),
+            (1, "$.d[0]", Some(json!(true))),
+            (1, "$.e", Some(json!(1.5))),
+            (0, "$.f", Some(json!("\u{1}"))),
+        ]);
+        assert_eq!(
+            text(&d),
+            "JSON_REPLACE(JSON_INSERT(JSON_ARRAY_INSERT(JSON_REMOVE(JSON_REPLACE(`doc`, \
+             '$.a', 'it\\'s', '$.b', CAST('[1, {\"c\": null}]' AS JSON)), '$.c'), \
+             '$.d[0]', true), '$.e', 1.5), '$.f', '\\x01')"
+        );
+        let parsed = JsonDiffs::parse(&d).unwrap();
+        let ops: Vec<&str> = parsed.iter().map(|d| d.operation.name()).collect();
+        assert_eq!(
+            ops,
+            ["REPLACE", "REPLACE", "REMOVE", "INSERT", "INSERT", "REPLACE"]
+        );
+        // No diffs: the column alone, as mysqlbinlog prints it.
+        assert_eq!(text(&[]), "`doc`");
+        // Malformed diffs are errors when read, not when rendered.
+        let good = diffs(&[(0, "$.a", Some(json!(1)))]);
+        for n in 1..good.len() {
+            assert!(JsonDiffs::parse(&good[..n]).is_err(), "{n}");
+        }
+        assert!(JsonDiffs::parse(&diff_entry(0, "$.a", Some(&[0x0d]))).is_err());
+        assert!(JsonDiffs::parse(&diff_entry(2, "a", None)).is_err());
+        assert!(JsonDiffs::parse(&diff_entry(3, "$.a", None)).is_err());
     }
 
     #[test]

@@ -376,21 +376,21 @@ impl<'e> CellIter<'e> {
                 // The value's bytes are consumed: whatever happens to the
                 // diff, the columns after it can still be read.
                 self.resumable = true;
-                let old = json_in_image(self.table, before, i)?.ok_or_else(|| {
-                    locate_column(
-                        DecodeError::unsupported(
-                            "partial JSON update",
-                            "the before image does not hold the column's value (binlog_row_image \
-                             MINIMAL or NOBLOB), so the diff cannot be applied",
-                        ),
-                        self.table,
-                        i,
-                    )
-                })?;
-                let text = crate::json::apply_json_diff(old, diff)
-                    .map_err(|e| locate_column(e, self.table, i))?;
+                let value = match json_in_image(self.table, before, i)? {
+                    Some(old) => Value::JsonText(
+                        crate::json::apply_json_diff(old, diff)
+                            .map_err(|e| locate_column(e, self.table, i))?,
+                    ),
+                    // The before image does not hold the value (row image
+                    // MINIMAL or NOBLOB): the diffs are all there is.
+                    None => Value::JsonDiff {
+                        column: i,
+                        diffs: crate::json::JsonDiffs::parse(diff)
+                            .map_err(|e| locate_column(e, self.table, i))?,
+                    },
+                };
                 self.resumable = false;
-                return Ok(Cell::Present(Value::JsonText(text)));
+                return Ok(Cell::Present(value));
             }
         }
         Ok(Cell::Present(v))

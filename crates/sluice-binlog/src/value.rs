@@ -38,6 +38,14 @@ pub enum Value<'a> {
     Json(&'a [u8]),
     /// JSON already as text (after-image of a partial JSON update).
     JsonText(String),
+    /// A partial JSON update whose before image is not in the event
+    /// (binlog_row_image MINIMAL or NOBLOB): the diffs themselves, for
+    /// column `column` (0-based). Renders as `mysqlbinlog -v` prints it,
+    /// e.g. `JSON_REPLACE(`doc`, '$.a', 5)`.
+    JsonDiff {
+        column: usize,
+        diffs: crate::json::JsonDiffs<'a>,
+    },
     /// SRID + WKB.
     Geometry(&'a [u8]),
     /// VECTOR: little-endian f32s.
@@ -215,9 +223,19 @@ impl Value<'_> {
             Value::Bit(b) => push_hex(b, out),
             Value::Json(b) => crate::json::render_json(b, out)?,
             Value::JsonText(s) => out.push_str(s),
+            Value::JsonDiff { column, diffs } => {
+                let mut name = String::new();
+                push_column_label(col, *column, &mut name);
+                diffs.render(&name, out);
+            }
             Value::Geometry(b) | Value::Vector(b) => push_hex(b, out),
         }
         Ok(())
+    }
+
+    /// Whether the value is a partial JSON update's diffs rather than a whole value.
+    pub fn is_partial_json(&self) -> bool {
+        matches!(self, Value::JsonDiff { .. })
     }
 
     /// The rendered text, or `None` for NULL (allocates; for convenience).
@@ -228,6 +246,135 @@ impl Value<'_> {
         let mut s = String::new();
         self.render(col, &mut s)?;
         Ok(Some(s))
+    }
+}
+
+/// Bytes of input [`Value::render_pieces`] renders at a time.
+const PIECE: usize = 32 << 10;
+
+impl Value<'_> {
+    /// Renders the value as [`Value::render`] does, but hands the text to
+    /// `sink` in pieces of a few kilobytes instead of building it whole:
+    /// character and binary data, which can be a gigabyte, is never copied
+    /// whole. Other values are small (JSON documents aside) and are rendered
+    /// into `scratch` first. NULL renders nothing.
+    pub fn render_pieces<E: From<DecodeError>>(
+        &self,
+        col: &ColumnDef,
+        scratch: &mut String,
+        sink: &mut dyn FnMut(&str) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        match self {
+            Value::Bytes(b) => match col.charset() {
+                Some(Charset::Binary) => {
+                    hex_pieces(b, scratch, sink)?;
+                    if let ColumnType::Char { max_len } = col.column_type {
+                        // BINARY(n) padded back to n bytes (n <= 255).
+                        for _ in b.len()..max_len as usize {
+                            sink("00")?;
+                        }
+                    }
+                    Ok(())
+                }
+                _ => text_pieces(b, col, scratch, sink),
+            },
+            Value::Bit(b) | Value::Geometry(b) | Value::Vector(b) => hex_pieces(b, scratch, sink),
+            Value::JsonText(s) => str_pieces(s, sink),
+            _ => {
+                scratch.clear();
+                self.render(col, scratch)?;
+                sink(scratch)
+            }
+        }
+    }
+}
+
+/// `0x` and lowercase hex, a piece at a time.
+fn hex_pieces<E>(
+    b: &[u8],
+    scratch: &mut String,
+    sink: &mut dyn FnMut(&str) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    sink("0x")?;
+    for chunk in b.chunks(PIECE / 2) {
+        scratch.clear();
+        push_hex(chunk, scratch);
+        sink(&scratch[2..])?;
+    }
+    Ok(())
+}
+
+/// `s` in pieces cut at character boundaries.
+fn str_pieces<E>(
+    mut s: &str,
+    sink: &mut dyn FnMut(&str) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    while !s.is_empty() {
+        let mut end = s.len().min(PIECE);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        sink(&s[..end])?;
+        s = &s[end..];
+    }
+    Ok(())
+}
+
+/// Character data as [`push_text`] renders it, a piece at a time: pieces
+/// end on whole characters of the column's character set.
+fn text_pieces<E>(
+    b: &[u8],
+    col: &ColumnDef,
+    scratch: &mut String,
+    sink: &mut dyn FnMut(&str) -> std::result::Result<(), E>,
+) -> std::result::Result<(), E> {
+    let unit = match col.charset() {
+        Some(Charset::Latin1) => 1,
+        Some(Charset::Ucs2) | Some(Charset::Utf16) | Some(Charset::Utf16Le) => 2,
+        Some(Charset::Utf32) => 4,
+        _ => {
+            return match std::str::from_utf8(b) {
+                Ok(s) => str_pieces(s, sink),
+                Err(_) => hex_pieces(b, scratch, sink),
+            }
+        }
+    };
+    let mut rest = b;
+    while !rest.is_empty() {
+        let mut end = rest.len().min(PIECE);
+        if end < rest.len() && unit == 2 {
+            // Keep a UTF-16 surrogate pair in one piece.
+            let little_endian = matches!(col.charset(), Some(Charset::Utf16Le));
+            let last = if little_endian {
+                u16::from_le_bytes([rest[end - 2], rest[end - 1]])
+            } else {
+                u16::from_be_bytes([rest[end - 2], rest[end - 1]])
+            };
+            if (0xd800..0xdc00).contains(&last) {
+                end -= 2;
+            }
+        }
+        scratch.clear();
+        push_text(&rest[..end], col, scratch);
+        sink(scratch)?;
+        rest = &rest[end..];
+    }
+    Ok(())
+}
+
+/// A column as mysqlbinlog names it in JSON diffs: `` `name` `` when the
+/// name is known, else `@N` (1-based).
+fn push_column_label(col: &ColumnDef, index: usize, out: &mut String) {
+    match &col.name {
+        Some(n) => {
+            out.push('`');
+            out.push_str(&n.replace('`', "``"));
+            out.push('`');
+        }
+        None => {
+            out.push('@');
+            push_u64(out, index as u64 + 1);
+        }
     }
 }
 
@@ -459,6 +606,103 @@ mod tests {
         let mut s = String::new();
         render_float(v, single, &mut s);
         s
+    }
+
+    /// Every piece `render_pieces` gives, concatenated, and how many.
+    fn in_pieces(v: &Value<'_>, col: &ColumnDef) -> (String, usize) {
+        let mut out = String::new();
+        let mut n = 0;
+        let mut scratch = String::new();
+        v.render_pieces::<DecodeError>(col, &mut scratch, &mut |p| {
+            assert!(p.len() <= 3 * PIECE + 8, "a piece of {} bytes", p.len());
+            out.push_str(p);
+            n += 1;
+            Ok(())
+        })
+        .unwrap();
+        (out, n)
+    }
+
+    fn col(column_type: ColumnType, collation: Option<u32>) -> ColumnDef {
+        ColumnDef {
+            type_code: 252,
+            column_type,
+            nullable: true,
+            unsigned: None,
+            collation,
+            name: None,
+            labels: None,
+            geometry_type: None,
+            primary_key_prefix: None,
+            visible: None,
+        }
+    }
+
+    #[test]
+    fn values_rendered_in_pieces_equal_values_rendered_whole() {
+        let blob = ColumnType::Blob { len_bytes: 4 };
+        // utf8mb4, latin1, utf16, utf16le, utf32, binary; then none.
+        let collations = [
+            Some(45),
+            Some(8),
+            Some(54),
+            Some(56),
+            Some(60),
+            Some(63),
+            None,
+        ];
+        let mut texts: Vec<Vec<u8>> = vec![
+            "aé€😀".repeat(20_000).into_bytes(),
+            (0..=255u8).cycle().take(100_000).collect(),
+            b"\xff\xfe plain".to_vec(),
+            Vec::new(),
+        ];
+        // UTF-16: surrogate pairs straddling every possible piece boundary.
+        let pair: Vec<u8> = "x😀".encode_utf16().flat_map(|u| u.to_be_bytes()).collect();
+        texts.push(pair.iter().copied().cycle().take(PIECE * 3 + 6).collect());
+        let pair_le: Vec<u8> = "x😀".encode_utf16().flat_map(|u| u.to_le_bytes()).collect();
+        texts.push(
+            pair_le
+                .iter()
+                .copied()
+                .cycle()
+                .take(PIECE * 3 + 6)
+                .collect(),
+        );
+        texts.push(
+            pair.iter()
+                .copied()
+                .cycle()
+                .skip(2)
+                .take(PIECE * 2 + 3)
+                .collect(),
+        );
+        for c in collations {
+            let def = col(blob, c);
+            for t in &texts {
+                let v = Value::Bytes(t);
+                let (pieces, n) = in_pieces(&v, &def);
+                assert_eq!(pieces, v.to_text(&def).unwrap().unwrap(), "collation {c:?}");
+                if t.len() > 2 * PIECE {
+                    assert!(n > 2, "{n} pieces");
+                }
+            }
+        }
+        let binary16 = col(ColumnType::Char { max_len: 16 }, Some(63));
+        for v in [
+            Value::Bytes(b"ab"),
+            Value::Bit(&[1, 2, 3]),
+            Value::Geometry(&texts[1]),
+            Value::Vector(&texts[1]),
+            Value::Int(-5),
+            Value::JsonText("{\"a\": \"é\"}".repeat(10_000)),
+        ] {
+            assert_eq!(
+                in_pieces(&v, &binary16).0,
+                v.to_text(&binary16).unwrap().unwrap()
+            );
+        }
+        assert_eq!(in_pieces(&Value::Null, &binary16), (String::new(), 1));
     }
 
     #[test]

@@ -26,23 +26,22 @@ mod common;
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use sluice_binlog::{EventFramer, EventType as E, RowsKind, TableMap};
+use sluice_binlog::{ColumnType, EventFramer, EventType as E, RowsKind, TableMap};
 
 use common::mysql_oracle::{self, TheirEvent, TheirImage};
 use common::{check_text, load, mariadb_binlog, walk_ours, Expected, OurCell, OurWalk};
 use mysql_common::binlog::value::BinlogValue;
 
 /// Rows events (file, offset) of PARTIAL_UPDATE_ROWS_EVENTs whose JSON
-/// diffs cannot be applied: the server logged with binlog_row_image=MINIMAL,
-/// so the before image lacks the JSON column the diff applies to. Sluice
-/// reports those cells as errors and reads the other columns.
-const UNAPPLICABLE_JSON_DIFFS: &[(&str, u64)] = &[("rust_mysql_common/json.binlog.000001", 3750)];
+/// diffs have nothing to apply to: the server logged with
+/// binlog_row_image=MINIMAL, so the before image lacks the JSON column. Sluice
+/// gives those values as the diffs, `JSON_REPLACE(@2, '$.age', 26)`.
+const JSON_DIFFS_WITHOUT_BEFORE: &[(&str, u64)] = &[("rust_mysql_common/json.binlog.000001", 3750)];
 
-fn is_unapplicable_diff(file: &str, pos: u64, err: &sluice_binlog::DecodeError) -> bool {
-    UNAPPLICABLE_JSON_DIFFS.contains(&(file, pos))
-        && err
-            .to_string()
-            .contains("the before image does not hold the column")
+/// A rendered JSON value that is a diff expression (a JSON document's text
+/// never starts with a letter but for true, false and null).
+fn is_diff_expression(cell: &OurCell) -> bool {
+    matches!(cell, OurCell::Text(s) if s.starts_with("JSON_"))
 }
 
 /// Files mysql_common cannot serve as an oracle for, and why.
@@ -740,7 +739,7 @@ fn manifest_counts() {
                     e.rows
                 ));
             }
-            let mut unapplicable = 0;
+            let mut diffs_only = 0;
             for (ev, r) in walk.rows_events() {
                 if let Some(err) = &r.error {
                     fail.push(format!("@{}: reading rows: {err}", ev.pos));
@@ -748,33 +747,78 @@ fn manifest_counts() {
                 for (k, row) in r.rows.iter().enumerate() {
                     for (image, cells) in [("before", &row.before), ("after", &row.after)] {
                         for (i, cell) in cells.iter().flatten().enumerate() {
-                            if let OurCell::Error(err) = cell {
-                                if is_unapplicable_diff(e.file, ev.pos, err) {
-                                    unapplicable += 1;
+                            let is_json =
+                                matches!(r.table.columns[i].column_type, ColumnType::Json { .. });
+                            if is_json && is_diff_expression(cell) {
+                                if JSON_DIFFS_WITHOUT_BEFORE.contains(&(e.file, ev.pos)) {
+                                    diffs_only += 1;
                                 } else {
                                     fail.push(format!(
-                                        "@{} row {k} {image} {}: {err}",
+                                        "@{} row {k} {image} {}: a JSON diff without its document, not listed in JSON_DIFFS_WITHOUT_BEFORE",
                                         ev.pos,
                                         column_name(&r.table, i)
                                     ));
                                 }
                             }
+                            if let OurCell::Error(err) = cell {
+                                fail.push(format!(
+                                    "@{} row {k} {image} {}: {err}",
+                                    ev.pos,
+                                    column_name(&r.table, i)
+                                ));
+                            }
                         }
                     }
                 }
             }
-            let listed = UNAPPLICABLE_JSON_DIFFS
+            let listed = JSON_DIFFS_WITHOUT_BEFORE
                 .iter()
                 .filter(|(f, _)| *f == e.file)
                 .count();
-            if (listed > 0) != (unapplicable > 0) {
+            if (listed > 0) != (diffs_only > 0) {
                 fail.push(format!(
-                    "{unapplicable} unapplicable JSON diffs, {listed} events listed in UNAPPLICABLE_JSON_DIFFS"
+                    "{diffs_only} JSON values given as diffs, {listed} events listed in JSON_DIFFS_WITHOUT_BEFORE"
                 ));
             }
         },
     );
     assert_eq!(n, MANIFEST.len());
+}
+
+/// A PARTIAL_UPDATE_ROWS_EVENT logged with binlog_row_image=MINIMAL: the
+/// before image lacks the JSON column, so its after value is the diff itself,
+/// flagged as such, and the other columns and events decode as usual.
+#[test]
+fn partial_json_without_its_document_is_the_diff() {
+    let bytes = load("rust_mysql_common/json.binlog.000001");
+    let mut events = 0;
+    let mut diffs = Vec::new();
+    let walked = sluice_binlog::walk_file("json.binlog.000001", &bytes, |at, _, data| {
+        events += 1;
+        if let sluice_binlog::EventData::Rows(r) = data {
+            for row in r.rows() {
+                let row = row.expect("rows of json.binlog.000001");
+                let Some(after) = row.after else { continue };
+                for (i, cell) in after.cells().enumerate() {
+                    let cell = cell.expect("a cell of json.binlog.000001");
+                    if let sluice_binlog::Cell::Present(v) = cell {
+                        if v.is_partial_json() {
+                            let text = v.to_text(&r.table.columns[i]).unwrap();
+                            diffs.push((at.pos, i, text.unwrap_or_default()));
+                        }
+                    }
+                }
+            }
+        }
+        std::ops::ControlFlow::Continue(())
+    });
+    walked.expect("json.binlog.000001 decodes");
+    assert_eq!(events, 36);
+    let want: Vec<(u64, usize, String)> = [26, 34, 42, 26, 34, 42]
+        .iter()
+        .map(|age| (3750, 1, format!("JSON_REPLACE(@2, '$.age', {age})")))
+        .collect();
+    assert_eq!(diffs, want);
 }
 
 /// What the special files must decode to, beyond counts.
@@ -858,13 +902,21 @@ fn compare_image(
     for (k, &i) in present.iter().enumerate() {
         let col = &table.columns[i];
         let where_ = format!("@{at} row {row} {image} {}", column_name(table, i));
-        if let (BinlogValue::JsonDiff(_), None, OurCell::Error(err)) =
-            (&theirs[k], before_value(i), &ours[i])
-        {
-            // A diff with nothing to apply it to: neither decoder has a value.
-            if !is_unapplicable_diff(file, at, err) {
+        if let (BinlogValue::JsonDiff(diffs), None) = (&theirs[k], before_value(i)) {
+            // A diff with nothing to apply it to: Sluice gives the diff itself.
+            let label = match &col.name {
+                Some(n) => format!("`{n}`"),
+                None => format!("@{}", i + 1),
+            };
+            match (mysql_oracle::diff_expression(diffs, &label), &ours[i]) {
+                (Ok(want), OurCell::Text(got)) if *got == want => {}
+                (want, got) => fail.push(format!(
+                    "{where_}: JSON diff without its document: Sluice gives {got:?}, expected {want:?}"
+                )),
+            }
+            if !JSON_DIFFS_WITHOUT_BEFORE.contains(&(file, at)) {
                 fail.push(format!(
-                    "{where_}: unapplicable JSON diff, Sluice says {err}"
+                    "{where_}: JSON diff without its document, not listed in JSON_DIFFS_WITHOUT_BEFORE"
                 ));
             }
             continue;

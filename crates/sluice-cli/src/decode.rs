@@ -8,18 +8,35 @@ use anyhow::{Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
 use sluice_binlog::events::EventData;
-use sluice_binlog::{walk_file, BinlogFile, EventPosition, RawEvent, RowsKind};
+use sluice_binlog::{
+    walk_file, BinlogFile, Cell, EventPosition, RawEvent, RowImage, RowsEvent, RowsKind, TableMap,
+};
 
-use crate::render::{column_names, image_json, text};
+use crate::render::{column_names, parse_event_size, text, write_json_str};
+
+/// An event whose rows or SQL take more bytes than this is written as it is
+/// rendered, after a first pass that only checks it renders, rather than
+/// built in memory first: a value of a gigabyte is never copied whole.
+const STREAM_ABOVE: usize = 1 << 20;
 
 #[derive(Args)]
 pub struct DecodeArgs {
     /// Binlog files, decoded in the order given.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+
+    /// The largest size, in bytes, that a compressed event's content may
+    /// inflate to (MariaDB compressed events, MySQL transaction payloads);
+    /// a bigger one stops decoding with an error. Default 268435456 (256 MiB),
+    /// at most 1073741824.
+    #[arg(long, value_name = "BYTES", value_parser = parse_event_size)]
+    pub max_event_size: Option<usize>,
 }
 
 pub fn run(args: &DecodeArgs) -> Result<()> {
+    if let Some(n) = args.max_event_size {
+        sluice_binlog::compression::set_max_uncompressed(n);
+    }
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     for path in &args.files {
@@ -27,24 +44,13 @@ pub fn run(args: &DecodeArgs) -> Result<()> {
             .with_context(|| format!("cannot open binlog file {}", path.display()))?;
         let name = file.name();
         let mut write_error = None;
+        let mut line = Vec::new();
+        let mut scratch = String::new();
         let walked = walk_file(&name, file.bytes(), |at, raw, data| {
-            match event_json(&name, at, raw, data) {
-                Ok(obj) => {
-                    if let Err(e) = serde_json::to_writer(&mut out, &obj)
-                        .map_err(anyhow::Error::from)
-                        .and_then(|_| out.write_all(b"\n").map_err(anyhow::Error::from))
-                    {
-                        write_error = Some(e);
-                        return ControlFlow::Break(());
-                    }
-                    ControlFlow::Continue(())
-                }
+            match write_event(&mut out, &mut line, &mut scratch, &name, at, raw, data) {
+                Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
-                    write_error = Some(e.context(format!(
-                        "{name}:{}: {}",
-                        at.pos,
-                        raw.header.event_type.name()
-                    )));
+                    write_error = Some(e);
                     ControlFlow::Break(())
                 }
             }
@@ -63,12 +69,177 @@ pub fn run(args: &DecodeArgs) -> Result<()> {
     Ok(())
 }
 
-fn event_json(
+/// The part of an event's line that can be large, written in pieces.
+enum Streamed<'e> {
+    /// `rows` of a rows event.
+    Rows(&'e RowsEvent<'e>),
+    /// `sql` of a QUERY event, then the fields that follow it.
+    Sql(&'e [u8], Map<String, Json>),
+}
+
+impl Streamed<'_> {
+    fn size(&self) -> usize {
+        match self {
+            Streamed::Rows(r) => r.rows_data().len(),
+            Streamed::Sql(q, _) => q.len(),
+        }
+    }
+}
+
+/// Writes one event's line to `out`. An error leaves `out` as it was: the
+/// event is rendered into `line` first, or (when big) rendered once to
+/// check it before being written out as it renders.
+fn write_event(
+    out: &mut impl Write,
+    line: &mut Vec<u8>,
+    scratch: &mut String,
     file: &str,
     at: &EventPosition,
     raw: &RawEvent<'_>,
     data: &EventData<'_>,
-) -> Result<Json> {
+) -> Result<()> {
+    let in_event = |e: anyhow::Error| {
+        e.context(format!(
+            "{file}:{}: {}",
+            at.pos,
+            raw.header.event_type.name()
+        ))
+    };
+    let (head, streamed) = event_json(file, at, raw, data).map_err(in_event)?;
+    match streamed {
+        None => {
+            serde_json::to_writer(&mut *out, &Json::Object(head))
+                .context("writing to standard output")?;
+        }
+        Some(body) if body.size() > STREAM_ABOVE => {
+            write_line(&mut std::io::sink(), &head, &body, scratch).map_err(in_event)?;
+            write_line(out, &head, &body, scratch).context("writing to standard output")?;
+        }
+        Some(body) => {
+            line.clear();
+            write_line(line, &head, &body, scratch).map_err(in_event)?;
+            out.write_all(line).context("writing to standard output")?;
+        }
+    }
+    out.write_all(b"\n").context("writing to standard output")
+}
+
+/// `head`'s fields, then the streamed field (and those after it), as one
+/// JSON object, without the line's end.
+fn write_line(
+    w: &mut dyn Write,
+    head: &Map<String, Json>,
+    body: &Streamed<'_>,
+    scratch: &mut String,
+) -> Result<()> {
+    let mut start = serde_json::to_vec(head)?;
+    start.pop(); // the closing brace
+    w.write_all(&start)?;
+    if !head.is_empty() {
+        w.write_all(b",")?;
+    }
+    match body {
+        Streamed::Rows(r) => {
+            w.write_all(b"\"rows\":")?;
+            write_rows(w, r, scratch)?;
+            w.write_all(b"}")?;
+        }
+        Streamed::Sql(sql, tail) => {
+            w.write_all(b"\"sql\":\"")?;
+            // Invalid UTF-8 as U+FFFD, as String::from_utf8_lossy gives it.
+            for chunk in sql.utf8_chunks() {
+                write_json_str(w, chunk.valid())?;
+                if !chunk.invalid().is_empty() {
+                    write_json_str(w, "\u{fffd}")?;
+                }
+            }
+            w.write_all(b"\"")?;
+            let rest = serde_json::to_vec(tail)?;
+            match rest.get(1..) {
+                Some(fields) if rest.len() > 2 => {
+                    w.write_all(b",")?;
+                    w.write_all(fields)?;
+                }
+                _ => w.write_all(b"}")?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `[{"before": [...], "after": [...]}, ...]` (see the README).
+fn write_rows(w: &mut dyn Write, r: &RowsEvent<'_>, scratch: &mut String) -> Result<()> {
+    w.write_all(b"[")?;
+    for (k, row) in r.rows().enumerate() {
+        let row = row?;
+        w.write_all(if k == 0 { b"{" } else { b",{" })?;
+        let mut first = true;
+        for (key, img) in [("before", &row.before), ("after", &row.after)] {
+            if let Some(img) = img {
+                if !first {
+                    w.write_all(b",")?;
+                }
+                first = false;
+                write_image(w, &r.table, img, key, scratch)?;
+            }
+        }
+        w.write_all(b"}")?;
+    }
+    w.write_all(b"]")?;
+    Ok(())
+}
+
+/// `"KEY":[values]`, then `"absent_KEY"` and `"partial_KEY"` when there are
+/// such columns: what `render::image_json` gives, written as it renders.
+fn write_image(
+    w: &mut dyn Write,
+    t: &TableMap,
+    img: &RowImage<'_>,
+    key: &str,
+    scratch: &mut String,
+) -> Result<()> {
+    let mut absent = Vec::new();
+    let mut partial = Vec::new();
+    write!(w, "\"{key}\":[")?;
+    for (i, cell) in img.cells().enumerate() {
+        if i > 0 {
+            w.write_all(b",")?;
+        }
+        match cell? {
+            Cell::Absent => {
+                absent.push(i);
+                w.write_all(b"null")?;
+            }
+            Cell::Present(v) if v.is_null() => w.write_all(b"null")?,
+            Cell::Present(v) => {
+                if v.is_partial_json() {
+                    partial.push(i);
+                }
+                w.write_all(b"\"")?;
+                v.render_pieces::<anyhow::Error>(&t.columns[i], scratch, &mut |piece| {
+                    write_json_str(w, piece).map_err(anyhow::Error::from)
+                })?;
+                w.write_all(b"\"")?;
+            }
+        }
+    }
+    w.write_all(b"]")?;
+    for (name, list) in [("absent", &absent), ("partial", &partial)] {
+        if !list.is_empty() {
+            write!(w, ",\"{name}_{key}\":")?;
+            serde_json::to_writer(&mut *w, list)?;
+        }
+    }
+    Ok(())
+}
+
+/// The fields of an event's line, and the part written in pieces, if any.
+fn event_json<'e>(
+    file: &str,
+    at: &EventPosition,
+    raw: &RawEvent<'_>,
+    data: &'e EventData<'e>,
+) -> Result<(Map<String, Json>, Option<Streamed<'e>>)> {
     let h = &raw.header;
     let mut o = Map::new();
     o.insert("file".into(), json!(file));
@@ -91,10 +262,11 @@ fn event_json(
         }
         EventData::Query(q) => {
             o.insert("schema".into(), text(q.schema));
-            o.insert("sql".into(), text(&q.query));
-            o.insert("thread_id".into(), json!(q.thread_id));
-            o.insert("exec_time".into(), json!(q.exec_time));
-            o.insert("error_code".into(), json!(q.error_code));
+            let mut tail = Map::new();
+            tail.insert("thread_id".into(), json!(q.thread_id));
+            tail.insert("exec_time".into(), json!(q.exec_time));
+            tail.insert("error_code".into(), json!(q.error_code));
+            return Ok((o, Some(Streamed::Sql(&q.query, tail))));
         }
         EventData::Xid(x) => {
             o.insert("xid".into(), json!(x));
@@ -161,22 +333,10 @@ fn event_json(
             o.insert("db".into(), json!(t.schema));
             o.insert("table".into(), json!(t.table));
             o.insert("columns".into(), column_names(t));
-            let mut rows = Vec::new();
-            for row in r.rows() {
-                let row = row?;
-                let mut ro = Map::new();
-                if let Some(img) = &row.before {
-                    image_json(t, img, "before", &mut ro)?;
-                }
-                if let Some(img) = &row.after {
-                    image_json(t, img, "after", &mut ro)?;
-                }
-                rows.push(Json::Object(ro));
-            }
             if r.kind == RowsKind::PartialUpdate {
                 o.insert("partial_json".into(), json!(true));
             }
-            o.insert("rows".into(), Json::Array(rows));
+            return Ok((o, Some(Streamed::Rows(r))));
         }
         EventData::Gtid(g) => {
             if g.anonymous {
@@ -256,7 +416,7 @@ fn event_json(
             o.insert("body_size".into(), json!(b.len()));
         }
     }
-    Ok(Json::Object(o))
+    Ok((o, None))
 }
 
 fn xid_text(x: &sluice_binlog::events::XaPrepareEvent<'_>) -> String {

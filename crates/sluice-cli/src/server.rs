@@ -36,6 +36,8 @@ async fn serve(args: &ServerArgs) -> Result<()> {
     for w in &server.warnings {
         tracing::warn!("{w}");
     }
+    // Every destination's stream inflates compressed events under this ceiling.
+    sluice_binlog::compression::set_max_uncompressed(server.binlog_max_event_size);
     if server.server_mode != ServerMode::Tcp {
         bail!(
             "canal.serverMode = {:?} is not supported yet: use tcp",

@@ -79,10 +79,20 @@ pub struct TailArgs {
     /// binlog's own metadata only (binlog_row_metadata=FULL).
     #[arg(long)]
     pub no_schema: bool,
+
+    /// The largest size, in bytes, that a compressed event's content may
+    /// inflate to (MariaDB compressed events, MySQL transaction payloads);
+    /// a bigger one stops the stream with an error. Default 268435456
+    /// (256 MiB), at most 1073741824.
+    #[arg(long, value_name = "BYTES", value_parser = crate::render::parse_event_size)]
+    pub max_event_size: Option<usize>,
 }
 
 pub fn run(args: &TailArgs) -> Result<()> {
     init_logging();
+    if let Some(n) = args.max_event_size {
+        sluice_binlog::compression::set_max_uncompressed(n);
+    }
     let start: StartPosition = args.from.parse().map_err(|e: String| anyhow!(e))?;
     let mut config = SourceConfig::from_url(&args.source)?.starting_at(start);
     let env_password = std::env::var_os(PASSWORD_ENV);

@@ -311,3 +311,43 @@ fn password_sources_conflict_or_are_unreadable_and_a_url_password_is_warned_abou
     );
     Ok(())
 }
+
+#[test]
+fn a_compressed_event_over_max_event_size_stops_tail_with_its_position() -> Result<()> {
+    let db = MariaDb::start(
+        MariaDbConfig::default()
+            .log_bin_compress(true)
+            .arg("--max-allowed-packet=64M"),
+    )?;
+    db.exec(
+        "CREATE DATABASE d; CREATE TABLE d.t (id INT PRIMARY KEY, b LONGBLOB); \
+         INSERT INTO d.t VALUES (1, REPEAT('a', 2 << 20))",
+    )?;
+    // Within the default ceiling: the row is printed.
+    let (lines, _) = tail(&db, &["--from", "earliest", "--no-schema"])?;
+    assert!(lines.iter().any(|l| l["type"] == "row"), "{lines:#?}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["tail", "--source", &db.url(), "--stop-at-end"])
+        .args([
+            "--from",
+            "earliest",
+            "--no-schema",
+            "--max-event-size",
+            "1048576",
+        ])
+        .output()
+        .context("running sluice tail")?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("over the 1048576-byte ceiling"), "{stderr}");
+    assert!(
+        stderr.contains("binlog.000001:") && stderr.contains("COMPRESSED_EVENT"),
+        "{stderr}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("\"row\""),
+        "no row of the refused event is printed"
+    );
+    Ok(())
+}

@@ -181,6 +181,11 @@ pub struct ServerConfig {
     pub zookeeper_auth: Option<Secret>,
     /// `sluice.zookeeper.acl` (default `creator-all-world-read`).
     pub zookeeper_acl: ZooKeeperAcl,
+    /// `sluice.binlog.maxEventSize` (bytes, default 268435456 = 256 MiB, at
+    /// most 1073741824): the largest size a compressed event's content may
+    /// inflate to; a bigger event stops its destination with an error rather
+    /// than the server's memory.
+    pub binlog_max_event_size: usize,
     pub file_data_dir: PathBuf,
     pub file_flush_period: Duration,
     pub destinations: Vec<String>,
@@ -587,6 +592,11 @@ fn zookeeper_auth(r: &Reader<'_>, conf_dir: &Path) -> Result<Option<Secret>, Con
     Ok(Some(Secret(text.to_string())))
 }
 
+/// `sluice.binlog.maxEventSize` default: 256 MiB (sluice-binlog's default ceiling).
+pub const DEFAULT_BINLOG_MAX_EVENT_SIZE: usize = 256 << 20;
+/// Its highest value: MySQL's largest `max_allowed_packet`.
+const MAX_BINLOG_MAX_EVENT_SIZE: usize = 1 << 30;
+
 fn unknown_key_warnings(path: &Path, props: &Properties, known: &[&[&str]]) -> Vec<String> {
     props
         .order
@@ -679,6 +689,11 @@ impl ServerConfig {
                     ("creator-all", ZooKeeperAcl::CreatorAll),
                 ],
             )?,
+            binlog_max_event_size: r.parse(
+                "sluice.binlog.maxEventSize",
+                DEFAULT_BINLOG_MAX_EVENT_SIZE,
+                "expected a number of bytes",
+            )?,
             file_data_dir: PathBuf::from(
                 r.string("canal.file.data.dir", &conf_dir.display().to_string()),
             ),
@@ -717,6 +732,15 @@ impl ServerConfig {
             warnings: unknown_key_warnings(path, &props, &[KNOWN_SERVER_KEYS, KNOWN_INSTANCE_KEYS]),
             raw: without_secrets(&props),
         };
+        if !(1..=MAX_BINLOG_MAX_EVENT_SIZE).contains(&cfg.binlog_max_event_size) {
+            if let Some(p) = props.get("sluice.binlog.maxEventSize") {
+                return Err(r.bad(
+                    "sluice.binlog.maxEventSize",
+                    p,
+                    "expected a number of bytes from 1 to 1073741824",
+                ));
+            }
+        }
         if !cfg.user.is_empty() && cfg.passwd.is_empty() {
             return Err(ConfigError::Missing {
                 path: path.to_path_buf(),

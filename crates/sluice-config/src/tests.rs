@@ -235,3 +235,37 @@ fn tcp_limits_default_and_override() {
         assert!(err.contains(&format!("canal.properties:1: {key}")), "{err}");
     }
 }
+
+#[test]
+fn binlog_max_event_size_has_a_default_and_a_range() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.destinations = example\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.binlog_max_event_size, 256 << 20);
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.binlog.maxEventSize = 1048576\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    assert_eq!(server.binlog_max_event_size, 1 << 20);
+
+    for bad in ["0", "1073741825", "lots"] {
+        write(
+            dir.path(),
+            "canal.properties",
+            &format!("sluice.binlog.maxEventSize = {bad}\n"),
+        );
+        let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("canal.properties:1: sluice.binlog.maxEventSize"),
+            "{err}"
+        );
+    }
+}

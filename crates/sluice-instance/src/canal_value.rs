@@ -193,7 +193,9 @@ pub fn render_into(
             latin1_into(b, out);
             BLOB
         }
-        Value::Json(_) | Value::JsonText(_) => {
+        // A partial JSON update without its before value: the diffs as
+        // `JSON_REPLACE(...)` text (see the README, "Partial JSON updates").
+        Value::Json(_) | Value::JsonText(_) | Value::JsonDiff { .. } => {
             value.render(col, out)?;
             VARCHAR
         }

@@ -493,6 +493,19 @@ impl RowsJob {
 /// The RowData prop that carries a row's replay-stable key.
 const ROW_KEY: &str = "sluiceRowKey";
 
+/// The Column prop (`sluicePartialJson` = `true`) marking a value that is a
+/// partial JSON update's diffs, `JSON_REPLACE(...)` text, because the before
+/// value the diffs apply to is not in the event (row image MINIMAL/NOBLOB).
+pub const PARTIAL_JSON_PROP: (&str, &str) = ("sluicePartialJson", "true");
+
+/// Bytes of the partial-JSON prop (a Pair, field 7 of a Column).
+fn partial_prop_len() -> usize {
+    nested_len(
+        7,
+        pb::bytes_len(1, PARTIAL_JSON_PROP.0.len()) + pb::bytes_len(2, PARTIAL_JSON_PROP.1.len()),
+    )
+}
+
 /// What a rows event's column is: its fixed Column fields, already
 /// encoded in the event's `fixed` buffer, and how to render its values.
 struct ColumnMeta {
@@ -512,6 +525,8 @@ const PRESENT: u8 = 2;
 #[derive(Debug, Clone, Copy)]
 struct Rendered {
     state: u8,
+    /// The value is a partial JSON update's diffs (see [`PARTIAL_JSON_PROP`]).
+    partial: bool,
     sql_type: i32,
     start: u32,
     end: u32,
@@ -551,6 +566,7 @@ fn render_image(
         let r = match cell? {
             Cell::Absent => Rendered {
                 state: ABSENT,
+                partial: false,
                 sql_type: 0,
                 start: 0,
                 end: 0,
@@ -561,6 +577,7 @@ fn render_image(
                 if v.is_null() {
                     Rendered {
                         state: NULL,
+                        partial: false,
                         sql_type: canal_value::null_sql_type_with(def, info),
                         start: 0,
                         end: 0,
@@ -570,6 +587,7 @@ fn render_image(
                     let sql_type = canal_value::render_into(&v, def, info, text)?;
                     Rendered {
                         state: PRESENT,
+                        partial: v.is_partial_json(),
                         sql_type,
                         start,
                         end: text.len() as u32,
@@ -588,17 +606,19 @@ fn nested_len(field: u32, len: usize) -> usize {
 }
 
 /// Bytes of a Column message: index, sqlType, name, isKey, updated,
-/// isNull, value (absent for NULL), mysqlType.
+/// isNull, props (partial JSON only), value (absent for NULL), mysqlType.
 fn column_len(index: usize, m: &ColumnMeta, r: &Rendered) -> usize {
     let value = if r.state == PRESENT {
         pb::bytes_len(8, (r.end - r.start) as usize)
     } else {
         0
     };
+    let props = if r.partial { partial_prop_len() } else { 0 };
     pb::int32_len(1, index as i32)
         + pb::int32_len(2, r.sql_type)
         + m.mid.len()
         + 2 * pb::bool_len(5)
+        + props
         + value
         + m.tail.len()
 }
@@ -631,6 +651,18 @@ fn write_column(
     flags.varint(updated as u64);
     flags.key(6, pb::VARINT);
     flags.varint((r.state == NULL) as u64);
+    if r.partial {
+        buf.extend_from_slice(flags.as_slice());
+        flags = pb::Small::new();
+        let (key, value) = PARTIAL_JSON_PROP;
+        pb::message_header(
+            buf,
+            7,
+            pb::bytes_len(1, key.len()) + pb::bytes_len(2, value.len()),
+        );
+        pb::bytes(buf, 1, key.as_bytes());
+        pb::bytes(buf, 2, value.as_bytes());
+    }
     if r.state == PRESENT {
         let value = r.text(text).as_bytes();
         flags.key(8, pb::LEN);
@@ -954,6 +986,10 @@ mod tests {
             c.sql_type = Some(canal_value::null_sql_type(def, &mysql_type));
         } else {
             let (text, sql_type) = canal_value::render(value, def, &mysql_type)?;
+            if value.is_partial_json() {
+                c.props
+                    .push(Pair::new(PARTIAL_JSON_PROP.0, PARTIAL_JSON_PROP.1));
+            }
             c.is_null = Some(false);
             c.sql_type = Some(sql_type);
             c.value = Some(text);
@@ -1062,6 +1098,47 @@ mod tests {
             });
         }
         assert!(events > 100, "only {events} rows events compared");
+    }
+
+    /// json.binlog.000001's PARTIAL_UPDATE_ROWS_EVENT (row image MINIMAL): the
+    /// JSON column's after value is the diff's text, flagged by a Column prop.
+    #[test]
+    fn partial_json_without_its_document_is_a_flagged_diff() {
+        let (name, buf) = corpus_files()
+            .into_iter()
+            .find(|(n, _)| n.ends_with("json.binlog.000001"))
+            .expect("json.binlog.000001 in the corpus");
+        let mut b = EntryBuilder::new(false);
+        let mut changes = Vec::new();
+        let walked = sluice_binlog::walk_file(&name, &buf, |at, raw, data| {
+            if let EventData::Rows(rows) = data {
+                if at.pos == 3750 {
+                    let ctx = EventContext {
+                        file: "json.binlog.000001",
+                        pos: at.pos,
+                        next_pos: at.next_pos,
+                        header: &raw.header,
+                    };
+                    changes.push(b.on_rows(&ctx, rows, None).map(|built| built.entry));
+                }
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+        assert!(walked.is_ok(), "{walked:?}");
+        let [Ok(entry)] = changes.as_slice() else {
+            panic!("one entry expected at 3750: {changes:?}");
+        };
+        let change = RowChange::decode(entry.store_value.as_deref().unwrap_or(&[])).unwrap();
+        assert_eq!(change.row_datas.len(), 6);
+        let after = &change.row_datas[0].after_columns;
+        let json = after.iter().find(|c| c.index == Some(1)).unwrap();
+        assert_eq!(json.value.as_deref(), Some("JSON_REPLACE(@2, '$.age', 26)"));
+        assert_eq!(json.mysql_type.as_deref(), Some("json"));
+        assert_eq!(json.updated, Some(true));
+        assert_eq!(json.props, vec![Pair::new("sluicePartialJson", "true")]);
+        let plain = after.iter().find(|c| c.index == Some(2)).unwrap();
+        assert_eq!(plain.value.as_deref(), Some("Joe"));
+        assert!(plain.props.is_empty());
     }
 
     #[test]

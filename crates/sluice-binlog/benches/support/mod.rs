@@ -39,5 +39,6 @@ pub fn fold_value(v: &Value<'_>) -> u64 {
         Value::Enum(e) => *e as u64,
         Value::Set(s) => *s,
         Value::JsonText(s) => tail(s.as_bytes()),
+        Value::JsonDiff { column, diffs } => (*column as u64) << 56 | tail(diffs.as_bytes()),
     }
 }

@@ -352,6 +352,48 @@ pub fn jsonb_tree(v: &jsonb::Value<'_>) -> Result<J, String> {
     })
 }
 
+/// The text of a partial JSON update without its before value, built from
+/// mysql_common's diffs the way `mysqlbinlog -v` prints them: one call per
+/// run of diffs of the same function, the first run innermost, applied to
+/// `column`. Scalar values only (arrays and objects are an error here).
+pub fn diff_expression(
+    diffs: &[mysql_common::binlog::jsondiff::JsonDiff<'_>],
+    column: &str,
+) -> Result<String, String> {
+    let function = |d: &mysql_common::binlog::jsondiff::JsonDiff<'_>| match d.operation() {
+        JsonDiffOperation::REPLACE => "JSON_REPLACE",
+        JsonDiffOperation::INSERT if d.path_str().ends_with(']') => "JSON_ARRAY_INSERT",
+        JsonDiffOperation::INSERT => "JSON_INSERT",
+        JsonDiffOperation::REMOVE => "JSON_REMOVE",
+    };
+    let mut out = String::new();
+    for i in (0..diffs.len()).rev() {
+        if i == 0 || function(&diffs[i - 1]) != function(&diffs[i]) {
+            out.push_str(function(&diffs[i]));
+            out.push('(');
+        }
+    }
+    out.push_str(column);
+    for (i, d) in diffs.iter().enumerate() {
+        out.push_str(&format!(", '{}'", d.path_str()));
+        if let Some(v) = d.value() {
+            out.push_str(", ");
+            match jsonb_tree(v)? {
+                J::Null => out.push_str("null"),
+                J::Bool(b) => out.push_str(&b.to_string()),
+                J::Int(n) => out.push_str(&n.to_string()),
+                J::Decimal(t) => out.push_str(&t),
+                J::Str(t) => out.push_str(&format!("'{t}'")),
+                other => return Err(format!("no expected text for diff value {other:?}")),
+            }
+        }
+        if diffs.get(i + 1).is_none_or(|n| function(n) != function(d)) {
+            out.push(')');
+        }
+    }
+    Ok(out)
+}
+
 /// The expected text of column `col` in an image. `before` is the same
 /// column's value in the row's before-image, for partial JSON updates.
 pub fn expected(
