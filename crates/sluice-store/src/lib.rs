@@ -10,6 +10,15 @@
 //! a transaction larger than the store streams through in pieces without
 //! growing memory. Memory is freed once every client has acked past it.
 //!
+//! A slow or absent client never holds the others back for long: when the
+//! store has been full for [`StoreConfig::detach_after`] while the clients
+//! holding its oldest entry did not ack, and another client is further on,
+//! those holders are *detached*: the store stops keeping entries for them
+//! and their unacked batches are void. A detached client keeps its cursor
+//! (the last transaction it acked); [`StoreError::Detached`] tells the
+//! destination to serve it from a stream of its own from that cursor (the
+//! instance re-reads the binlog for it), so it loses nothing either.
+//!
 //! This module never blocks a thread: waiting is async (tokio `Notify`).
 
 pub mod destination;
@@ -43,6 +52,11 @@ pub struct StoreConfig {
     pub mem_unit: usize,
     /// `canal.instance.get.ddl.isolation`: a DDL entry always comes alone.
     pub ddl_isolation: bool,
+    /// How long the store may stay full, with the clients holding its
+    /// oldest entry not acking, before they are detached in favour of the
+    /// clients further on (`sluice.instance.slowClient.detachAfter`).
+    /// `None`: never; a slow client then holds every client back.
+    pub detach_after: Option<Duration>,
 }
 
 impl Default for StoreConfig {
@@ -53,9 +67,17 @@ impl Default for StoreConfig {
             batch_mode: BatchMode::MemSize,
             mem_unit: 1024,
             ddl_isolation: false,
+            detach_after: Some(DEFAULT_DETACH_AFTER),
         }
     }
 }
+
+/// Default of [`StoreConfig::detach_after`].
+pub const DEFAULT_DETACH_AFTER: Duration = Duration::from_secs(5);
+
+/// How often a put that waits past [`StoreConfig::detach_after`] looks
+/// again for clients to detach.
+const DETACH_RECHECK: Duration = Duration::from_millis(100);
 
 /// What the store knows of an entry besides the entry itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +127,13 @@ pub enum StoreError {
     UnknownRollback { client: ClientId, batch: i64 },
     #[error("the store is stopped")]
     Stopped,
+    /// The client fell behind what the store holds; it resumes after
+    /// `resume` (its cursor), from a stream of its own.
+    #[error("clientId:{client} fell behind the store and is served from its own stream; its unacked batches are void, roll back and get again")]
+    Detached {
+        client: ClientId,
+        resume: Option<EntryPosition>,
+    },
 }
 
 struct Stored<E> {
@@ -131,6 +160,11 @@ struct ClientState {
     cursor: Option<EntryPosition>,
     /// Entries at or before this binlog position were acked before a restart.
     skip_through: Option<(u64, u64)>,
+    /// Set when detached: where its own stream starts (its cursor, else
+    /// the transaction boundary before the oldest entry it had not acked).
+    resume: Option<EntryPosition>,
+    /// No longer held for by the store (see the module doc).
+    detached: bool,
 }
 
 struct State<E> {
@@ -140,6 +174,9 @@ struct State<E> {
     bytes: usize,
     clients: HashMap<ClientId, ClientState>,
     stopped: bool,
+    /// The last transaction boundary freed from the front of the store: a
+    /// client subscribing now would resume after it.
+    freed_boundary: Option<EntryPosition>,
 }
 
 impl<E> State<E> {
@@ -151,10 +188,17 @@ impl<E> State<E> {
         self.entries.len() >= cfg.max_entries || self.bytes >= cfg.max_bytes
     }
 
-    /// Frees entries every client has acked. With no clients nothing is
-    /// freed: entries wait for the first subscriber (as in Canal).
+    /// Frees entries every attached client has acked. With no attached
+    /// clients nothing is freed: entries wait for the first subscriber (as
+    /// in Canal).
     fn trim(&mut self) -> bool {
-        let Some(min_acked) = self.clients.values().map(|c| c.acked).min() else {
+        let Some(min_acked) = self
+            .clients
+            .values()
+            .filter(|c| !c.detached)
+            .map(|c| c.acked)
+            .min()
+        else {
             return false;
         };
         let mut freed = false;
@@ -163,12 +207,47 @@ impl<E> State<E> {
                 Some(s) => {
                     self.bytes -= s.meta.bytes;
                     self.first_seq += 1;
+                    if s.meta.ack_point.is_some() {
+                        self.freed_boundary = s.meta.ack_point;
+                    }
                     freed = true;
                 }
                 None => break,
             }
         }
         freed
+    }
+
+    /// Detaches the attached clients that hold the oldest entry, if another
+    /// attached client has acked past it (else nobody would gain: the store
+    /// is simply full). Returns whether any entry was freed.
+    fn detach_holders(&mut self) -> bool {
+        let head = self.first_seq;
+        let ahead = self
+            .clients
+            .values()
+            .any(|c| !c.detached && c.acked > head);
+        if !ahead {
+            return false;
+        }
+        let before_head = self
+            .freed_boundary
+            .clone()
+            .or_else(|| self.entries.front().map(|e| e.meta.position.clone()));
+        for (id, c) in self.clients.iter_mut() {
+            if c.detached || c.acked > head {
+                continue;
+            }
+            c.resume = c.cursor.clone().or_else(|| before_head.clone());
+            tracing::warn!(
+                client = id,
+                resume = ?c.resume,
+                "client holds back a full store and the other clients: detached, it will be served from its own stream from its cursor"
+            );
+            c.detached = true;
+            c.marks.clear();
+        }
+        self.trim()
     }
 }
 
@@ -190,6 +269,7 @@ impl<E: Clone> EventStore<E> {
                 bytes: 0,
                 clients: HashMap::new(),
                 stopped: false,
+                freed_boundary: None,
             }),
             space_freed: Notify::new(),
             data_added: Notify::new(),
@@ -206,8 +286,10 @@ impl<E: Clone> EventStore<E> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Adds one entry, waiting while the store is full.
+    /// Adds one entry, waiting while the store is full (and detaching the
+    /// clients that keep it full, see the module doc).
     pub async fn put(&self, item: E, meta: EntryMeta) -> Result<(), StoreError> {
+        let mut full_since: Option<tokio::time::Instant> = None;
         loop {
             let notified = self.space_freed.notified();
             {
@@ -224,8 +306,34 @@ impl<E: Clone> EventStore<E> {
                     self.data_added.notify_waiters();
                     return Ok(());
                 }
+                if let Some(limit) = self.cfg.detach_after {
+                    let since = *full_since.get_or_insert_with(tokio::time::Instant::now);
+                    if since.elapsed() >= limit && st.detach_holders() {
+                        full_since = None;
+                        drop(st);
+                        self.space_freed.notify_waiters();
+                        continue;
+                    }
+                }
             }
-            notified.await;
+            match (self.cfg.detach_after, full_since) {
+                (Some(limit), Some(since)) => {
+                    // Past the limit with nobody to detach yet: look again
+                    // now and then (an ack past the head frees nothing, so
+                    // it wakes nobody).
+                    let deadline = if since.elapsed() < limit {
+                        since + limit
+                    } else {
+                        tokio::time::Instant::now() + limit.min(DETACH_RECHECK)
+                    };
+                    // Space freed restarts the clock: only a store that
+                    // stays full detaches anyone.
+                    if tokio::time::timeout_at(deadline, notified).await.is_ok() {
+                        full_since = None;
+                    }
+                }
+                _ => notified.await,
+            }
         }
     }
 
@@ -240,7 +348,9 @@ impl<E: Clone> EventStore<E> {
             marks: VecDeque::new(),
             next_batch_id: 1,
             skip_through: cursor.as_ref().map(|c| c.binlog_key()),
+            resume: None,
             cursor,
+            detached: false,
         });
     }
 
@@ -297,7 +407,11 @@ impl<E: Clone> EventStore<E> {
                 self.skip_acked(&mut st, client)?;
                 let (count, full) = self.batch_extent(&st, client, fetch_size)?;
                 let timed_out = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
-                if full || wait == GetWait::NoWait || timed_out || st.is_full(&self.cfg) {
+                // A full store cannot fill a batch further; but with nothing
+                // for this client in it, waiting is right (and spares a
+                // client that is ahead a busy loop while others hold it full).
+                let stuck = st.is_full(&self.cfg) && count > 0;
+                if full || wait == GetWait::NoWait || timed_out || stuck {
                     return Ok(self.take_batch(&mut st, client, count));
                 }
             }
@@ -310,8 +424,29 @@ impl<E: Clone> EventStore<E> {
         }
     }
 
+    /// Refuses a detached client (see [`StoreError::Detached`]).
+    fn attached(st: &State<E>, client: ClientId) -> Result<&ClientState, StoreError> {
+        let c = st
+            .clients
+            .get(&client)
+            .ok_or(StoreError::NotSubscribed(client))?;
+        if c.detached {
+            return Err(StoreError::Detached {
+                client,
+                resume: c.resume.clone(),
+            });
+        }
+        Ok(c)
+    }
+
+    /// Whether the store has detached this client (see the module doc).
+    pub fn is_detached(&self, client: ClientId) -> bool {
+        self.lock().clients.get(&client).is_some_and(|c| c.detached)
+    }
+
     /// Passes over entries a client acked before a restart.
     fn skip_acked(&self, st: &mut State<E>, client: ClientId) -> Result<(), StoreError> {
+        Self::attached(st, client)?;
         let next = st.next_seq();
         let first = st.first_seq;
         let State {
@@ -431,6 +566,7 @@ impl<E: Clone> EventStore<E> {
         batch_id: i64,
     ) -> Result<Option<EntryPosition>, StoreError> {
         let mut st = self.lock();
+        Self::attached(&st, client)?;
         let c = st
             .clients
             .get_mut(&client)
@@ -473,6 +609,17 @@ impl<E: Clone> EventStore<E> {
     /// the next get starts again after the last acked entry.
     pub fn rollback(&self, client: ClientId, batch_id: i64) -> Result<(), StoreError> {
         let mut st = self.lock();
+        if let Some(c) = st.clients.get(&client).filter(|c| c.detached) {
+            // Its batches are void already: nothing to roll back.
+            return if batch_id == 0 {
+                Ok(())
+            } else {
+                Err(StoreError::Detached {
+                    client,
+                    resume: c.resume.clone(),
+                })
+            };
+        }
         let Some(c) = st.clients.get_mut(&client) else {
             // Clients roll back on connect before subscribing: not an error.
             return if batch_id == 0 {

@@ -199,6 +199,7 @@ async fn memsize_batches_are_bounded_by_bytes_and_ddl_comes_alone() {
         batch_mode: BatchMode::MemSize,
         mem_unit: 100,
         ddl_isolation: true,
+        ..Default::default()
     };
     let s = EventStore::new(cfg);
     for i in 0..5u64 {
@@ -257,4 +258,121 @@ async fn stop_wakes_waiters() {
         .unwrap()
         .unwrap();
     assert_eq!(r, Err(StoreError::Stopped));
+}
+
+fn detaching_cfg(max_entries: usize, after: Duration) -> StoreConfig {
+    StoreConfig {
+        detach_after: Some(after),
+        ..items_cfg(max_entries)
+    }
+}
+
+#[tokio::test]
+async fn an_absent_client_is_detached_once_the_store_stays_full() {
+    let s = Arc::new(EventStore::new(detaching_cfg(
+        6,
+        Duration::from_millis(200),
+    )));
+    s.subscribe(1, None);
+    s.subscribe(2, None);
+    s.subscribe(3, Some(pos(1, 0)));
+    // Client 1 keeps up; clients 2 and 3 never come.
+    let producer = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            for i in 0..60u64 {
+                s.put(i, meta(i, i % 3 == 2)).await.unwrap();
+            }
+        })
+    };
+    let mut got = Vec::new();
+    while got.len() < 60 {
+        let b = tokio::time::timeout(
+            Duration::from_secs(5),
+            s.get(1, 3, GetWait::AtMost(Duration::from_millis(50))),
+        )
+        .await
+        .expect("client 1 is never held back for long")
+        .unwrap();
+        got.extend(b.entries.iter().copied());
+        if b.id > 0 {
+            s.ack(1, b.id).unwrap();
+        }
+    }
+    producer.await.unwrap();
+    assert_eq!(got, (0..60).collect::<Vec<_>>(), "client 1 got everything in order");
+    assert!(s.is_detached(2) && s.is_detached(3));
+    assert!(!s.is_detached(1));
+    // Client 2 never acked: it resumes at the boundary before the oldest
+    // entry it had (the store started empty: that entry's position).
+    match s.get(2, 1, GetWait::NoWait).await {
+        Err(StoreError::Detached { client: 2, resume }) => assert_eq!(resume, Some(pos(1, 0))),
+        other => panic!("{other:?}"),
+    }
+    // Client 3 resumes from its cursor.
+    match s.get(3, 1, GetWait::NoWait).await {
+        Err(StoreError::Detached { client: 3, resume }) => assert_eq!(resume, Some(pos(1, 0))),
+        other => panic!("{other:?}"),
+    }
+    assert!(s.rollback(2, 0).is_ok());
+    assert!(matches!(s.ack(2, 1), Err(StoreError::Detached { .. })));
+}
+
+#[tokio::test]
+async fn a_slow_client_that_acks_is_not_detached() {
+    let s = Arc::new(EventStore::new(detaching_cfg(4, Duration::from_millis(300))));
+    s.subscribe(1, None);
+    s.subscribe(2, None);
+    let producer = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            for i in 0..30u64 {
+                s.put(i, meta(i, true)).await.unwrap();
+            }
+        })
+    };
+    let fast = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            let mut n = 0;
+            while n < 30 {
+                let b = s.get(1, 4, GetWait::AtMost(Duration::from_millis(20))).await.unwrap();
+                n += b.entries.len();
+                if b.id > 0 {
+                    s.ack(1, b.id).unwrap();
+                }
+            }
+        })
+    };
+    // Client 2 acks one entry every 100 ms: slower, but never silent for
+    // the whole detach_after.
+    let mut n = 0;
+    while n < 30 {
+        let b = s.get(2, 1, GetWait::AtMost(Duration::from_millis(50))).await.unwrap();
+        n += b.entries.len();
+        if b.id > 0 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            s.ack(2, b.id).unwrap();
+        }
+    }
+    producer.await.unwrap();
+    fast.await.unwrap();
+    assert!(!s.is_detached(2));
+}
+
+#[tokio::test]
+async fn a_single_slow_client_is_back_pressure_not_detachment() {
+    let s = Arc::new(EventStore::new(detaching_cfg(3, Duration::from_millis(50))));
+    s.subscribe(1, None);
+    for i in 0..3 {
+        s.put(i, meta(i, true)).await.unwrap();
+    }
+    let producer = {
+        let s = s.clone();
+        tokio::spawn(async move { s.put(9, meta(9, true)).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!producer.is_finished(), "nobody else gains: the put waits");
+    assert!(!s.is_detached(1));
+    producer.abort();
 }
