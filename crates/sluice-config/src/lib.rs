@@ -241,6 +241,11 @@ pub struct InstanceConfig {
     pub memory_raw_entry: bool,
     pub transaction_size: usize,
     pub get_ddl_isolation: bool,
+    /// `sluice.instance.slowClient.detachAfter` (ms, default 5000; 0 =
+    /// never): how long the store may stay full because of clients that do
+    /// not ack, while another client is further on, before those clients
+    /// are detached and served from a binlog stream of their own.
+    pub slow_client_detach_after: Option<Duration>,
     pub binlog_formats: Vec<String>,
     pub binlog_images: Vec<String>,
     pub tsdb_enable: bool,
@@ -375,6 +380,7 @@ const KNOWN_INSTANCE_KEYS: &[&str] = &[
     "canal.instance.binlog.format",
     "canal.instance.binlog.image",
     "canal.instance.get.ddl.isolation",
+    "sluice.instance.slowClient.detachAfter",
     "canal.instance.parser.parallel",
     "canal.instance.parser.parallelThreadSize",
     "canal.instance.parser.parallelBufferSize",
@@ -909,6 +915,14 @@ impl InstanceConfig {
                 "expected a number of entries",
             )?,
             get_ddl_isolation: r.bool("canal.instance.get.ddl.isolation", false)?,
+            slow_client_detach_after: match r.parse(
+                "sluice.instance.slowClient.detachAfter",
+                5000u64,
+                "expected milliseconds (0: never)",
+            )? {
+                0 => None,
+                ms => Some(Duration::from_millis(ms)),
+            },
             binlog_formats: r.list("canal.instance.binlog.format", "ROW,STATEMENT,MIXED"),
             binlog_images: r.list("canal.instance.binlog.image", "FULL,MINIMAL,NOBLOB"),
             tsdb_enable: r.bool("canal.instance.tsdb.enable", true)?,

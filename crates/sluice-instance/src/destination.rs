@@ -2,15 +2,49 @@
 //! subscriptions and cursors persisted through a [`CursorStore`] on every
 //! change, so a restart loses nothing and replays at most the batches a
 //! client had not acked.
+//!
+//! A client the store detached (it held a full store back while others
+//! were further on, see [`sluice_store`]) is served from a stream of its
+//! own: a second reader of the binlog from the client's cursor into a
+//! private store, started on its next GET by the [`OwnStreamStarter`] the
+//! instance manager gives. It keeps that stream until it unsubscribes or
+//! the instance restarts (then every client is back in the shared store,
+//! which resumes from the smallest cursor).
 
-use std::sync::{Arc, Mutex};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use sluice_canal::{EntryPosition, LogIdentity, LogPosition, TableFilter};
 use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta};
 use sluice_store::destination::BoxFuture;
 use sluice_store::{
-    Batch, ClientId, Destination, DestinationError, EntryBytes, EventStore, GetWait,
+    Batch, ClientId, Destination, DestinationError, EntryBytes, EventStore, GetWait, StoreError,
 };
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+/// A detached client's own stream: a reader of the binlog from its cursor
+/// into a destination of its own (private store, cursors in memory).
+pub struct OwnStream {
+    pub destination: Arc<InstanceDestination>,
+    pub stop: watch::Sender<bool>,
+    pub task: JoinHandle<()>,
+}
+
+impl Drop for OwnStream {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+        self.destination.store().stop();
+    }
+}
+
+/// Starts the own stream of `client` of the given destination, from
+/// `resume` (a transaction boundary).
+pub type OwnStreamStarter = Arc<
+    dyn Fn(&InstanceDestination, ClientId, EntryPosition) -> Result<OwnStream, String>
+        + Send
+        + Sync,
+>;
 
 /// The consumer side of one instance.
 pub struct InstanceDestination {
@@ -21,6 +55,8 @@ pub struct InstanceDestination {
     meta: Mutex<DestinationMeta>,
     /// A client's non-empty subscribe filter replaces the configured one (Canal).
     filter_override: Mutex<Option<TableFilter>>,
+    own_streams: Mutex<HashMap<ClientId, Arc<OwnStream>>>,
+    own_stream_starter: OnceLock<OwnStreamStarter>,
 }
 
 impl InstanceDestination {
@@ -49,7 +85,84 @@ impl InstanceDestination {
             identity,
             meta: Mutex::new(meta),
             filter_override: Mutex::new(filter),
+            own_streams: Mutex::new(HashMap::new()),
+            own_stream_starter: OnceLock::new(),
         })
+    }
+
+    /// How a detached client's own stream is started (set once, by the
+    /// instance manager). Without it a detached client gets an error.
+    pub fn set_own_stream_starter(&self, starter: OwnStreamStarter) {
+        let _ = self.own_stream_starter.set(starter);
+    }
+
+    /// The subscriber filter of `other` applies here too (an own stream
+    /// filters like the shared one).
+    pub fn share_filter_override(&self, other: &InstanceDestination) {
+        *self
+            .filter_override
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = other.filter_override();
+    }
+
+    /// The clients served from a stream of their own now.
+    pub fn own_stream_clients(&self) -> Vec<ClientId> {
+        let mut v: Vec<_> = self.lock_own().keys().copied().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Stops every own stream (the instance stops).
+    pub fn stop_own_streams(&self) {
+        self.lock_own().clear();
+    }
+
+    fn lock_own(&self) -> std::sync::MutexGuard<'_, HashMap<ClientId, Arc<OwnStream>>> {
+        self.own_streams.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The own stream of a client, if it has one.
+    fn own_stream(&self, client: ClientId) -> Option<Arc<OwnStream>> {
+        self.lock_own().get(&client).cloned()
+    }
+
+    /// The own stream of a detached client, started if it has none or its
+    /// reader ended (then from its persisted cursor: batches of the ended
+    /// stream are void).
+    fn own_stream_for(
+        &self,
+        client: ClientId,
+        resume: Option<EntryPosition>,
+    ) -> Result<Arc<OwnStream>, DestinationError> {
+        let refuse = |message: String| DestinationError { code: 400, message };
+        let mut own = self.lock_own();
+        if let Some(s) = own.get(&client) {
+            if !s.task.is_finished() {
+                return Ok(s.clone());
+            }
+        }
+        let cursor = self
+            .lock_meta()
+            .client_datas
+            .iter()
+            .find(|c| c.client_identity.client_id == client)
+            .and_then(|c| c.cursor.as_ref().map(|p| p.postion.clone()));
+        let Some(from) = cursor.or(resume) else {
+            return Err(refuse(format!(
+                "destination {}: clientId:{client} fell behind and has no position to resume from",
+                self.name
+            )));
+        };
+        let Some(start) = self.own_stream_starter.get() else {
+            return Err(refuse(format!(
+                "destination {}: clientId:{client} fell behind and this server cannot read the binlog again for it",
+                self.name
+            )));
+        };
+        tracing::info!(destination = %self.name, client, journal = %from.journal_name, position = from.position, "starting the own stream of a client that fell behind");
+        let stream = Arc::new(start(self, client, from).map_err(refuse)?);
+        own.insert(client, stream.clone());
+        Ok(stream)
     }
 
     /// Where the source must start so every client gets what it has not
@@ -82,6 +195,11 @@ impl InstanceDestination {
 
     pub fn store(&self) -> &Arc<EventStore<EntryBytes>> {
         &self.store
+    }
+
+    /// The identity written into the cursors of this destination.
+    pub fn identity(&self) -> &LogIdentity {
+        &self.identity
     }
 
     fn lock_meta(&self) -> std::sync::MutexGuard<'_, DestinationMeta> {
@@ -150,6 +268,7 @@ impl Destination for InstanceDestination {
     }
 
     fn unsubscribe(&self, client: ClientId) -> Result<(), DestinationError> {
+        self.lock_own().remove(&client);
         self.store.unsubscribe(client);
         let mut meta = self.lock_meta();
         meta.client_datas
@@ -163,11 +282,27 @@ impl Destination for InstanceDestination {
         fetch_size: usize,
         wait: GetWait,
     ) -> BoxFuture<'_, Result<Batch<EntryBytes>, DestinationError>> {
-        Box::pin(async move { Ok(self.store.get(client, fetch_size, wait).await?) })
+        Box::pin(async move {
+            match self.store.get(client, fetch_size, wait).await {
+                Err(StoreError::Detached { resume, .. }) => {
+                    let own = self.own_stream_for(client, resume)?;
+                    Ok(own
+                        .destination
+                        .store()
+                        .get(client, fetch_size, wait)
+                        .await?)
+                }
+                got => Ok(got?),
+            }
+        })
     }
 
     fn ack(&self, client: ClientId, batch_id: i64) -> Result<(), DestinationError> {
-        let Some(position) = self.store.ack(client, batch_id)? else {
+        let acked = match self.own_stream(client) {
+            Some(own) => own.destination.store().ack(client, batch_id)?,
+            None => self.store.ack(client, batch_id)?,
+        };
+        let Some(position) = acked else {
             return Ok(());
         };
         let mut meta = self.lock_meta();
@@ -185,7 +320,10 @@ impl Destination for InstanceDestination {
     }
 
     fn rollback(&self, client: ClientId, batch_id: i64) -> Result<(), DestinationError> {
-        Ok(self.store.rollback(client, batch_id)?)
+        match self.own_stream(client) {
+            Some(own) => Ok(own.destination.store().rollback(client, batch_id)?),
+            None => Ok(self.store.rollback(client, batch_id)?),
+        }
     }
 }
 

@@ -13,9 +13,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use sluice_canal::{LogIdentity, TableFilter};
+use sluice_canal::{EntryPosition, LogIdentity, TableFilter};
 use sluice_config::{InstanceConfig, ServerConfig};
-use sluice_meta::{CursorStore, DirLock, LockError};
+use sluice_meta::{CursorStore, DirLock, LockError, MemoryCursorStore};
 use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
@@ -24,7 +24,7 @@ use sluice_source::SourceConfig;
 use sluice_store::{BatchMode, Destination, Destinations, EventStore, StoreConfig};
 use tokio::sync::watch;
 
-use crate::destination::InstanceDestination;
+use crate::destination::{InstanceDestination, OwnStream, OwnStreamStarter};
 use crate::runner::{BinlogOnly, Fence, InstanceRunner, RunnerError, RunnerFilters, SchemaHook};
 
 /// Where an instance is in its life.
@@ -39,16 +39,29 @@ pub enum InstanceState {
 }
 
 /// Builds the schema hook of an instance (the schema tracker, or binlog
-/// metadata only) from its configuration, its source and the data folder.
+/// metadata only) from its configuration, its source, the data folder and
+/// the reader it is for.
 pub type SchemaFactory = Arc<
     dyn Fn(
             &InstanceConfig,
             &ConnectOptions,
             &std::path::Path,
+            SchemaRole,
         ) -> Result<Box<dyn SchemaHook>, String>
         + Send
         + Sync,
 >;
+
+/// Which reader of a destination a schema hook serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaRole {
+    /// The instance's reader: it keeps the schema history.
+    Instance,
+    /// A lagging client's own stream (see [`crate::destination`]): it reads
+    /// the history but never writes it, since it replays positions the
+    /// instance's reader has recorded already.
+    OwnStream,
+}
 
 /// Opens the schema history store of a destination (by name), for a server
 /// that keeps it elsewhere than in its data folder (ZooKeeper in a cluster).
@@ -129,7 +142,7 @@ impl InstanceManager {
 
     /// A schema factory that uses the binlog's own metadata.
     pub fn binlog_metadata_only() -> SchemaFactory {
-        Arc::new(|_, _, _| Ok(Box::new(BinlogOnly) as Box<dyn SchemaHook>))
+        Arc::new(|_, _, _, _| Ok(Box::new(BinlogOnly) as Box<dyn SchemaHook>))
     }
 
     /// A schema factory that tracks the schema with a persisted history in
@@ -146,11 +159,15 @@ impl InstanceManager {
     }
 
     fn tracking(history: Option<HistoryStoreFactory>) -> SchemaFactory {
-        Arc::new(move |config, connect, data_dir| {
+        Arc::new(move |config, connect, data_dir, role| {
             let filter = TableFilter::new(&config.filter_regex).map_err(|e| e.to_string())?;
             let store = match &history {
                 Some(open) => open(&config.destination)?,
                 None => crate::schema_hook::file_history_store(data_dir, &config.destination)?,
+            };
+            let store = match role {
+                SchemaRole::Instance => store,
+                SchemaRole::OwnStream => crate::schema_hook::read_only(store),
             };
             crate::schema_hook::tracked_schema_in(store, connect, filter)
         })
@@ -242,6 +259,7 @@ impl InstanceManager {
             },
             mem_unit: config.memory_buffer_memunit.max(1),
             ddl_isolation: config.get_ddl_isolation,
+            detach_after: config.slow_client_detach_after,
         }));
         let identity = LogIdentity {
             slave_id: -1,
@@ -279,6 +297,12 @@ impl InstanceManager {
             ..Default::default()
         };
         let (stop_tx, stop_rx) = watch::channel(false);
+        destination_handle.set_own_stream_starter(self.own_stream_starter(
+            &config,
+            &connect,
+            &filters,
+            stop_rx.clone(),
+        ));
         let (state_tx, state_rx) = watch::channel(InstanceState::Starting);
         let me = self.clone();
         let name = destination.to_string();
@@ -328,7 +352,12 @@ impl InstanceManager {
             if *stop.borrow() {
                 break;
             }
-            let schema = match (self.schema)(&config, &connect, &self.server.file_data_dir) {
+            let schema = match (self.schema)(
+                &config,
+                &connect,
+                &self.server.file_data_dir,
+                SchemaRole::Instance,
+            ) {
                 Ok(s) => s,
                 Err(e) => {
                     tracing::error!(destination = %name, error = %e, "cannot open the schema tracking; instance stopped");
@@ -389,6 +418,76 @@ impl InstanceManager {
         let _ = state.send(InstanceState::Stopped);
     }
 
+    /// How a detached client of this instance gets its own stream: a reader
+    /// of the same source with the same filters, from the client's cursor,
+    /// into a private store (never detaching), under the same fence, with
+    /// a replica server id of its own (the instance's own id would make the
+    /// source drop the instance's dump), ending with the instance.
+    fn own_stream_starter(
+        self: &Arc<Self>,
+        config: &InstanceConfig,
+        connect: &ConnectOptions,
+        filters: &RunnerFilters,
+        instance_stop: watch::Receiver<bool>,
+    ) -> OwnStreamStarter {
+        let manager = Arc::downgrade(self);
+        let (config, connect, filters) = (config.clone(), connect.clone(), filters.clone());
+        Arc::new(move |parent: &InstanceDestination, client, from| {
+            let me = manager
+                .upgrade()
+                .ok_or_else(|| "the server is shutting down".to_string())?;
+            let name = parent.name().to_string();
+            let store = Arc::new(EventStore::new(StoreConfig {
+                detach_after: None,
+                ..parent.store().config().clone()
+            }));
+            store.subscribe(client, Some(from.clone()));
+            let own = Arc::new(
+                InstanceDestination::open(
+                    &name,
+                    store,
+                    Arc::new(MemoryCursorStore::default()),
+                    parent.identity().clone(),
+                )
+                .map_err(|e| e.to_string())?,
+            );
+            own.share_filter_override(parent);
+            let schema = (me.schema)(
+                &config,
+                &connect,
+                &me.server.file_data_dir,
+                SchemaRole::OwnStream,
+            )?;
+            let source = SourceConfig {
+                connect: connect.clone(),
+                start: start_from(&from, config.gtid_on),
+                server_id: None,
+                server_id_seed: Some(format!("{name}#{client}@{}", connect.addr())),
+                ..Default::default()
+            };
+            let mut runner =
+                InstanceRunner::new(&name, own.clone(), filters.clone(), schema, config.gtid_on)
+                    .with_fence(me.fence.clone());
+            let (stop, stop_rx) = watch::channel(false);
+            let mut instance_stop = instance_stop.clone();
+            let task = tokio::spawn(async move {
+                tokio::select! {
+                    ended = runner.run(source, stop_rx) => {
+                        if let Err(error) = ended {
+                            tracing::warn!(destination = %name, client, %error, "a client's own stream ended; its next GET starts it again from its cursor");
+                        }
+                    }
+                    _ = instance_stop.wait_for(|s| *s) => {}
+                }
+            });
+            Ok(OwnStream {
+                destination: own,
+                stop,
+                task,
+            })
+        })
+    }
+
     /// Stops a destination and waits until its reader has stopped. Its
     /// cursors stay; its consumers are refused until it starts again.
     pub async fn stop(&self, destination: &str) -> bool {
@@ -398,6 +497,7 @@ impl InstanceManager {
         };
         let _ = r.stop.send(true);
         r.destination.store().stop();
+        r.destination.stop_own_streams();
         let _ = r.task.await;
         tracing::info!(destination, "instance stopped");
         true
@@ -501,6 +601,20 @@ impl Destinations for InstanceManager {
         self.lock()
             .get(name)
             .map(|r| r.destination.clone() as Arc<dyn Destination>)
+    }
+}
+
+/// Where a reader starts to resume after `p`: by GTID set when GTID mode is
+/// on and the position has one, else by file and offset.
+pub fn start_from(p: &EntryPosition, gtid_on: bool) -> StartPosition {
+    if gtid_on && !p.gtid.is_empty() {
+        if let Ok(g) = p.gtid.parse() {
+            return StartPosition::Gtid(g);
+        }
+    }
+    StartPosition::FilePos {
+        file: p.journal_name.clone(),
+        pos: p.position,
     }
 }
 

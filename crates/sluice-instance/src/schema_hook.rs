@@ -394,3 +394,27 @@ pub fn tracked_schema_in(
         filter,
     )))
 }
+
+/// A history store that reads but never writes: for a reader that replays
+/// positions another reader of the destination records (a lagging client's
+/// own stream), so two writers never append to one history.
+pub fn read_only(store: Box<dyn SchemaHistoryStore>) -> Box<dyn SchemaHistoryStore> {
+    Box::new(ReadOnlyHistory(store))
+}
+
+struct ReadOnlyHistory(Box<dyn SchemaHistoryStore>);
+
+impl SchemaHistoryStore for ReadOnlyHistory {
+    fn append(&mut self, _record: &sluice_schema::HistoryRecord) -> sluice_schema::Result<()> {
+        Ok(())
+    }
+    fn load(&mut self) -> sluice_schema::Result<Vec<sluice_schema::HistoryRecord>> {
+        self.0.load()
+    }
+    fn location(&self) -> String {
+        self.0.location()
+    }
+    fn torn_tail(&self) -> Option<&str> {
+        self.0.torn_tail()
+    }
+}

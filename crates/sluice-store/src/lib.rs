@@ -223,10 +223,7 @@ impl<E> State<E> {
     /// is simply full). Returns whether any entry was freed.
     fn detach_holders(&mut self) -> bool {
         let head = self.first_seq;
-        let ahead = self
-            .clients
-            .values()
-            .any(|c| !c.detached && c.acked > head);
+        let ahead = self.clients.values().any(|c| !c.detached && c.acked > head);
         if !ahead {
             return false;
         }

@@ -300,7 +300,11 @@ async fn an_absent_client_is_detached_once_the_store_stays_full() {
         }
     }
     producer.await.unwrap();
-    assert_eq!(got, (0..60).collect::<Vec<_>>(), "client 1 got everything in order");
+    assert_eq!(
+        got,
+        (0..60).collect::<Vec<_>>(),
+        "client 1 got everything in order"
+    );
     assert!(s.is_detached(2) && s.is_detached(3));
     assert!(!s.is_detached(1));
     // Client 2 never acked: it resumes at the boundary before the oldest
@@ -320,7 +324,10 @@ async fn an_absent_client_is_detached_once_the_store_stays_full() {
 
 #[tokio::test]
 async fn a_slow_client_that_acks_is_not_detached() {
-    let s = Arc::new(EventStore::new(detaching_cfg(4, Duration::from_millis(300))));
+    let s = Arc::new(EventStore::new(detaching_cfg(
+        4,
+        Duration::from_millis(300),
+    )));
     s.subscribe(1, None);
     s.subscribe(2, None);
     let producer = {
@@ -336,7 +343,10 @@ async fn a_slow_client_that_acks_is_not_detached() {
         tokio::spawn(async move {
             let mut n = 0;
             while n < 30 {
-                let b = s.get(1, 4, GetWait::AtMost(Duration::from_millis(20))).await.unwrap();
+                let b = s
+                    .get(1, 4, GetWait::AtMost(Duration::from_millis(20)))
+                    .await
+                    .unwrap();
                 n += b.entries.len();
                 if b.id > 0 {
                     s.ack(1, b.id).unwrap();
@@ -348,7 +358,10 @@ async fn a_slow_client_that_acks_is_not_detached() {
     // the whole detach_after.
     let mut n = 0;
     while n < 30 {
-        let b = s.get(2, 1, GetWait::AtMost(Duration::from_millis(50))).await.unwrap();
+        let b = s
+            .get(2, 1, GetWait::AtMost(Duration::from_millis(50)))
+            .await
+            .unwrap();
         n += b.entries.len();
         if b.id > 0 {
             tokio::time::sleep(Duration::from_millis(100)).await;
