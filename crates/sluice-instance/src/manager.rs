@@ -25,7 +25,9 @@ use sluice_store::{BatchMode, Destination, Destinations, EventStore, StoreConfig
 use tokio::sync::watch;
 
 use crate::destination::InstanceDestination;
-use crate::runner::{BinlogOnly, Fence, InstanceRunner, RunnerError, RunnerFilters, SchemaHook};
+use crate::runner::{
+    BinlogOnly, Fence, InstanceRunner, RunProgress, RunnerError, RunnerFilters, SchemaHook,
+};
 
 /// Where an instance is in its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -324,6 +326,9 @@ impl InstanceManager {
         state: watch::Sender<InstanceState>,
     ) {
         let mut delay = Duration::from_secs(1);
+        // Shared by the runs of this loop: a restart resumes after what the
+        // last run published.
+        let progress = Arc::new(RunProgress::default());
         loop {
             if *stop.borrow() {
                 break;
@@ -336,23 +341,21 @@ impl InstanceManager {
                     break;
                 }
             };
-            // Resume from the smallest client cursor, else the configured start.
-            let start = match destination.resume_position() {
-                Some(p) if config.gtid_on && !p.gtid.is_empty() => p
-                    .gtid
-                    .parse()
-                    .map(StartPosition::Gtid)
-                    .unwrap_or(StartPosition::FilePos {
-                        file: p.journal_name.clone(),
-                        pos: p.position,
-                    }),
-                Some(p) => StartPosition::FilePos {
-                    file: p.journal_name,
-                    pos: p.position,
-                },
-                None => configured_start(&config),
+            let (start, why) = match self.choose_start(&name, &config, &destination, &progress) {
+                Ok(chosen) => chosen,
+                Err(e) => {
+                    tracing::error!(destination = %name, error = %e, retry_in = ?delay, "cannot choose where to start; retrying");
+                    let _ = state.send(InstanceState::Failed(e.to_string()));
+                    let mut stop = stop.clone();
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = stop.changed() => break,
+                    }
+                    delay = (delay * 2).min(Duration::from_secs(60));
+                    continue;
+                }
             };
-            tracing::info!(destination = %name, %start, "instance reading the source");
+            tracing::info!(destination = %name, %start, why = %why, "instance reading the source");
             let source = SourceConfig {
                 connect: connect.clone(),
                 start,
@@ -366,7 +369,8 @@ impl InstanceManager {
                 schema,
                 config.gtid_on,
             )
-            .with_fence(self.fence.clone());
+            .with_fence(self.fence.clone())
+            .with_progress(progress.clone());
             let _ = state.send(InstanceState::Running);
             match runner.run(source, stop.clone()).await {
                 Ok(()) => break,
@@ -387,6 +391,41 @@ impl InstanceManager {
             }
         }
         let _ = state.send(InstanceState::Stopped);
+    }
+
+    /// Where a run of an instance starts, and why. First after the last
+    /// transaction this process published (everything before is in the
+    /// store), then the smallest client cursor, then the first start
+    /// position persisted by an earlier process, then the configured start
+    /// (whose resolution the run then persists before publishing).
+    fn choose_start(
+        &self,
+        name: &str,
+        config: &InstanceConfig,
+        destination: &InstanceDestination,
+        progress: &RunProgress,
+    ) -> Result<(StartPosition, String), ManagerError> {
+        if let Some((p, why)) = progress.resume_point() {
+            return Ok((start_at(config, p), why.to_string()));
+        }
+        if let Some(p) = destination.resume_position() {
+            return Ok((
+                start_at(config, p),
+                "from the smallest client cursor".into(),
+            ));
+        }
+        let persisted = destination
+            .persisted_start_position()
+            .map_err(|e| ManagerError::Meta(name.to_string(), e))?;
+        if let Some(p) = persisted {
+            let at = format!("{}:{}", p.journal_name, p.position);
+            return Ok((
+                start_at(config, p),
+                format!("from the first start position persisted at {at} (no client cursor yet)"),
+            ));
+        }
+        progress.persist_next_start();
+        Ok((configured_start(config), "from the configured start".into()))
     }
 
     /// Stops a destination and waits until its reader has stopped. Its
@@ -506,6 +545,20 @@ impl Destinations for InstanceManager {
 
 /// The start position an instance.properties names (Canal's keys), or the
 /// end of the binlog when it names none.
+/// A start at `p`: its GTID set when the instance reads by GTID and `p`
+/// has one, else its file and offset.
+fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPosition {
+    if config.gtid_on && !p.gtid.is_empty() {
+        if let Ok(g) = p.gtid.parse() {
+            return StartPosition::Gtid(g);
+        }
+    }
+    StartPosition::FilePos {
+        file: p.journal_name,
+        pos: p.position,
+    }
+}
+
 pub fn configured_start(config: &InstanceConfig) -> StartPosition {
     if config.gtid_on && !config.master_gtid.is_empty() {
         if let Ok(g) = config.master_gtid.parse() {
