@@ -861,9 +861,6 @@ impl Emitter {
             }
         }
         self.txn_has_entries = true;
-        if e.kind == EntryKind::Row {
-            self.counters.rows.fetch_add(1, Ordering::Relaxed);
-        }
         self.put(e).await
     }
 
@@ -888,6 +885,9 @@ impl Emitter {
             is_ddl: e.kind == EntryKind::Ddl,
         };
         self.counters.entries.fetch_add(1, Ordering::Relaxed);
+        if e.kind == EntryKind::Row {
+            self.counters.rows.fetch_add(1, Ordering::Relaxed);
+        }
         self.destination
             .store()
             .put(bytes, meta)
