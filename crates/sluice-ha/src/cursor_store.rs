@@ -8,6 +8,10 @@
 //! - `.../{clientId}/cursor`: the LogPosition JSON with Canal's `@type` tag
 //!   ([`LogPosition::to_zookeeper_json`]).
 //!
+//! - `/otter/canal/destinations/{dest}/sluice-start`: the destination's first
+//!   start position (EntryPosition JSON), not a number, so Canal takes it for
+//!   no client.
+//!
 //! Other children of a destination (`running`, `cluster`, `parse`) are never
 //! touched.
 //!
@@ -32,7 +36,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use sluice_canal::LogPosition;
+use sluice_canal::{EntryPosition, LogPosition};
 use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta, MetaError};
 use tracing::{debug, warn};
 use zookeeper_client::{Acls, Client};
@@ -130,6 +134,35 @@ impl CursorStore for ZooKeeperCursorStore {
                 Err(meta_error(e, &destination))
             }
         }
+    }
+
+    fn load_start(&self, destination: &str) -> Result<Option<EntryPosition>, MetaError> {
+        check_node_name("destination", destination).map_err(|e| invalid(destination, e))?;
+        let path = paths::start_position(destination);
+        self.zk
+            .run(move |client| async move {
+                match read(&client, &path).await? {
+                    Some(bytes) => serde_json::from_slice(&bytes)
+                        .map(Some)
+                        .map_err(|source| HaError::Json { path, source }),
+                    None => Ok(None),
+                }
+            })
+            .map_err(|e| meta_error(e, destination))
+    }
+
+    fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
+        check_node_name("destination", destination).map_err(|e| invalid(destination, e))?;
+        let path = paths::start_position(destination);
+        let json = serde_json::to_vec(position).map_err(|source| MetaError::Corrupt {
+            path: PathBuf::from(&path),
+            source,
+        })?;
+        let _order = lock(&self.save_lock);
+        let acls = self.zk.session().config().node_acls();
+        self.zk
+            .run(move |client| async move { put(&client, &path, &json, acls).await })
+            .map_err(|e| meta_error(e, destination))
     }
 }
 
@@ -486,6 +519,20 @@ impl<S: CursorStore + 'static> CursorStore for PeriodMixedCursorStore<S> {
             },
         );
         Ok(())
+    }
+
+    fn load_start(&self, destination: &str) -> Result<Option<EntryPosition>, MetaError> {
+        self.shared.inner.load_start(destination)
+    }
+
+    /// Written at once, and only while the guard allows: a fenced server
+    /// never moves the start of the server that took over.
+    fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
+        if !self.shared.allowed(destination) {
+            return Err(not_running(destination, "write the start position of"));
+        }
+        let _w = lock(&self.shared.write_lock);
+        self.shared.inner.save_start(destination, position)
     }
 }
 

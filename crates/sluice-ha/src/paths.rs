@@ -15,6 +15,7 @@
 //! | `/otter/canal/destinations/{dest}/schema-history` | persistent | none: Sluice's schema history of `dest` |
 //! | `/otter/canal/destinations/{dest}/schema-history/record-{seq}` | persistent sequential | one history record |
 //! | `/otter/canal/destinations/{dest}/schema-history/record-{seq}/chunk-{i}` | persistent | part of a big record |
+//! | `/otter/canal/destinations/{dest}/sluice-start` | persistent | Sluice's first start position of `dest`, EntryPosition JSON |
 //!
 //! The schema history is Sluice's own (Canal keeps its table meta history
 //! in a database); its node is named so that nobody takes it for a client
@@ -101,6 +102,17 @@ pub fn parse_schema_history_record(child: &str) -> Option<i64> {
 /// too big for one node.
 pub fn schema_history_chunk(record: &str, index: usize) -> String {
     format!("{record}/chunk-{index:04}")
+}
+
+/// The name of a destination's first start position node: not a number,
+/// so Canal and the cursor store never take it for a client id.
+pub const START_POSITION_NODE: &str = "sluice-start";
+
+/// `/otter/canal/destinations/{dest}/sluice-start`: where `dest`'s first
+/// stream started (persistent, EntryPosition JSON), for a server that has
+/// no client cursor yet.
+pub fn start_position(dest: &str) -> String {
+    format!("{DESTINATIONS_ROOT}/{dest}/{START_POSITION_NODE}")
 }
 
 /// `/otter/canal/destinations/{dest}/{clientId}`: a subscription (persistent, no data).

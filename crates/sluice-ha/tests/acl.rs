@@ -58,6 +58,16 @@ async fn write_everything(config: ZkConfig) -> (ZkSession, ServerRegistry, Runni
                 }],
             })
             .unwrap();
+        store
+            .save_start(
+                "example",
+                &sluice_canal::EntryPosition {
+                    journal_name: "binlog.000001".into(),
+                    position: 4,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
         let mut history = ZooKeeperHistoryStore::connect(config, "example").unwrap();
         history
             .append(&HistoryRecord::Ddl {
@@ -101,6 +111,7 @@ async fn written_nodes(client: &Client) -> Vec<String> {
         paths::client("example", 1001),
         paths::client_filter("example", 1001),
         paths::client_cursor("example", 1001),
+        paths::start_position("example"),
         format!("{history}/{}", records[0]),
         history,
         paths::destination("example"),

@@ -328,6 +328,56 @@ fn period_mixed_store_writes_only_while_the_guard_allows() {
         .is_some());
 }
 
+/// The first start position sits in a node that is no client: loads of
+/// the subscriptions ignore it, and a fenced server cannot write it.
+#[test]
+fn the_start_position_is_a_node_beside_the_clients_written_only_while_guarded() {
+    init_tracing();
+    let zk = ZooKeeperEnsemble::start(1).unwrap();
+    let servers = zk.connect_string();
+    let rt = runtime();
+    let raw = rt.block_on(raw(&servers));
+    let (mixed, running) = guarded(&servers);
+    assert_eq!(mixed.load_start("example").unwrap(), None);
+    let mut meta = mixed.load("example").unwrap();
+    meta.client_datas.push(client_data(1001, "", None));
+    mixed.save(&meta).unwrap();
+
+    let start = sluice_canal::EntryPosition {
+        gtid: "0-1-7".into(),
+        journal_name: "binlog.000002".into(),
+        position: 6976,
+        server_id: 1,
+        ..Default::default()
+    };
+    mixed.save_start("example", &start).unwrap();
+    let node = rt
+        .block_on(raw_get(&raw, &format!("{DEST}/sluice-start")))
+        .expect("the start position node");
+    assert!(String::from_utf8_lossy(&node.0).contains("\"journalName\":\"binlog.000002\""));
+    // Another server reads it; the subscriptions are unchanged.
+    let other = store(&servers);
+    assert_eq!(other.load_start("example").unwrap(), Some(start.clone()));
+    assert_eq!(other.load("example").unwrap(), meta);
+
+    running.store(false, Ordering::SeqCst);
+    let moved = sluice_canal::EntryPosition {
+        position: 9000,
+        ..start.clone()
+    };
+    assert!(mixed.save_start("example", &moved).is_err());
+    assert_eq!(other.load_start("example").unwrap(), Some(start));
+
+    // Damaged: an error naming the node.
+    rt.block_on(async {
+        raw.set_data(&format!("{DEST}/sluice-start"), b"{", None)
+            .await
+            .unwrap()
+    });
+    let e = other.load_start("example").unwrap_err().to_string();
+    assert!(e.contains("sluice-start"), "{e}");
+}
+
 #[test]
 fn period_mixed_store_written_through_saves_before_returning() {
     init_tracing();

@@ -224,6 +224,23 @@ impl InstanceDestination {
             message: format!("destination {}: cannot persist cursors: {e}", self.name),
         })
     }
+
+    /// The first start position persisted for this destination (see
+    /// [`CursorStore::save_start`]), if any.
+    pub fn persisted_start_position(
+        &self,
+    ) -> Result<Option<EntryPosition>, sluice_meta::MetaError> {
+        self.cursors.load_start(&self.name)
+    }
+
+    /// Persists the position the destination's first stream started at,
+    /// durably (a blocking write: call it off the async workers).
+    pub fn persist_start_position(
+        &self,
+        position: &EntryPosition,
+    ) -> Result<(), sluice_meta::MetaError> {
+        self.cursors.save_start(&self.name, position)
+    }
 }
 
 impl Destination for InstanceDestination {

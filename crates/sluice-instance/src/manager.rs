@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use sluice_canal::{EntryPosition, LogIdentity, TableFilter};
+use sluice_canal::{LogIdentity, TableFilter};
 use sluice_config::{InstanceConfig, ServerConfig};
 use sluice_meta::{CursorStore, DirLock, LockError, MemoryCursorStore};
 use sluice_schema::SchemaHistoryStore;
@@ -25,7 +25,9 @@ use sluice_store::{BatchMode, Destination, Destinations, EventStore, StoreConfig
 use tokio::sync::watch;
 
 use crate::destination::{InstanceDestination, OwnStream, OwnStreamStarter};
-use crate::runner::{BinlogOnly, Fence, InstanceRunner, RunnerError, RunnerFilters, SchemaHook};
+use crate::runner::{
+    BinlogOnly, Fence, InstanceRunner, RunProgress, RunnerError, RunnerFilters, SchemaHook,
+};
 
 /// Where an instance is in its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -348,6 +350,9 @@ impl InstanceManager {
         state: watch::Sender<InstanceState>,
     ) {
         let mut delay = Duration::from_secs(1);
+        // Shared by the runs of this loop: a restart resumes after what the
+        // last run published.
+        let progress = Arc::new(RunProgress::default());
         loop {
             if *stop.borrow() {
                 break;
@@ -365,23 +370,21 @@ impl InstanceManager {
                     break;
                 }
             };
-            // Resume from the smallest client cursor, else the configured start.
-            let start = match destination.resume_position() {
-                Some(p) if config.gtid_on && !p.gtid.is_empty() => p
-                    .gtid
-                    .parse()
-                    .map(StartPosition::Gtid)
-                    .unwrap_or(StartPosition::FilePos {
-                        file: p.journal_name.clone(),
-                        pos: p.position,
-                    }),
-                Some(p) => StartPosition::FilePos {
-                    file: p.journal_name,
-                    pos: p.position,
-                },
-                None => configured_start(&config),
+            let (start, why) = match self.choose_start(&name, &config, &destination, &progress) {
+                Ok(chosen) => chosen,
+                Err(e) => {
+                    tracing::error!(destination = %name, error = %e, retry_in = ?delay, "cannot choose where to start; retrying");
+                    let _ = state.send(InstanceState::Failed(e.to_string()));
+                    let mut stop = stop.clone();
+                    tokio::select! {
+                        _ = tokio::time::sleep(delay) => {}
+                        _ = stop.changed() => break,
+                    }
+                    delay = (delay * 2).min(Duration::from_secs(60));
+                    continue;
+                }
             };
-            tracing::info!(destination = %name, %start, "instance reading the source");
+            tracing::info!(destination = %name, %start, why = %why, "instance reading the source");
             let source = SourceConfig {
                 connect: connect.clone(),
                 start,
@@ -395,7 +398,8 @@ impl InstanceManager {
                 schema,
                 config.gtid_on,
             )
-            .with_fence(self.fence.clone());
+            .with_fence(self.fence.clone())
+            .with_progress(progress.clone());
             let _ = state.send(InstanceState::Running);
             match runner.run(source, stop.clone()).await {
                 Ok(()) => break,
@@ -460,7 +464,7 @@ impl InstanceManager {
             )?;
             let source = SourceConfig {
                 connect: connect.clone(),
-                start: start_from(&from, config.gtid_on),
+                start: start_at(&config, from.clone()),
                 server_id: None,
                 server_id_seed: Some(format!("{name}#{client}@{}", connect.addr())),
                 ..Default::default()
@@ -486,6 +490,41 @@ impl InstanceManager {
                 task,
             })
         })
+    }
+
+    /// Where a run of an instance starts, and why. First after the last
+    /// transaction this process published (everything before is in the
+    /// store), then the smallest client cursor, then the first start
+    /// position persisted by an earlier process, then the configured start
+    /// (whose resolution the run then persists before publishing).
+    fn choose_start(
+        &self,
+        name: &str,
+        config: &InstanceConfig,
+        destination: &InstanceDestination,
+        progress: &RunProgress,
+    ) -> Result<(StartPosition, String), ManagerError> {
+        if let Some((p, why)) = progress.resume_point() {
+            return Ok((start_at(config, p), why.to_string()));
+        }
+        if let Some(p) = destination.resume_position() {
+            return Ok((
+                start_at(config, p),
+                "from the smallest client cursor".into(),
+            ));
+        }
+        let persisted = destination
+            .persisted_start_position()
+            .map_err(|e| ManagerError::Meta(name.to_string(), e))?;
+        if let Some(p) = persisted {
+            let at = format!("{}:{}", p.journal_name, p.position);
+            return Ok((
+                start_at(config, p),
+                format!("from the first start position persisted at {at} (no client cursor yet)"),
+            ));
+        }
+        progress.persist_next_start();
+        Ok((configured_start(config), "from the configured start".into()))
     }
 
     /// Stops a destination and waits until its reader has stopped. Its
@@ -604,16 +643,16 @@ impl Destinations for InstanceManager {
     }
 }
 
-/// Where a reader starts to resume after `p`: by GTID set when GTID mode is
-/// on and the position has one, else by file and offset.
-pub fn start_from(p: &EntryPosition, gtid_on: bool) -> StartPosition {
-    if gtid_on && !p.gtid.is_empty() {
+/// A start at `p`: its GTID set when the instance reads by GTID and `p`
+/// has one, else its file and offset.
+fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPosition {
+    if config.gtid_on && !p.gtid.is_empty() {
         if let Ok(g) = p.gtid.parse() {
             return StartPosition::Gtid(g);
         }
     }
     StartPosition::FilePos {
-        file: p.journal_name.clone(),
+        file: p.journal_name,
         pos: p.position,
     }
 }

@@ -9,13 +9,13 @@
 //! how many of its events it already handled and drops their entries.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use prost::Message;
 use sluice_binlog::events::EventData;
 use sluice_binlog::{EventHeader, RowsKind, TableMap};
-use sluice_canal::TableFilter;
+use sluice_canal::{EntryPosition, TableFilter};
 use sluice_source::position::GtidState;
 use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
 use sluice_store::{EntryBytes, EntryMeta, StoreError};
@@ -131,6 +131,13 @@ pub enum RunnerError {
     /// destination (see [`Fence`]).
     #[error("destination {destination}: fenced, this server no longer runs it")]
     Fenced { destination: String },
+    /// The first start position could not be persisted; nothing is
+    /// published until it is.
+    #[error("destination {destination}: cannot persist its first start position: {source}")]
+    StartPosition {
+        destination: String,
+        source: sluice_meta::MetaError,
+    },
 }
 
 /// Says whether this process may still publish entries of a destination
@@ -143,6 +150,85 @@ pub type Fence = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 /// is let through now and then so cursors keep advancing (as Canal does).
 const EMPTY_TRANSACTION_INTERVAL: Duration = Duration::from_secs(5);
 const EMPTY_TRANSACTION_COUNT: u64 = 8192;
+
+/// How far the runs of one instance got, shared by the runs of one process
+/// so that a run restarted after an error takes up where the last one
+/// stopped: after the last transaction it put into the store (everything
+/// before is there already), dropping what of the replayed transaction was
+/// put, never at a newer `latest`.
+#[derive(Debug, Default)]
+pub struct RunProgress {
+    state: Mutex<ProgressState>,
+}
+
+#[derive(Debug, Default)]
+struct ProgressState {
+    /// The first start position a stream resolved in this process.
+    first_start: Option<EntryPosition>,
+    /// Whether `first_start` is to be persisted and not yet persisted.
+    start_unpersisted: bool,
+    /// The ack point of the last END or DDL entry put: a transaction boundary.
+    published: Option<EntryPosition>,
+    /// The binlog key of the last entry put.
+    last_put: Option<(u64, u64)>,
+}
+
+impl RunProgress {
+    fn lock(&self) -> std::sync::MutexGuard<'_, ProgressState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Where a restarted run resumes, and why: after the last transaction
+    /// published, else at the first start this process resolved; `None`
+    /// before any run connected.
+    pub fn resume_point(&self) -> Option<(EntryPosition, &'static str)> {
+        let st = self.lock();
+        match (&st.published, &st.first_start) {
+            (Some(p), _) => Some((p.clone(), "resuming after the last published transaction")),
+            (None, Some(s)) => Some((
+                s.clone(),
+                "resuming at the first start position of this process (nothing published yet)",
+            )),
+            (None, None) => None,
+        }
+    }
+
+    /// Asks the next run to persist the start position its stream resolves
+    /// (as the destination's start position) before it publishes anything.
+    pub fn persist_next_start(&self) {
+        let mut st = self.lock();
+        if st.first_start.is_none() {
+            st.start_unpersisted = true;
+        }
+    }
+
+    /// Records `resolved` as the first start unless one is known; returns
+    /// the start still to persist, if any.
+    fn started(&self, resolved: EntryPosition) -> Option<EntryPosition> {
+        let mut st = self.lock();
+        let first = st.first_start.get_or_insert(resolved).clone();
+        st.start_unpersisted.then_some(first)
+    }
+
+    fn start_persisted(&self) {
+        self.lock().start_unpersisted = false;
+    }
+
+    /// Whether an entry at `position` was put already (by an earlier run).
+    fn already_put(&self, position: &EntryPosition) -> bool {
+        self.lock()
+            .last_put
+            .is_some_and(|last| position.binlog_key() <= last)
+    }
+
+    fn put(&self, position: &EntryPosition, ack_point: Option<&EntryPosition>) {
+        let mut st = self.lock();
+        st.last_put = Some(position.binlog_key());
+        if let Some(a) = ack_point {
+            st.published = Some(a.clone());
+        }
+    }
+}
 
 /// Counters a runner exposes.
 #[derive(Debug, Default, Clone)]
@@ -168,6 +254,7 @@ pub struct InstanceRunner {
     /// Events to drop after a transaction replay.
     skip_events: usize,
     fence: Option<Fence>,
+    progress: Arc<RunProgress>,
     pub stats: RunnerStats,
 }
 
@@ -271,6 +358,7 @@ impl InstanceRunner {
             events_in_txn: 0,
             skip_events: 0,
             fence: None,
+            progress: Arc::new(RunProgress::default()),
             stats: RunnerStats::default(),
         }
     }
@@ -278,6 +366,13 @@ impl InstanceRunner {
     /// Asks `fence` before putting each entry into the store.
     pub fn with_fence(mut self, fence: Option<Fence>) -> Self {
         self.fence = fence;
+        self
+    }
+
+    /// Shares `progress` with the earlier and later runs of the instance:
+    /// records what this run puts, and drops entries an earlier run put.
+    pub fn with_progress(mut self, progress: Arc<RunProgress>) -> Self {
+        self.progress = progress;
         self
     }
 
@@ -319,6 +414,7 @@ impl InstanceRunner {
             last_empty_emitted: Instant::now(),
             empty_suppressed: 0,
             counters: counters.clone(),
+            progress: self.progress.clone(),
         };
         let mut emitting = tokio::spawn(emitter.run(rx));
         let result = self.read(source, stop, tx, &mut emitting).await;
@@ -375,6 +471,8 @@ impl InstanceRunner {
         };
         let mut stream = connected.map_err(|e| self.source_error(e))?;
         self.gtid_state = stream.position().gtid.clone();
+        let resolved = stream.position().clone();
+        self.persist_start(&resolved).await?;
         let (file, pos) = (stream.position().file.clone(), stream.position().offset);
         self.schema
             .on_start(&file, pos)
@@ -503,6 +601,57 @@ impl InstanceRunner {
                     }
                 }
             }
+        }
+    }
+
+    /// Records where the stream resolved its start and, when asked to
+    /// ([`RunProgress::persist_next_start`]), persists it before anything
+    /// is published, so a later process without client cursors starts
+    /// there rather than at a newer `latest`.
+    async fn persist_start(
+        &mut self,
+        resolved: &sluice_source::position::ResumePosition,
+    ) -> Result<(), RunnerError> {
+        let position = EntryPosition {
+            gtid: resolved
+                .gtid
+                .as_ref()
+                .map(|g| g.to_string())
+                .unwrap_or_default(),
+            included: false,
+            journal_name: resolved.file.clone(),
+            position: resolved.offset,
+            server_id: i64::from(resolved.server_id),
+            timestamp: i64::from(resolved.timestamp) * 1000,
+        };
+        let Some(first) = self.progress.started(position) else {
+            return Ok(());
+        };
+        let destination = self.destination.clone();
+        let saved = tokio::task::spawn_blocking(move || {
+            let saved = destination.persist_start_position(&first);
+            (saved, first)
+        })
+        .await;
+        match saved {
+            Ok((Ok(()), first)) => {
+                tracing::info!(
+                    destination = %self.name,
+                    start = %format_args!("{}:{}", first.journal_name, first.position),
+                    gtid = %first.gtid,
+                    "first start position persisted"
+                );
+                self.progress.start_persisted();
+                Ok(())
+            }
+            Ok((Err(source), _)) => Err(RunnerError::StartPosition {
+                destination: self.name.clone(),
+                source,
+            }),
+            Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+            Err(_) => Err(RunnerError::Stopped {
+                destination: self.name.clone(),
+            }),
         }
     }
 
@@ -646,6 +795,7 @@ struct Emitter {
     last_empty_emitted: Instant,
     empty_suppressed: u64,
     counters: Arc<EmitCounters>,
+    progress: Arc<RunProgress>,
 }
 
 impl Emitter {
@@ -711,9 +861,6 @@ impl Emitter {
             }
         }
         self.txn_has_entries = true;
-        if e.kind == EntryKind::Row {
-            self.counters.rows.fetch_add(1, Ordering::Relaxed);
-        }
         self.put(e).await
     }
 
@@ -725,14 +872,22 @@ impl Emitter {
                 });
             }
         }
+        // Put by an earlier run of this instance: the replay of the
+        // transaction it stopped in.
+        if self.progress.already_put(&e.position) {
+            return Ok(());
+        }
         let bytes: EntryBytes = Arc::from(e.entry.encode_to_vec());
         let meta = EntryMeta {
             bytes: bytes.len(),
-            ack_point: e.ack_point,
-            position: e.position,
+            ack_point: e.ack_point.clone(),
+            position: e.position.clone(),
             is_ddl: e.kind == EntryKind::Ddl,
         };
         self.counters.entries.fetch_add(1, Ordering::Relaxed);
+        if e.kind == EntryKind::Row {
+            self.counters.rows.fetch_add(1, Ordering::Relaxed);
+        }
         self.destination
             .store()
             .put(bytes, meta)
@@ -742,6 +897,8 @@ impl Emitter {
                 RunnerError::Stopped {
                     destination: self.name.clone(),
                 }
-            })
+            })?;
+        self.progress.put(&e.position, e.ack_point.as_ref());
+        Ok(())
     }
 }

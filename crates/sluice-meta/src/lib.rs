@@ -16,7 +16,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sluice_canal::LogPosition;
+use sluice_canal::{EntryPosition, LogPosition};
 
 /// One subscribed client of a destination.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,6 +67,18 @@ pub trait CursorStore: Send + Sync {
     fn load(&self, destination: &str) -> Result<DestinationMeta, MetaError>;
     /// Replaces what is stored for the destination, durably.
     fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError>;
+    /// Where the destination's first stream started (`latest` or a time
+    /// resolved to a file, offset and GTID set): where a process without
+    /// client cursors starts, so rows published before any client acked are
+    /// not skipped. `None` if never saved, or if the store cannot keep it.
+    fn load_start(&self, _destination: &str) -> Result<Option<EntryPosition>, MetaError> {
+        Ok(None)
+    }
+    /// Keeps the destination's first start position, durably. A store
+    /// that cannot keep it ignores it (the configured start then applies).
+    fn save_start(&self, _destination: &str, _position: &EntryPosition) -> Result<(), MetaError> {
+        Ok(())
+    }
 }
 
 /// Canal's file meta: `{dir}/{destination}/meta.dat`.
@@ -82,6 +94,33 @@ impl FileCursorStore {
     pub fn path(&self, destination: &str) -> PathBuf {
         self.dir.join(destination).join("meta.dat")
     }
+
+    /// `{dir}/{destination}/start.dat`: the first start position, kept
+    /// apart so `meta.dat` stays what Canal reads and writes.
+    pub fn start_path(&self, destination: &str) -> PathBuf {
+        self.dir.join(destination).join("start.dat")
+    }
+}
+
+/// Writes `bytes` to `path` atomically and durably: temporary file, fsync,
+/// rename, fsync of the folder.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), MetaError> {
+    let folder = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    fs::create_dir_all(&folder).map_err(io("create", &folder))?;
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(".tmp");
+    let tmp = folder.join(tmp_name);
+    {
+        let mut f = fs::File::create(&tmp).map_err(io("create", &tmp))?;
+        f.write_all(bytes).map_err(io("write", &tmp))?;
+        f.sync_all().map_err(io("sync", &tmp))?;
+    }
+    fs::rename(&tmp, path).map_err(io("rename into place", path))?;
+    // The rename is durable only once the folder entry is on disk.
+    fs::File::open(&folder)
+        .and_then(|d| d.sync_all())
+        .map_err(io("sync", &folder))?;
+    Ok(())
 }
 
 fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> MetaError + 'a {
@@ -110,24 +149,32 @@ impl CursorStore for FileCursorStore {
 
     fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError> {
         let path = self.path(&meta.destination);
-        let folder = path.parent().unwrap_or(&self.dir).to_path_buf();
-        fs::create_dir_all(&folder).map_err(io("create", &folder))?;
-        let tmp = folder.join("meta.dat.tmp");
         let json = serde_json::to_vec(meta).map_err(|source| MetaError::Corrupt {
             path: path.clone(),
             source,
         })?;
-        {
-            let mut f = fs::File::create(&tmp).map_err(io("create", &tmp))?;
-            f.write_all(&json).map_err(io("write", &tmp))?;
-            f.sync_all().map_err(io("sync", &tmp))?;
-        }
-        fs::rename(&tmp, &path).map_err(io("rename into place", &path))?;
-        // The rename is durable only once the folder entry is on disk.
-        fs::File::open(&folder)
-            .and_then(|d| d.sync_all())
-            .map_err(io("sync", &folder))?;
-        Ok(())
+        write_atomically(&path, &json)
+    }
+
+    fn load_start(&self, destination: &str) -> Result<Option<EntryPosition>, MetaError> {
+        let path = self.start_path(destination);
+        let text = match fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io("read", &path)(e)),
+        };
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|source| MetaError::Corrupt { path, source })
+    }
+
+    fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
+        let path = self.start_path(destination);
+        let json = serde_json::to_vec(position).map_err(|source| MetaError::Corrupt {
+            path: path.clone(),
+            source,
+        })?;
+        write_atomically(&path, &json)
     }
 }
 
@@ -136,6 +183,7 @@ impl CursorStore for FileCursorStore {
 #[derive(Default)]
 pub struct MemoryCursorStore {
     metas: std::sync::Mutex<std::collections::HashMap<String, DestinationMeta>>,
+    starts: std::sync::Mutex<std::collections::HashMap<String, EntryPosition>>,
 }
 
 impl CursorStore for MemoryCursorStore {
@@ -150,6 +198,17 @@ impl CursorStore for MemoryCursorStore {
     fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError> {
         let mut metas = self.metas.lock().unwrap_or_else(|p| p.into_inner());
         metas.insert(meta.destination.clone(), meta.clone());
+        Ok(())
+    }
+
+    fn load_start(&self, destination: &str) -> Result<Option<EntryPosition>, MetaError> {
+        let starts = self.starts.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(starts.get(destination).cloned())
+    }
+
+    fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
+        let mut starts = self.starts.lock().unwrap_or_else(|p| p.into_inner());
+        starts.insert(destination.to_string(), position.clone());
         Ok(())
     }
 }
@@ -191,6 +250,37 @@ mod tests {
         std::fs::write(dir.path().join("bad/meta.dat"), "{\"clientDatas\":[").unwrap();
         let e = store.load("bad").unwrap_err().to_string();
         assert!(e.contains("meta.dat"), "{e}");
+    }
+
+    #[test]
+    fn the_start_position_is_kept_beside_meta_dat_which_it_leaves_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("example")).unwrap();
+        std::fs::write(dir.path().join("example/meta.dat"), CANAL_META).unwrap();
+        let store = FileCursorStore::new(dir.path());
+        assert_eq!(store.load_start("example").unwrap(), None);
+        let start = EntryPosition {
+            gtid: "0-1-7".into(),
+            journal_name: "binlog.000002".into(),
+            position: 6976,
+            server_id: 1,
+            timestamp: 1_600_000_000_000,
+            ..Default::default()
+        };
+        store.save_start("example", &start).unwrap();
+        assert_eq!(store.load_start("example").unwrap(), Some(start.clone()));
+        let written = std::fs::read_to_string(dir.path().join("example/meta.dat")).unwrap();
+        assert_eq!(written, CANAL_META);
+        assert!(!dir.path().join("example/start.dat.tmp").exists());
+
+        std::fs::write(dir.path().join("example/start.dat"), "{").unwrap();
+        let e = store.load_start("example").unwrap_err().to_string();
+        assert!(e.contains("start.dat"), "{e}");
+
+        let memory = MemoryCursorStore::default();
+        assert_eq!(memory.load_start("example").unwrap(), None);
+        memory.save_start("example", &start).unwrap();
+        assert_eq!(memory.load_start("example").unwrap(), Some(start));
     }
 
     #[test]
