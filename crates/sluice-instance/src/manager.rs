@@ -375,12 +375,9 @@ impl InstanceManager {
                 Err(e) => {
                     tracing::error!(destination = %name, error = %e, retry_in = ?delay, "cannot choose where to start; retrying");
                     let _ = state.send(InstanceState::Failed(e.to_string()));
-                    let mut stop = stop.clone();
-                    tokio::select! {
-                        _ = tokio::time::sleep(delay) => {}
-                        _ = stop.changed() => break,
+                    if !retry_after(&mut delay, &stop).await {
+                        break;
                     }
-                    delay = (delay * 2).min(Duration::from_secs(60));
                     continue;
                 }
             };
@@ -410,12 +407,9 @@ impl InstanceManager {
                 Err(e) => {
                     tracing::error!(destination = %name, error = %e, retry_in = ?delay, "instance failed; restarting");
                     let _ = state.send(InstanceState::Failed(e.to_string()));
-                    let mut stop = stop.clone();
-                    tokio::select! {
-                        _ = tokio::time::sleep(delay) => {}
-                        _ = stop.changed() => break,
+                    if !retry_after(&mut delay, &stop).await {
+                        break;
                     }
-                    delay = (delay * 2).min(Duration::from_secs(60));
                 }
             }
         }
@@ -641,6 +635,18 @@ impl Destinations for InstanceManager {
             .get(name)
             .map(|r| r.destination.clone() as Arc<dyn Destination>)
     }
+}
+
+/// Waits `delay` before a retry and doubles it (up to a minute); false
+/// when the instance is stopped meanwhile.
+async fn retry_after(delay: &mut Duration, stop: &watch::Receiver<bool>) -> bool {
+    let mut stop = stop.clone();
+    tokio::select! {
+        _ = tokio::time::sleep(*delay) => {}
+        _ = stop.changed() => return false,
+    }
+    *delay = (*delay * 2).min(Duration::from_secs(60));
+    true
 }
 
 /// A start at `p`: its GTID set when the instance reads by GTID and `p`
