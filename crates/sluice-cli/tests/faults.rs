@@ -424,6 +424,11 @@ async fn a_zookeeper_outage_loses_no_row() {
         std::thread::sleep(Duration::from_millis(50));
     }
     let dumps = binlog_dumps(&db);
+    let kinds: BTreeSet<String> = errors_during
+        .iter()
+        .map(|e| e.rsplit("exception=").next().unwrap_or(e).to_string())
+        .collect();
+    eprintln!("errors during the outage, distinct: {kinds:#?}");
     eprintln!(
         "ZooKeeper down 15 s: {rows} rows written, {} delivered ({} duplicates); \
          during the outage {seen_during} new rows and {acks_during} confirmed acks, \
