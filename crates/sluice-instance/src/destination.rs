@@ -38,6 +38,10 @@ impl Drop for OwnStream {
     }
 }
 
+/// Most own streams of one destination at once: each is a replication
+/// connection to the source, so client ids alone must not multiply them.
+pub const MAX_OWN_STREAMS: usize = 8;
+
 /// Starts the own stream of `client` of the given destination, from
 /// `resume` (a transaction boundary).
 pub type OwnStreamStarter = Arc<
@@ -140,6 +144,13 @@ impl InstanceDestination {
             if !s.task.is_finished() {
                 return Ok(s.clone());
             }
+        }
+        own.retain(|_, s| !s.task.is_finished());
+        if own.len() >= MAX_OWN_STREAMS {
+            return Err(refuse(format!(
+                "destination {}: clientId:{client} fell behind, and {MAX_OWN_STREAMS} clients are read for already; retry once one of them catches up or unsubscribes",
+                self.name
+            )));
         }
         let cursor = self
             .lock_meta()
