@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{binlog_dumps, insert_ids, spawn_server, write_example_instance};
+use common::{binlog_dumps, insert_ids, spawn_server, start_writer, write_example_instance};
 use sluice_client::{Connector, SimpleConnector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 
@@ -74,24 +74,6 @@ impl Drop for Server {
     fn drop(&mut self) {
         self.kill_9();
     }
-}
-
-/// Inserts transactions of 3 rows (ids 0, 1, 2, …) until `stop`; returns
-/// how many rows were written.
-fn start_writer(db: Arc<MariaDb>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<i64> {
-    std::thread::spawn(move || {
-        let mut next = 0i64;
-        while !stop.load(Ordering::SeqCst) {
-            let stmts: Vec<String> = (next..next + 3)
-                .map(|id| format!("INSERT INTO w.t VALUES ({id}, 'row {id}')"))
-                .collect();
-            db.exec(&format!("BEGIN; {}; COMMIT", stmts.join("; ")))
-                .unwrap();
-            next += 3;
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        next
-    })
 }
 
 /// One consumer over reconnects: gets, checks, acks, and keeps what the

@@ -33,7 +33,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{binlog_dumps, insert_ids, spawn_server, wait_dumps, write_example_instance};
+use common::{
+    binlog_dumps, insert_ids, spawn_server, start_writer, wait_dumps, write_example_instance,
+};
 use sluice_client::cluster::{ClusterConnector, ClusterOptions};
 use sluice_client::{Connector, Message, SimpleConnector, TimeUnit};
 use sluice_ha::zookeeper_client::{self, Client};
@@ -301,24 +303,6 @@ async fn wait_consumer(
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-}
-
-/// Inserts transactions of 3 rows (ids 0, 1, 2, …) until stopped; returns
-/// how many rows it wrote.
-fn start_writer(db: Arc<MariaDb>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<i64> {
-    std::thread::spawn(move || {
-        let mut next = 0i64;
-        while !stop.load(Ordering::SeqCst) {
-            let stmts: Vec<String> = (next..next + 3)
-                .map(|id| format!("INSERT INTO w.t VALUES ({id}, 'row {id}')"))
-                .collect();
-            db.exec(&format!("BEGIN; {}; COMMIT", stmts.join("; ")))
-                .unwrap();
-            next += 3;
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        next
-    })
 }
 
 #[derive(Default)]

@@ -116,3 +116,24 @@ pub fn wait_dumps(db: &MariaDb, n: usize, timeout: Duration) -> Duration {
     }
     start.elapsed()
 }
+
+/// Inserts transactions of 3 rows (ids 0, 1, 2, …) into `w.t (id, v)` until
+/// `stop`; returns how many rows it wrote.
+pub fn start_writer(
+    db: std::sync::Arc<MariaDb>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<i64> {
+    std::thread::spawn(move || {
+        let mut next = 0i64;
+        while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+            let stmts: Vec<String> = (next..next + 3)
+                .map(|id| format!("INSERT INTO w.t VALUES ({id}, 'row {id}')"))
+                .collect();
+            db.exec(&format!("BEGIN; {}; COMMIT", stmts.join("; ")))
+                .unwrap();
+            next += 3;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        next
+    })
+}
