@@ -123,6 +123,30 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), MetaError> {
     Ok(())
 }
 
+/// The JSON in `path`; `None` when there is no such file.
+fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Option<T>, MetaError> {
+    let text = match fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io("read", path)(e)),
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|source| MetaError::Corrupt {
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
+/// `value` as JSON in `path`, atomically and durably.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), MetaError> {
+    let json = serde_json::to_vec(value).map_err(|source| MetaError::Corrupt {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    write_atomically(path, &json)
+}
+
 fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> MetaError + 'a {
     move |source| MetaError::Io {
         action,
@@ -133,48 +157,24 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
 
 impl CursorStore for FileCursorStore {
     fn load(&self, destination: &str) -> Result<DestinationMeta, MetaError> {
-        let path = self.path(destination);
-        let text = match fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(DestinationMeta {
-                    client_datas: Vec::new(),
-                    destination: destination.to_string(),
-                })
-            }
-            Err(e) => return Err(io("read", &path)(e)),
-        };
-        serde_json::from_str(&text).map_err(|source| MetaError::Corrupt { path, source })
+        Ok(
+            read_json(&self.path(destination))?.unwrap_or_else(|| DestinationMeta {
+                client_datas: Vec::new(),
+                destination: destination.to_string(),
+            }),
+        )
     }
 
     fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError> {
-        let path = self.path(&meta.destination);
-        let json = serde_json::to_vec(meta).map_err(|source| MetaError::Corrupt {
-            path: path.clone(),
-            source,
-        })?;
-        write_atomically(&path, &json)
+        write_json(&self.path(&meta.destination), meta)
     }
 
     fn load_start(&self, destination: &str) -> Result<Option<EntryPosition>, MetaError> {
-        let path = self.start_path(destination);
-        let text = match fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io("read", &path)(e)),
-        };
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|source| MetaError::Corrupt { path, source })
+        read_json(&self.start_path(destination))
     }
 
     fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
-        let path = self.start_path(destination);
-        let json = serde_json::to_vec(position).map_err(|source| MetaError::Corrupt {
-            path: path.clone(),
-            source,
-        })?;
-        write_atomically(&path, &json)
+        write_json(&self.start_path(destination), position)
     }
 }
 
