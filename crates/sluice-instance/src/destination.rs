@@ -125,9 +125,13 @@ impl InstanceDestination {
         self.own_streams.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The own stream of a client, if it has one.
-    fn own_stream(&self, client: ClientId) -> Option<Arc<OwnStream>> {
-        self.lock_own().get(&client).cloned()
+    /// The store that serves a client's batches: its own stream's if it
+    /// has one, else the shared one.
+    fn serving_store(&self, client: ClientId) -> Arc<EventStore<EntryBytes>> {
+        match self.lock_own().get(&client) {
+            Some(own) => own.destination.store().clone(),
+            None => self.store.clone(),
+        }
     }
 
     /// The own stream of a detached client, started if it has none or its
@@ -326,10 +330,7 @@ impl Destination for InstanceDestination {
     }
 
     fn ack(&self, client: ClientId, batch_id: i64) -> Result<(), DestinationError> {
-        let acked = match self.own_stream(client) {
-            Some(own) => own.destination.store().ack(client, batch_id)?,
-            None => self.store.ack(client, batch_id)?,
-        };
+        let acked = self.serving_store(client).ack(client, batch_id)?;
         let Some(position) = acked else {
             return Ok(());
         };
@@ -348,10 +349,7 @@ impl Destination for InstanceDestination {
     }
 
     fn rollback(&self, client: ClientId, batch_id: i64) -> Result<(), DestinationError> {
-        match self.own_stream(client) {
-            Some(own) => Ok(own.destination.store().rollback(client, batch_id)?),
-            None => Ok(self.store.rollback(client, batch_id)?),
-        }
+        Ok(self.serving_store(client).rollback(client, batch_id)?)
     }
 }
 
