@@ -545,6 +545,34 @@ struct Counts {
     absent_cells: usize,
 }
 
+/// With `SLUICE_KEEP_BINLOGS=DIR`, copies the binlog files a run wrote to
+/// DIR: they are the live fixtures of the Canal entry bytes test
+/// (`crates/sluice-instance/tests/data/live-types`).
+fn keep_binlogs(
+    db: &MariaDb,
+    image: BinlogRowImage,
+    metadata: BinlogRowMetadata,
+    compress: bool,
+) -> anyhow::Result<()> {
+    let Some(dir) = std::env::var_os("SLUICE_KEEP_BINLOGS") else {
+        return Ok(());
+    };
+    let dir = std::path::PathBuf::from(dir);
+    std::fs::create_dir_all(&dir)?;
+    let tag = format!(
+        "{image:?}-{metadata:?}-{}",
+        if compress { "compressed" } else { "plain" }
+    )
+    .to_ascii_lowercase();
+    for path in db.binlog_files()? {
+        if let Some(name) = path.file_name() {
+            let to = dir.join(format!("{tag}.{}", name.to_string_lossy()));
+            std::fs::copy(&path, to)?;
+        }
+    }
+    Ok(())
+}
+
 fn run(
     image: BinlogRowImage,
     metadata: BinlogRowMetadata,
@@ -583,6 +611,7 @@ fn run(
     let after_update = snapshot(&db, full)?;
     db.exec(&use_db(DELETES))?;
     db.flush_binlogs()?;
+    keep_binlogs(&db, image, metadata, compress)?;
 
     let mut counts = Counts {
         written: 0,
