@@ -1,0 +1,1 @@
+//! Canal entries: to be moved here from sluice-instance::entry.

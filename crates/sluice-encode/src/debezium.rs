@@ -1,0 +1,1 @@
+//! Debezium change-event JSON: to be written.

@@ -1,0 +1,1 @@
+//! Canal FlatMessage JSON: to be written.

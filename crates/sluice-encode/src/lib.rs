@@ -1,0 +1,13 @@
+//! Encoders of the change-event model ([`sluice_events`]): one module per
+//! output. Each takes [`sluice_events::ChangeEvent`]s and writes its format;
+//! none reaches back into the pipeline.
+//!
+//! - [`canal`]: Canal `Entry` protobuf, as Canal's MySQL parser fills it.
+//! - [`flat`]: Canal's FlatMessage JSON (MQ mode).
+//! - [`debezium`]: Debezium's change-event JSON (key and value).
+//! - [`tail`]: the JSON lines of `sluice tail`.
+
+pub mod canal;
+pub mod debezium;
+pub mod flat;
+pub mod tail;

@@ -1,0 +1,1 @@
+//! sluice tail JSON lines: to be moved here from sluice-cli.

@@ -1,0 +1,363 @@
+//! The change events and the builder that makes them from decoded events.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use sluice_binlog::events::{mariadb_gtid_flags, EventData};
+use sluice_binlog::{ColumnDef, DecodeError, RowImage, RowsEvent, RowsKind, TableMap};
+
+use crate::statement::{classify_statement, StatementClass};
+
+/// What the schema stage knows of a column beyond the binlog's own
+/// metadata: its name, declared type and whether it is in the primary key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnInfo {
+    pub name: String,
+    /// The declared type, e.g. `int(11) unsigned`, `varchar(64)`.
+    pub mysql_type: String,
+    pub is_key: bool,
+}
+
+/// Where an event is in the binlog of the server it came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position<'a> {
+    pub file: &'a str,
+    /// Offset of the event's first byte.
+    pub offset: u64,
+    /// Offset just after the event: where to resume once it is applied.
+    pub next_offset: u64,
+    /// `server_id` of the event header.
+    pub server_id: u32,
+    /// The event header's timestamp, seconds since the epoch.
+    pub timestamp: u32,
+}
+
+impl Position<'_> {
+    pub fn event_length(&self) -> u64 {
+        self.next_offset.saturating_sub(self.offset)
+    }
+    /// The timestamp in milliseconds, as Canal and Debezium give it.
+    pub fn timestamp_ms(&self) -> i64 {
+        self.timestamp as i64 * 1000
+    }
+}
+
+/// The transaction context events are read in: kept by [`ChangeBuilder`]
+/// from GTID, BEGIN and commit events; the executed GTID set by the caller,
+/// who follows the stream's positions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TransactionState {
+    /// The current transaction's GTID (`uuid:n` for MySQL, `domain-server-seq`
+    /// for MariaDB), if the server writes GTIDs.
+    pub gtid: Option<String>,
+    /// MySQL's `(sequence_number, last_committed)` of the current transaction.
+    pub sequence: Option<(i64, i64)>,
+    /// The GTID set executed so far (empty when unknown or GTIDs are off).
+    pub executed_gtid_set: String,
+    /// Between a BEGIN (or MariaDB's opening GTID event) and its commit.
+    pub in_transaction: bool,
+    /// The thread id of the current transaction's BEGIN query, if it had one.
+    pub thread_id: Option<u32>,
+}
+
+/// A column of a described table: the binlog's definition and what the
+/// schema stage adds to it.
+#[derive(Debug, Clone, Copy)]
+pub struct Column<'a> {
+    pub index: usize,
+    /// The name, empty when neither the schema nor the binlog gives one.
+    pub name: &'a str,
+    /// The declared type when the schema gives it, else the binlog type's
+    /// SQL name (`int`, `varchar`, ...).
+    pub mysql_type: &'a str,
+    pub is_key: bool,
+    pub def: &'a ColumnDef,
+}
+
+/// The table of a rows event, as the schema stage described it.
+#[derive(Debug, Clone, Copy)]
+pub struct Table<'a> {
+    pub map: &'a TableMap,
+    /// One entry per column when the schema knows the table at this position.
+    pub info: Option<&'a [ColumnInfo]>,
+}
+
+impl<'a> Table<'a> {
+    pub fn schema(&self) -> &'a str {
+        &self.map.schema
+    }
+    pub fn name(&self) -> &'a str {
+        &self.map.table
+    }
+    pub fn column_count(&self) -> usize {
+        self.map.columns.len()
+    }
+    /// Column `index`, described by the schema when it can, else by the
+    /// binlog's metadata.
+    pub fn column(&self, index: usize) -> Option<Column<'a>> {
+        let def = self.map.columns.get(index)?;
+        Some(match self.info.and_then(|i| i.get(index)) {
+            Some(c) => Column {
+                index,
+                name: &c.name,
+                mysql_type: &c.mysql_type,
+                is_key: c.is_key,
+                def,
+            },
+            None => Column {
+                index,
+                name: def.name.as_deref().unwrap_or(""),
+                mysql_type: def.column_type.sql_name(),
+                is_key: def.is_primary_key(),
+                def,
+            },
+        })
+    }
+    pub fn columns(&self) -> impl Iterator<Item = Column<'a>> + 'a {
+        let t = *self;
+        (0..t.column_count()).filter_map(move |i| t.column(i))
+    }
+}
+
+/// What a row change does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    Insert,
+    Update,
+    Delete,
+}
+
+impl Op {
+    pub fn of(kind: RowsKind) -> Self {
+        match kind {
+            RowsKind::Write => Op::Insert,
+            RowsKind::Update | RowsKind::PartialUpdate => Op::Update,
+            RowsKind::Delete => Op::Delete,
+        }
+    }
+}
+
+/// The row changes of one rows event: one table, one operation.
+#[derive(Debug, Clone, Copy)]
+pub struct RowsChange<'a> {
+    pub position: Position<'a>,
+    pub txn: &'a TransactionState,
+    pub table: Table<'a>,
+    pub op: Op,
+    /// The decoded event; its rows are read with [`RowsChange::rows`].
+    pub event: &'a RowsEvent<'a>,
+}
+
+impl<'a> RowsChange<'a> {
+    /// The rows, in event order, each with its images still undecoded
+    /// (values are read with [`RowImage::cells`]).
+    pub fn rows(&self) -> impl Iterator<Item = Result<RowChange<'a>, DecodeError>> + 'a {
+        let position = self.position;
+        self.event.rows().enumerate().map(move |(index, row)| {
+            row.map(|r| RowChange {
+                index,
+                before: r.before,
+                after: r.after,
+                key: RowKey {
+                    file: position.file,
+                    offset: position.offset,
+                    index,
+                },
+            })
+        })
+    }
+}
+
+/// One row's change: the images the event carries (an insert has no
+/// before image, a delete no after image).
+#[derive(Debug)]
+pub struct RowChange<'a> {
+    /// 0-based index of the row in its rows event.
+    pub index: usize,
+    pub before: Option<RowImage<'a>>,
+    pub after: Option<RowImage<'a>>,
+    pub key: RowKey<'a>,
+}
+
+/// A row's key, stable across replays of the binlog: the rows event's file
+/// and offset and the row's index in it. Shown as `file:offset#index`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RowKey<'a> {
+    pub file: &'a str,
+    pub offset: u64,
+    pub index: usize,
+}
+
+impl fmt::Display for RowKey<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}#{}", self.file, self.offset, self.index)
+    }
+}
+
+/// A statement other than a transaction boundary: DDL, or DML in statement
+/// format, or anything else the server logged as a query.
+#[derive(Debug, Clone)]
+pub struct Statement<'a> {
+    pub position: Position<'a>,
+    pub txn: &'a TransactionState,
+    /// The session's default database (may be empty).
+    pub db: Cow<'a, str>,
+    /// The statement, trimmed (invalid UTF-8 replaced).
+    pub sql: Cow<'a, str>,
+    pub class: StatementClass,
+}
+
+/// A change event: what every output encodes.
+#[derive(Debug, Clone)]
+pub enum ChangeEvent<'a> {
+    /// A transaction starts: a BEGIN query (`thread_id` set) or MariaDB's
+    /// GTID event opening a group.
+    Begin {
+        position: Position<'a>,
+        txn: &'a TransactionState,
+        thread_id: Option<u32>,
+    },
+    /// The row changes of one rows event.
+    Rows(RowsChange<'a>),
+    /// A transaction commits: an XID event (`xid` set) or a COMMIT query.
+    Commit {
+        position: Position<'a>,
+        txn: &'a TransactionState,
+        xid: Option<u64>,
+    },
+    Statement(Statement<'a>),
+}
+
+impl<'a> ChangeEvent<'a> {
+    pub fn position(&self) -> &Position<'a> {
+        match self {
+            ChangeEvent::Begin { position, .. }
+            | ChangeEvent::Commit { position, .. }
+            | ChangeEvent::Statement(Statement { position, .. })
+            | ChangeEvent::Rows(RowsChange { position, .. }) => position,
+        }
+    }
+    pub fn txn(&self) -> &'a TransactionState {
+        match self {
+            ChangeEvent::Begin { txn, .. }
+            | ChangeEvent::Commit { txn, .. }
+            | ChangeEvent::Statement(Statement { txn, .. })
+            | ChangeEvent::Rows(RowsChange { txn, .. }) => txn,
+        }
+    }
+}
+
+/// Follows the transaction state across decoded events and makes the
+/// change events. Events it does not turn into one (table maps, rotates,
+/// GTID events of MySQL, ...) still update its state.
+#[derive(Debug, Default)]
+pub struct ChangeBuilder {
+    state: TransactionState,
+}
+
+impl ChangeBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn state(&self) -> &TransactionState {
+        &self.state
+    }
+
+    /// The caller keeps the executed GTID set up to date from the stream.
+    pub fn set_executed_gtid_set(&mut self, set: String) {
+        self.state.executed_gtid_set = set;
+    }
+
+    /// The change event of one decoded event, if it is one. `columns`
+    /// describes a rows event's table when the schema knows it.
+    pub fn on_event<'a>(
+        &'a mut self,
+        position: Position<'a>,
+        data: &'a EventData<'a>,
+        columns: Option<&'a [ColumnInfo]>,
+    ) -> Option<ChangeEvent<'a>> {
+        match data {
+            EventData::Gtid(g) => {
+                self.state.gtid = (!g.anonymous).then(|| g.gtid.to_string());
+                self.state.sequence = g.sequence_number.zip(g.last_committed);
+                None
+            }
+            EventData::MariadbGtid(g) => {
+                self.state.gtid = Some(g.gtid.to_string());
+                self.state.sequence = None;
+                // MariaDB writes no BEGIN query: its GTID event opens the
+                // transaction. A standalone group (DDL) opens nothing.
+                if g.flags & mariadb_gtid_flags::STANDALONE != 0 {
+                    return None;
+                }
+                self.state.in_transaction = true;
+                self.state.thread_id = None;
+                Some(ChangeEvent::Begin {
+                    position,
+                    txn: &self.state,
+                    thread_id: None,
+                })
+            }
+            EventData::Xid(xid) => {
+                self.state.in_transaction = false;
+                Some(ChangeEvent::Commit {
+                    position,
+                    txn: &self.state,
+                    xid: Some(*xid),
+                })
+            }
+            EventData::Query(q) => {
+                let sql = trimmed(q.query_text());
+                let upper: String = sql
+                    .chars()
+                    .take(32)
+                    .collect::<String>()
+                    .to_ascii_uppercase();
+                if upper == "BEGIN" || upper.ends_with(" BEGIN") || upper.starts_with("XA START") {
+                    self.state.in_transaction = true;
+                    self.state.thread_id = Some(q.thread_id);
+                    return Some(ChangeEvent::Begin {
+                        position,
+                        txn: &self.state,
+                        thread_id: Some(q.thread_id),
+                    });
+                }
+                if upper == "COMMIT" || upper.starts_with("XA END") {
+                    self.state.in_transaction = false;
+                    return Some(ChangeEvent::Commit {
+                        position,
+                        txn: &self.state,
+                        xid: None,
+                    });
+                }
+                Some(ChangeEvent::Statement(Statement {
+                    position,
+                    txn: &self.state,
+                    db: q.schema_text(),
+                    class: classify_statement(&sql),
+                    sql,
+                }))
+            }
+            EventData::Rows(rows) => Some(ChangeEvent::Rows(RowsChange {
+                position,
+                txn: &self.state,
+                table: Table {
+                    map: &rows.table,
+                    info: columns,
+                },
+                op: Op::of(rows.kind),
+                event: rows,
+            })),
+            _ => None,
+        }
+    }
+}
+
+fn trimmed(text: Cow<'_, str>) -> Cow<'_, str> {
+    match text {
+        Cow::Borrowed(s) => Cow::Borrowed(s.trim()),
+        Cow::Owned(s) if s.trim().len() == s.len() => Cow::Owned(s),
+        Cow::Owned(s) => Cow::Owned(s.trim().to_string()),
+    }
+}
