@@ -43,6 +43,7 @@
 //! - `TMPDIR`: where datadirs and the template go; keep it short (Unix socket
 //!   paths are limited to about 100 bytes).
 
+pub mod bench_binlog;
 pub mod bench_docs;
 mod config;
 mod process;
