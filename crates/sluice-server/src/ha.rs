@@ -507,4 +507,26 @@ mod tests {
             "10.0.0.6:2000"
         );
     }
+
+    #[test]
+    fn bad_credentials_are_refused_without_repeating_them() {
+        // The variable would make this a different error.
+        if std::env::var_os(ZK_AUTH_ENV).is_some() {
+            return;
+        }
+        let server =
+            server("canal.zkServers = 127.0.0.1:2181\nsluice.zookeeper.auth = digest:S3cretOnly\n");
+        let err = zk_config(&server).expect_err("bad credentials");
+        assert!(
+            matches!(
+                err,
+                ServerError::ZooKeeperAuth {
+                    origin: "sluice.zookeeper.auth",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(!err.to_string().contains("S3cretOnly"), "{err}");
+    }
 }
