@@ -5,10 +5,10 @@
 //! to Canal clients over TCP. `sluice server` is a thin shell around it.
 //!
 //! ```no_run
-//! use sluice_server::{Server, ServerConfig};
+//! use sluice_server::Server;
 //!
 //! # async fn embed() -> Result<(), sluice_server::ServerError> {
-//! let config = sluice_server::load_config(std::path::Path::new("conf"))?;
+//! let config = sluice_server::load_config("conf")?;
 //! let server = Server::start(config).await?; // locks, binds, starts
 //! println!("Canal clients connect to {}", server.local_addr());
 //! // … until the program is done:
@@ -38,7 +38,8 @@ pub use sluice_instance::manager::InstanceState;
 
 /// Reads the configuration folder `dir`: `canal.properties` and what it
 /// names.
-pub fn load_config(dir: &Path) -> Result<ServerConfig, ServerError> {
+pub fn load_config(dir: impl AsRef<Path>) -> Result<ServerConfig, ServerError> {
+    let dir = dir.as_ref();
     ServerConfig::load(dir).map_err(|source| ServerError::Config {
         dir: dir.to_path_buf(),
         source: Box::new(source),

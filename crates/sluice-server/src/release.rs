@@ -110,6 +110,16 @@ pub async fn release(
     })
 }
 
+impl std::fmt::Debug for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Release")
+            .field("destination", &self.destination)
+            .field("owner", &self.owner)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Release {
     /// The server that was asked to release the destination.
     pub fn owner(&self) -> &str {

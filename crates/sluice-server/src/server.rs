@@ -189,6 +189,16 @@ impl Server {
     }
 }
 
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("local_addr", &self.local_addr)
+            .field("registered_address", &self.registered_address)
+            .field("running", &self.running.is_some())
+            .finish()
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let Some(running) = self.running.take() else {

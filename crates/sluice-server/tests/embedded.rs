@@ -118,10 +118,7 @@ async fn an_embedded_server_serves_clients_and_keeps_acknowledged_cursors() {
     );
 
     // One server per data folder, even in one process.
-    let err = Server::start(config())
-        .await
-        .err()
-        .expect("a second server");
+    let err = Server::start(config()).await.expect_err("a second server");
     assert!(matches!(err, ServerError::DataFolderLocked(_)), "{err:?}");
     assert!(err.to_string().contains("sluice.lock"), "{err}");
 
@@ -219,8 +216,7 @@ async fn release_hands_a_destination_to_the_other_embedded_server() {
 
     let err = sluice_server::release(&zk.connect_string(), None, "nowhere")
         .await
-        .err()
-        .expect("nobody runs nowhere");
+        .expect_err("nobody runs nowhere");
     assert!(matches!(err, ServerError::NotRunning { .. }), "{err:?}");
     assert!(err.to_string().contains("no server runs nowhere"), "{err}");
 

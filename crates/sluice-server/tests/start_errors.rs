@@ -35,7 +35,7 @@ async fn a_server_mode_other_than_tcp_is_refused() {
         ),
     );
     let config = sluice_server::load_config(dir.path()).unwrap();
-    let err = Server::start(config).await.err().expect("must not start");
+    let err = Server::start(config).await.expect_err("must not start");
     assert!(
         matches!(
             err,
@@ -61,7 +61,7 @@ async fn zookeeper_meta_without_zookeeper_servers_is_refused() {
     );
     let config = sluice_server::load_config(dir.path()).unwrap();
     assert_eq!(config.meta_mode, MetaMode::ZooKeeper);
-    let err = Server::start(config).await.err().expect("must not start");
+    let err = Server::start(config).await.expect_err("must not start");
     assert!(
         matches!(err, ServerError::ZooKeeperMetaWithoutServers),
         "{err:?}"
@@ -81,7 +81,7 @@ async fn a_taken_port_is_refused_and_says_so() {
         ),
     );
     let config = sluice_server::load_config(dir.path()).unwrap();
-    let err = Server::start(config).await.err().expect("must not start");
+    let err = Server::start(config).await.expect_err("must not start");
     assert!(matches!(err, ServerError::Tcp(_)), "{err:?}");
     let source = std::error::Error::source(&err).map(|s| s.to_string());
     assert!(
