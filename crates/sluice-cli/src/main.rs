@@ -1,7 +1,7 @@
 //! The `sluice` command line.
 
 mod decode;
-mod ha;
+mod logging;
 mod release;
 mod render;
 mod server;

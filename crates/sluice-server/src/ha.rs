@@ -1,4 +1,4 @@
-//! `sluice server` in a ZooKeeper cluster (`canal.zkServers` set): the
+//! The server in a ZooKeeper cluster (`canal.zkServers` set): the
 //! server registers itself in Canal's layout, competes for each
 //! destination's `running` node, and runs a destination's instance only
 //! while it holds that node.
@@ -40,7 +40,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use sluice_config::{ServerConfig, ZooKeeperAcl};
 use sluice_ha::blocking::BlockingSession;
 use sluice_ha::cursor_store::WriteGuard;
@@ -54,6 +53,8 @@ use sluice_meta::CursorStore;
 use sluice_schema::SchemaHistoryStore;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+
+use crate::ServerError;
 
 /// How often a supervisor re-checks that its election still holds, besides
 /// reacting to role changes at once.
@@ -82,18 +83,16 @@ pub const ZK_AUTH_ENV: &str = "SLUICE_ZOOKEEPER_AUTH";
 /// The ZooKeeper credentials: `sluice.zookeeper.auth` or its file (in
 /// `server`), or [`ZK_AUTH_ENV`]; giving both is an error. Errors never
 /// repeat the credentials.
-pub fn zk_auth(server: Option<&ServerConfig>) -> Result<Option<ZkAuth>> {
+pub fn zk_auth(server: Option<&ServerConfig>) -> Result<Option<ZkAuth>, ServerError> {
     let configured = server.and_then(|s| s.zookeeper_auth.as_ref());
     let env = std::env::var_os(ZK_AUTH_ENV);
-    let (text, source) = match (configured, &env) {
-        (Some(_), Some(_)) => anyhow::bail!(
-            "ZooKeeper credentials are given both in canal.properties (sluice.zookeeper.auth or .auth.file) and in {ZK_AUTH_ENV}: keep one"
-        ),
+    let (text, origin) = match (configured, &env) {
+        (Some(_), Some(_)) => return Err(ServerError::ZooKeeperAuthTwice),
         (Some(secret), None) => (secret.expose().to_string(), "sluice.zookeeper.auth"),
         (None, Some(value)) => (
             value
                 .to_str()
-                .with_context(|| format!("{ZK_AUTH_ENV} is not valid UTF-8"))?
+                .ok_or(ServerError::ZooKeeperAuthNotUtf8)?
                 .to_string(),
             ZK_AUTH_ENV,
         ),
@@ -101,12 +100,12 @@ pub fn zk_auth(server: Option<&ServerConfig>) -> Result<Option<ZkAuth>> {
     };
     ZkAuth::parse(&text)
         .map(Some)
-        .map_err(|e| anyhow::anyhow!("{source}: {e}"))
+        .map_err(|reason| ServerError::ZooKeeperAuth { origin, reason })
 }
 
 /// The ZooKeeper settings of `server`: servers, session timeout,
 /// credentials ([`zk_auth`]) and the ACL of the nodes it creates.
-pub fn zk_config(server: &ServerConfig) -> Result<ZkConfig> {
+pub fn zk_config(server: &ServerConfig) -> Result<ZkConfig, ServerError> {
     let mut zk = ZkConfig::new(server.zk_servers.clone())
         .with_session_timeout(server.zookeeper_session_timeout)
         .with_acl(match server.zookeeper_acl {
@@ -130,7 +129,7 @@ struct Supervisor {
 
 /// The ZooKeeper side of a server: session, registration, elections, the
 /// election-guarded cursor store and the session of the schema histories.
-pub struct HaServer {
+pub(crate) struct HaServer {
     session: ZkSession,
     registry: ServerRegistry,
     elections: Elections,
@@ -144,12 +143,15 @@ pub struct HaServer {
 impl HaServer {
     /// Connects to ZooKeeper, registers the server and opens the cursor
     /// store. Destinations are added by [`run`](Self::run).
-    pub async fn start(server: &ServerConfig) -> Result<HaServer> {
+    pub(crate) async fn start(server: &ServerConfig) -> Result<HaServer, ServerError> {
         let address = register_address(server);
         let zk = zk_config(server)?;
-        let session = ZkSession::connect(zk.clone())
-            .await
-            .with_context(|| format!("connecting to ZooKeeper at {}", server.zk_servers))?;
+        let session = ZkSession::connect(zk.clone()).await.map_err(|source| {
+            ServerError::ZooKeeperConnect {
+                servers: server.zk_servers.clone(),
+                source,
+            }
+        })?;
         tracing::info!(
             servers = %server.zk_servers,
             %address,
@@ -169,8 +171,11 @@ impl HaServer {
                 "neither canal.register.ip nor canal.ip is set: registering 127.0.0.1, which clients on other hosts cannot reach"
             );
         }
-        let registry = ServerRegistry::start(&session, &address)
-            .with_context(|| format!("registering {address} in ZooKeeper"))?;
+        let registry =
+            ServerRegistry::start(&session, &address).map_err(|source| ServerError::Register {
+                address: address.clone(),
+                source,
+            })?;
         let elections: Elections = Arc::new(RwLock::new(HashMap::new()));
         let guard: WriteGuard = holds(&elections);
         let period = server.zookeeper_flush_period;
@@ -180,16 +185,22 @@ impl HaServer {
                 .map(|store| PeriodMixedCursorStore::with_guard(store, period, guard))
         })
         .await
-        .context("the cursor store's start failed")?
-        .context("opening the cursor store in ZooKeeper")?;
+        .map_err(|source| ServerError::Task {
+            what: "cursor store's start",
+            source,
+        })?
+        .map_err(ServerError::CursorStore)?;
         // Each ack's cursor written before the next reply (see
         // `sluice.zookeeper.flush.onAck`); the period flush retries failures.
         cursors.set_write_through(server.zookeeper_flush_on_ack);
         let history =
             tokio::task::spawn_blocking(move || ZooKeeperHistoryStore::connect_session(zk))
                 .await
-                .context("the schema history session's start failed")?
-                .context("opening the schema history session in ZooKeeper")?;
+                .map_err(|source| ServerError::Task {
+                    what: "schema history session's start",
+                    source,
+                })?
+                .map_err(ServerError::SchemaHistory)?;
         Ok(HaServer {
             session,
             registry,
@@ -203,25 +214,25 @@ impl HaServer {
     }
 
     /// The address registered for this server.
-    pub fn address(&self) -> &str {
+    pub(crate) fn address(&self) -> &str {
         &self.address
     }
 
     /// The fence the instance manager must use: "this server holds the
     /// destination right now", checked before each entry is published.
-    pub fn fence(&self) -> Fence {
+    pub(crate) fn fence(&self) -> Fence {
         holds(&self.elections)
     }
 
     /// The cursor store the instance manager must use.
-    pub fn cursor_store(&self) -> Arc<dyn CursorStore> {
+    pub(crate) fn cursor_store(&self) -> Arc<dyn CursorStore> {
         self.cursors.clone()
     }
 
     /// The schema history stores the instance manager must use: each
     /// destination's in ZooKeeper, appending only while this server holds
     /// the destination.
-    pub fn schema_history(&self) -> HistoryStoreFactory {
+    pub(crate) fn schema_history(&self) -> HistoryStoreFactory {
         let session = self.history.clone();
         let guard: WriteGuard = holds(&self.elections);
         Arc::new(move |destination: &str| {
@@ -244,7 +255,7 @@ impl HaServer {
     /// are added, vanished ones are withdrawn (stopped and released) and
     /// changed ones are reloaded where they run. Returns the server for
     /// [`shutdown`](Self::shutdown).
-    pub async fn run(
+    pub(crate) async fn run(
         mut self,
         manager: Arc<InstanceManager>,
         mut stop: watch::Receiver<bool>,
@@ -359,7 +370,7 @@ impl HaServer {
     /// Stops the instances (writing their cursors while the elections still
     /// hold), then releases the destinations so that a standby takes them
     /// at once, withdraws the registration and closes the session.
-    pub async fn shutdown(mut self) {
+    pub(crate) async fn shutdown(mut self) {
         for s in self.supervisors.values() {
             let _ = s.stop.send(true);
         }
@@ -495,5 +506,27 @@ mod tests {
             )),
             "10.0.0.6:2000"
         );
+    }
+
+    #[test]
+    fn bad_credentials_are_refused_without_repeating_them() {
+        // The variable would make this a different error.
+        if std::env::var_os(ZK_AUTH_ENV).is_some() {
+            return;
+        }
+        let server =
+            server("canal.zkServers = 127.0.0.1:2181\nsluice.zookeeper.auth = digest:S3cretOnly\n");
+        let err = zk_config(&server).expect_err("bad credentials");
+        assert!(
+            matches!(
+                err,
+                ServerError::ZooKeeperAuth {
+                    origin: "sluice.zookeeper.auth",
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(!err.to_string().contains("S3cretOnly"), "{err}");
     }
 }

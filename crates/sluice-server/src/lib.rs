@@ -1,0 +1,47 @@
+//! The Sluice server as a library: given a Canal configuration folder
+//! (`canal.properties` and one folder per destination), it runs the
+//! destinations with their cursor and schema history stores, their high
+//! availability in ZooKeeper when `canal.zkServers` is set, and serves them
+//! to Canal clients over TCP. `sluice server` is a thin shell around it.
+//!
+//! ```no_run
+//! use sluice_server::Server;
+//!
+//! # async fn embed() -> Result<(), sluice_server::ServerError> {
+//! let config = sluice_server::load_config("conf")?;
+//! let server = Server::start(config).await?; // locks, binds, starts
+//! println!("Canal clients connect to {}", server.local_addr());
+//! // … until the program is done:
+//! server.shutdown().await?; // the orderly stop of SIGTERM
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`Server::run_until`] does both around a future (a signal, a channel),
+//! and [`release`] moves a destination off the server that runs it in a
+//! ZooKeeper cluster.
+
+mod error;
+mod ha;
+mod release;
+mod server;
+
+use std::path::Path;
+
+pub use error::ServerError;
+pub use ha::{register_address, zk_auth, zk_config, FENCE_CHECK_PERIOD, ZK_AUTH_ENV};
+pub use release::{release, Release, TakenOver};
+pub use server::Server;
+pub use sluice_config::ServerConfig;
+pub use sluice_ha::ZkAuth;
+pub use sluice_instance::manager::InstanceState;
+
+/// Reads the configuration folder `dir`: `canal.properties` and what it
+/// names.
+pub fn load_config(dir: impl AsRef<Path>) -> Result<ServerConfig, ServerError> {
+    let dir = dir.as_ref();
+    ServerConfig::load(dir).map_err(|source| ServerError::Config {
+        dir: dir.to_path_buf(),
+        source: Box::new(source),
+    })
+}

@@ -1,0 +1,282 @@
+//! [`Server`]: the destinations of one configuration, their cursor and
+//! history stores, their high availability when ZooKeeper is configured,
+//! and the Canal TCP server in front of them.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use sluice_config::{MetaMode, ServerConfig, ServerMode};
+use sluice_instance::manager::{InstanceManager, InstanceState};
+use sluice_meta::{CursorStore, DirLock, FileCursorStore, MemoryCursorStore};
+use sluice_serve_tcp::{ShutdownHandle, TcpServer};
+use sluice_store::{Destination, Destinations};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::ha::HaServer;
+use crate::ServerError;
+
+/// A running server: it holds the data folder's lock, serves Canal clients
+/// on [`local_addr`](Self::local_addr) and runs its destinations (all of
+/// them, or with ZooKeeper those whose election it wins) until
+/// [`shutdown`](Self::shutdown).
+///
+/// Dropping a server without `shutdown` starts the same orderly stop in the
+/// background when a Tokio runtime is at hand; `shutdown` waits for it and
+/// reports its errors.
+pub struct Server {
+    local_addr: SocketAddr,
+    registered_address: Option<String>,
+    manager: Arc<InstanceManager>,
+    running: Option<Running>,
+}
+
+/// What [`Server::shutdown`] stops, in order.
+struct Running {
+    stop: watch::Sender<bool>,
+    tcp_shutdown: ShutdownHandle,
+    tcp_task: JoinHandle<std::io::Result<()>>,
+    supervision: Supervision,
+    manager: Arc<InstanceManager>,
+    /// Released last, once nothing of this server writes the data folder.
+    data_lock: DirLock,
+}
+
+/// Who decides which destinations run here.
+enum Supervision {
+    /// Every destination runs; the configuration scan adds, removes and
+    /// reloads them.
+    Scan(JoinHandle<()>),
+    /// The ZooKeeper elections decide.
+    Elections(JoinHandle<HaServer>),
+}
+
+impl Server {
+    /// Starts a server for `config`: locks the data folder, binds the Canal
+    /// port, connects to ZooKeeper when `canal.zkServers` is set, opens the
+    /// cursor and schema history stores and starts the destinations (or
+    /// competes for them). Returns once clients can connect.
+    ///
+    /// The data folder is locked first and the port bound second, so that a
+    /// second server started by mistake fails before it reads any source or
+    /// file.
+    pub async fn start(config: ServerConfig) -> Result<Server, ServerError> {
+        for w in &config.warnings {
+            tracing::warn!("{w}");
+        }
+        // Every destination's stream inflates compressed events under this ceiling.
+        sluice_binlog::compression::set_max_uncompressed(config.binlog_max_event_size);
+        if config.server_mode != ServerMode::Tcp {
+            return Err(ServerError::UnsupportedServerMode {
+                mode: config.server_mode,
+            });
+        }
+        let data_lock = DirLock::acquire(&config.file_data_dir, "the data folder")?;
+        let served = Arc::new(LateDestinations::default());
+        let tcp = TcpServer::bind_config(&config, served.clone())
+            .await
+            .map_err(ServerError::Tcp)?;
+        // With ZooKeeper, cursors always live there (see crate::ha): servers
+        // that take over from each other must read the same cursors.
+        let ha = if config.zk_servers.trim().is_empty() {
+            None
+        } else {
+            if config.meta_mode != MetaMode::ZooKeeper {
+                tracing::info!(
+                    "canal.zkServers is set: cursors are kept in ZooKeeper whatever canal.instance.global.spring.xml says"
+                );
+            }
+            Some(HaServer::start(&config).await?)
+        };
+        let cursors: Arc<dyn CursorStore> = match (&ha, config.meta_mode) {
+            (Some(ha), _) => ha.cursor_store(),
+            (None, MetaMode::File) => Arc::new(FileCursorStore::new(&config.file_data_dir)),
+            (None, MetaMode::Memory) => Arc::new(MemoryCursorStore::default()),
+            (None, MetaMode::ZooKeeper) => return Err(ServerError::ZooKeeperMetaWithoutServers),
+        };
+        // With ZooKeeper the schema history lives there as well, for the
+        // server that takes a destination over.
+        let manager = match &ha {
+            Some(ha) => InstanceManager::with_fence(
+                config,
+                cursors,
+                InstanceManager::schema_tracking_in(ha.schema_history()),
+                ha.fence(),
+            ),
+            None => InstanceManager::new(config, cursors, InstanceManager::schema_tracking()),
+        };
+        if ha.is_none() {
+            for (destination, error) in manager.start_all() {
+                tracing::error!(%destination, %error, "destination not started");
+            }
+        }
+        served.set(manager.clone());
+        let local_addr = tcp.local_addr().map_err(ServerError::LocalAddr)?;
+        tracing::info!(addr = %local_addr, destinations = ?manager.states(), "serving Canal clients");
+        let tcp_shutdown = tcp.shutdown_handle();
+        let tcp_task = tokio::spawn(tcp.serve());
+        let (stop, stop_rx) = watch::channel(false);
+        let registered_address = ha.as_ref().map(|ha| ha.address().to_string());
+        // With ZooKeeper the elections decide which destinations run here.
+        let supervision = match ha {
+            None => Supervision::Scan(tokio::spawn(manager.clone().scan_loop(stop_rx))),
+            Some(ha) => {
+                tracing::info!(
+                    address = ha.address(),
+                    "competing for the destinations in ZooKeeper"
+                );
+                Supervision::Elections(tokio::spawn(ha.run(manager.clone(), stop_rx)))
+            }
+        };
+        Ok(Server {
+            local_addr,
+            registered_address,
+            manager: manager.clone(),
+            running: Some(Running {
+                stop,
+                tcp_shutdown,
+                tcp_task,
+                supervision,
+                manager,
+                data_lock,
+            }),
+        })
+    }
+
+    /// Runs a server for `config` until `shutdown` completes (a signal, a
+    /// channel…), then stops it in order: what `sluice server` does.
+    pub async fn run_until(
+        config: ServerConfig,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ServerError> {
+        let server = Server::start(config).await?;
+        shutdown.await;
+        server.shutdown().await
+    }
+
+    /// The address the Canal TCP server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The address registered in ZooKeeper (`canal.register.ip` or
+    /// `canal.ip`, with `canal.port`), when the server is in a cluster.
+    pub fn registered_address(&self) -> Option<&str> {
+        self.registered_address.as_deref()
+    }
+
+    /// The configuration the server runs.
+    pub fn config(&self) -> &ServerConfig {
+        self.manager.server_config()
+    }
+
+    /// Each known destination and the state of its instance here.
+    pub fn destinations(&self) -> Vec<(String, InstanceState)> {
+        self.manager.states()
+    }
+
+    /// Stops the server in order: no new clients and no more elections or
+    /// scans; with ZooKeeper the destinations' cursors are written while the
+    /// elections still hold and the destinations are released so that a
+    /// standby takes them at once; then every instance stops (its cursors
+    /// written), the TCP server ends and the data folder is unlocked.
+    pub async fn shutdown(mut self) -> Result<(), ServerError> {
+        match self.running.take() {
+            Some(running) => running.stop().await,
+            None => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("local_addr", &self.local_addr)
+            .field("registered_address", &self.registered_address)
+            .field("running", &self.running.is_some())
+            .finish()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let Some(running) = self.running.take() else {
+            return;
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    if let Err(error) = running.stop().await {
+                        tracing::error!(%error, "stopping the dropped server");
+                    }
+                });
+            }
+            // No runtime: its tasks are gone already; just say stop.
+            Err(_) => running.signal_stop(),
+        }
+    }
+}
+
+impl Running {
+    /// Tells the supervision and the TCP server to stop.
+    fn signal_stop(&self) {
+        let _ = self.stop.send(true);
+        self.tcp_shutdown.shutdown();
+    }
+
+    /// The orderly stop of [`Server::shutdown`].
+    async fn stop(self) -> Result<(), ServerError> {
+        tracing::info!("shutting down");
+        self.signal_stop();
+        let Running {
+            tcp_task,
+            supervision,
+            manager,
+            data_lock,
+            ..
+        } = self;
+        let scan = match supervision {
+            Supervision::Elections(task) => {
+                match task.await {
+                    Ok(ha) => ha.shutdown().await,
+                    Err(e) => tracing::error!(error = %e, "the ZooKeeper task failed"),
+                }
+                None
+            }
+            Supervision::Scan(task) => Some(task),
+        };
+        manager.stop_all().await;
+        if let Some(scan) = scan {
+            let _ = scan.await;
+        }
+        let served = match tcp_task.await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(ServerError::TcpServe(e)),
+            Err(source) => Err(ServerError::Task {
+                what: "Canal TCP server task",
+                source,
+            }),
+        };
+        drop(data_lock);
+        served
+    }
+}
+
+/// The destinations the TCP server serves, known only once the instance
+/// manager exists: the port is bound before (see [`Server::start`]), and
+/// until then every destination is "not running here".
+#[derive(Default)]
+struct LateDestinations(std::sync::OnceLock<Arc<InstanceManager>>);
+
+impl LateDestinations {
+    fn set(&self, manager: Arc<InstanceManager>) {
+        let _ = self.0.set(manager);
+    }
+}
+
+impl Destinations for LateDestinations {
+    fn destination(&self, name: &str) -> Option<Arc<dyn Destination>> {
+        self.0.get().and_then(|m| m.destination(name))
+    }
+}

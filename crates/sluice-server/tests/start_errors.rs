@@ -1,0 +1,93 @@
+//! A server that cannot start says why, with a typed error, before it runs
+//! any destination.
+
+use std::path::Path;
+
+use sluice_config::{MetaMode, ServerMode};
+use sluice_server::{Server, ServerError};
+use sluice_testkit::find_free_port;
+
+fn write_properties(dir: &Path, properties: &str) {
+    std::fs::write(dir.join("canal.properties"), properties).unwrap();
+}
+
+#[test]
+fn a_missing_configuration_names_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nowhere");
+    let err = sluice_server::load_config(&missing).unwrap_err();
+    assert!(matches!(err, ServerError::Config { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains(&missing.display().to_string()),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_server_mode_other_than_tcp_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_properties(
+        dir.path(),
+        &format!(
+            "canal.port = {}\ncanal.serverMode = kafka\ncanal.file.data.dir = {}\n",
+            find_free_port().unwrap(),
+            dir.path().display()
+        ),
+    );
+    let config = sluice_server::load_config(dir.path()).unwrap();
+    let err = Server::start(config).await.expect_err("must not start");
+    assert!(
+        matches!(
+            err,
+            ServerError::UnsupportedServerMode {
+                mode: ServerMode::Kafka
+            }
+        ),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("use tcp"), "{err}");
+}
+
+#[tokio::test]
+async fn zookeeper_meta_without_zookeeper_servers_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    write_properties(
+        dir.path(),
+        &format!(
+            "canal.port = {}\ncanal.instance.global.spring.xml = classpath:spring/default-instance.xml\ncanal.file.data.dir = {}\n",
+            find_free_port().unwrap(),
+            dir.path().display()
+        ),
+    );
+    let config = sluice_server::load_config(dir.path()).unwrap();
+    assert_eq!(config.meta_mode, MetaMode::ZooKeeper);
+    let err = Server::start(config).await.expect_err("must not start");
+    assert!(
+        matches!(err, ServerError::ZooKeeperMetaWithoutServers),
+        "{err:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_taken_port_is_refused_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    write_properties(
+        dir.path(),
+        &format!(
+            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.file.data.dir = {}\n",
+            taken.local_addr().unwrap().port(),
+            dir.path().display()
+        ),
+    );
+    let config = sluice_server::load_config(dir.path()).unwrap();
+    let err = Server::start(config).await.expect_err("must not start");
+    assert!(matches!(err, ServerError::Tcp(_)), "{err:?}");
+    let source = std::error::Error::source(&err).map(|s| s.to_string());
+    assert!(
+        source
+            .as_deref()
+            .is_some_and(|s| s.contains("cannot listen")),
+        "{source:?}"
+    );
+}
