@@ -167,10 +167,23 @@ impl SkippedOperations {
         Ok(s)
     }
 
-    fn skips(&self, op: Op) -> bool {
+    /// Whether records of the envelope `op` (`c`, `u`, `d`, `t`) are dropped.
+    fn skips(&self, op: &str) -> bool {
+        match op {
+            "c" => self.create,
+            "u" => self.update,
+            "d" => self.delete,
+            "t" => self.truncate,
+            _ => false,
+        }
+    }
+
+    /// Whether every record a rows event of `op` can give is dropped (an
+    /// update can give `u`, or `d` and `c` when it changes the key).
+    fn skips_all_of(&self, op: Op) -> bool {
         match op {
             Op::Insert => self.create,
-            Op::Update => self.update,
+            Op::Update => self.update && self.delete && self.create,
             Op::Delete => self.delete,
         }
     }
@@ -562,7 +575,7 @@ impl DebeziumEncoder {
         rows: &RowsChange<'_>,
         out: &mut Vec<DebeziumRecord>,
     ) -> Result<(), DebeziumError> {
-        if self.options.skipped_operations.skips(rows.op) {
+        if self.options.skipped_operations.skips_all_of(rows.op) {
             return Ok(());
         }
         let plan = self.plan(&rows.table);
@@ -615,8 +628,8 @@ impl DebeziumEncoder {
         before: &RowImage<'_>,
         out: &mut Vec<DebeziumRecord>,
     ) -> Result<(), DebeziumError> {
-        self.emit(plan, source, key.clone(), Some(before), None, "d", out)?;
-        if self.options.tombstones_on_delete {
+        let emitted = self.emit(plan, source, key.clone(), Some(before), None, "d", out)?;
+        if emitted && self.options.tombstones_on_delete {
             out.push(DebeziumRecord {
                 destination: plan.topic.clone(),
                 key,
@@ -763,7 +776,10 @@ impl DebeziumEncoder {
     }
 
     /// One data-change record (and, with transaction metadata, the BEGIN
-    /// record of its transaction if it is the first).
+    /// record of its transaction if it is the first), unless
+    /// `skipped.operations` drops records of `op`: Debezium filters each
+    /// record by its own operation, so a key change's `d` and `c` follow
+    /// `d` and `c`. Returns whether it was emitted.
     #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
@@ -774,7 +790,10 @@ impl DebeziumEncoder {
         after: Option<&RowImage<'_>>,
         op: &str,
         out: &mut Vec<DebeziumRecord>,
-    ) -> Result<(), DebeziumError> {
+    ) -> Result<bool, DebeziumError> {
+        if self.options.skipped_operations.skips(op) {
+            return Ok(false);
+        }
         let mut v = String::with_capacity(plan.value_prefix.len() + 512);
         v.push_str(&plan.value_prefix);
         v.push_str("{\"before\":");
@@ -805,7 +824,7 @@ impl DebeziumEncoder {
             key,
             value: Some(v),
         });
-        Ok(())
+        Ok(true)
     }
 
     /// The data event's `transaction` block; the transaction's BEGIN record
@@ -955,7 +974,8 @@ impl DebeziumEncoder {
             table: Some(table),
             row: 0,
         };
-        self.emit(&plan, &source, None, None, None, "t", out)
+        self.emit(&plan, &source, None, None, None, "t", out)?;
+        Ok(())
     }
 }
 
