@@ -496,11 +496,15 @@ pub(crate) fn push_value(
             out.push('"');
         }
         (Kind::Json, Value::Json(_) | Value::JsonText(_)) | (Kind::Text, Value::JsonText(_)) => {
+            // MySQL's binary JSON: Debezium's binlog reader prints it
+            // compact (`{"a":[1,2]}`) where MySQL's rendering has `, ` and `: `.
             scratch.text.clear();
             value
                 .render(def, &mut scratch.text)
                 .map_err(ValueProblem::Decode)?;
-            push_str(out, &scratch.text);
+            out.push('"');
+            push_compact_json_escaped(out, &scratch.text);
+            out.push('"');
         }
         (Kind::Json, Value::JsonDiff { .. }) => return Err(ValueProblem::Mismatch(
             "a partial JSON update without its before image (Debezium needs binlog_row_image=FULL)"
@@ -521,6 +525,34 @@ pub(crate) fn push_value(
         _ => return Err(mismatch()),
     }
     Ok(())
+}
+
+/// Appends the JSON document `doc`, rendered as MySQL prints it (a space
+/// after each `,` and `:` outside strings, nowhere else), without those
+/// spaces and escaped as the inside of a JSON string.
+fn push_compact_json_escaped(out: &mut String, doc: &str) {
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut previous = '\0';
+    let mut start = 0;
+    for (i, c) in doc.char_indices() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if c == ' ' && (previous == ',' || previous == ':') {
+            push_escaped(out, &doc[start..i]);
+            start = i + 1;
+        }
+        previous = c;
+    }
+    push_escaped(out, &doc[start..]);
 }
 
 /// A DECIMAL under `decimal.handling.mode` and `converter.decimal.format`.
@@ -693,6 +725,13 @@ mod tests {
         );
         assert_eq!(labels(&def, "set('x')"), ["x"]);
         assert!(labels(&def, "enum").is_empty());
+    }
+
+    #[test]
+    fn mysql_json_is_written_compact() {
+        let mut out = String::new();
+        push_compact_json_escaped(&mut out, r#"{"a": [1, 2.5, "x, y: \"z\""], "b: c": null}"#);
+        assert_eq!(out, r#"{\"a\":[1,2.5,\"x, y: \\\"z\\\"\"],\"b: c\":null}"#);
     }
 
     #[test]
