@@ -988,6 +988,22 @@ impl Encoder for DebeziumEncoder {
         event: &ChangeEvent<'_>,
         out: &mut Vec<DebeziumRecord>,
     ) -> Result<(), DebeziumError> {
+        // On error, none of the event's records: not some of its rows.
+        let start = out.len();
+        let result = self.encode_event(event, out);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+}
+
+impl DebeziumEncoder {
+    fn encode_event(
+        &mut self,
+        event: &ChangeEvent<'_>,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
         match event {
             ChangeEvent::Begin { position, .. } => {
                 self.txn = TransactionMeta {
