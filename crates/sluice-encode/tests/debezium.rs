@@ -48,7 +48,8 @@ CREATE TABLE types (
   e ENUM('a','b','c'), s SET('x','y','z'),
   bit1 BIT(1), bit3 BIT(3), bit12 BIT(12),
   j JSON, g GEOMETRY, pt POINT,
-  n INT NULL
+  n INT NULL,
+  y0 YEAR, fmd FLOAT(7,4)
 );
 ";
 
@@ -69,7 +70,8 @@ INSERT INTO types VALUES (
   'b', 'x,z',
   b'1', b'101', b'101010101010',
   '{\"a\": [1, 2.5]}', ST_GeomFromText('LINESTRING(0 0,1 1)'), ST_GeomFromText('POINT(1.5 -2.25)'),
-  NULL
+  NULL,
+  0, 1.5
 );
 ";
 
@@ -477,6 +479,9 @@ fn check_values_of_every_column_type(f: &Fixture, full_metadata: bool) {
         // b'101010101010' = 0x0AAA, little-endian AA 0A.
         ("bit12", json(r#""qgo=""#)),
         ("n", Json::Null),
+        // Debezium reads YEAR as 1900 + the stored byte.
+        ("y0", json("1900")),
+        ("fmd", json("1.5")),
     ];
     for (col, want) in expect {
         if *col == "vc_latin1" && !full_metadata {
@@ -812,6 +817,8 @@ fn schema_wrapped_records() {
     assert_eq!(by_name("iu")["type"], "int64");
     assert_eq!(by_name("f")["type"], "float");
     assert_eq!(by_name("d")["type"], "double");
+    assert_eq!(by_name("fmd")["type"], "double", "FLOAT(M,D) is float64");
+    assert_eq!(by_name("g")["optional"], true);
     assert_eq!(by_name("vb")["type"], "bytes");
     assert_eq!(by_name("id")["optional"], false);
     assert_eq!(by_name("n")["optional"], true);

@@ -125,6 +125,8 @@ fn kind_of(column: &Column<'_>, options: &DebeziumOptions) -> Kind {
                 int(64, "int64", "int64")
             }
         }
+        // FLOAT(M,D) is float64 to Debezium; plain FLOAT and FLOAT(p<=23) float32.
+        ColumnType::Float if declared.contains(',') => Kind::Float64,
         ColumnType::Float => Kind::Float32,
         ColumnType::Double => Kind::Float64,
         ColumnType::NewDecimal { precision, scale } => Kind::Decimal { precision, scale },
@@ -274,11 +276,11 @@ pub(crate) fn push_field_schema(out: &mut String, plan: &ColumnPlan, options: &D
             out.push_str("\"}");
         }
         Kind::Json => named(out, "string", "io.debezium.data.Json"),
+        // Debezium's Geometry schema is optional whatever the column says.
         Kind::Geometry => {
             out.push_str(
-                "{\"type\":\"struct\",\"fields\":[{\"type\":\"bytes\",\"optional\":false,\"field\":\"wkb\"},{\"type\":\"int32\",\"optional\":true,\"field\":\"srid\"}],\"optional\":",
+                "{\"type\":\"struct\",\"fields\":[{\"type\":\"bytes\",\"optional\":false,\"field\":\"wkb\"},{\"type\":\"int32\",\"optional\":true,\"field\":\"srid\"}],\"optional\":true",
             );
-            out.push_str(if optional { "true" } else { "false" });
             out.push_str(
                 ",\"name\":\"io.debezium.data.geometry.Geometry\",\"version\":1,\"doc\":\"Geometry\"",
             );
@@ -401,11 +403,11 @@ pub(crate) fn push_value(
                 ValueProblem::Mismatch(format!("DECIMAL text {:?}", scratch.text))
             })?;
         }
-        (Kind::Year, Value::Year(y)) => {
-            push_i64(out, if *y == 0 { 0 } else { 1900 + *y as i64 });
-        }
+        // Debezium's binlog reader reads YEAR as 1900 + the stored byte, so
+        // YEAR 0000 comes out as 1900.
+        (Kind::Year, Value::Year(y)) => push_i64(out, 1900 + *y as i64),
         (Kind::Date, Value::Date(d)) => {
-            if d.month == 0 || d.day == 0 {
+            if d.year == 0 || d.month == 0 || d.day == 0 {
                 zero(out);
             } else {
                 push_i64(
@@ -421,7 +423,7 @@ pub(crate) fn push_value(
         }
         (Kind::DateTime { micros }, Value::DateTime(dt)) => {
             let d = dt.date;
-            if d.month == 0 || d.day == 0 {
+            if d.year == 0 || d.month == 0 || d.day == 0 {
                 zero(out);
             } else {
                 let days = days_from_civil(d.year as i64, d.month as u32, d.day as u32);
@@ -494,6 +496,11 @@ pub(crate) fn push_value(
             out.push('"');
             push_base64(out, &scratch.bytes, false);
             out.push('"');
+        }
+        // An empty binary JSON value (from a failed conversion on the
+        // server): Debezium writes null, or `{}` in a NOT NULL column.
+        (Kind::Json, Value::Json(b)) if b.is_empty() => {
+            out.push_str(if plan.optional { "null" } else { "\"{}\"" });
         }
         (Kind::Json, Value::Json(_) | Value::JsonText(_)) | (Kind::Text, Value::JsonText(_)) => {
             // MySQL's binary JSON: Debezium's binlog reader prints it
