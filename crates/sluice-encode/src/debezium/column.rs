@@ -499,7 +499,7 @@ pub(crate) fn push_value(
         }
         // An empty binary JSON value (from a failed conversion on the
         // server): Debezium writes null, or `{}` in a NOT NULL column.
-        (Kind::Json, Value::Json(b)) if b.is_empty() => {
+        (Kind::Json, Value::Json([])) => {
             out.push_str(if plan.optional { "null" } else { "\"{}\"" });
         }
         (Kind::Json, Value::Json(_) | Value::JsonText(_)) | (Kind::Text, Value::JsonText(_)) => {
