@@ -616,6 +616,25 @@ fn truncate_is_emitted_when_not_skipped() {
     assert_eq!(v["after"], Json::Null);
     assert_eq!(v["source"]["table"], "nokey");
     assert_eq!(keys(&v), ENVELOPE);
+
+    // With transaction metadata a TRUNCATE still has no transaction (and
+    // opens no BEGIN that nothing would END).
+    let e = encode(with_options(&[
+        ("skipped.operations", "none"),
+        ("provide.transaction.metadata", "true"),
+    ]))
+    .unwrap();
+    let last = e.records.last().unwrap();
+    let v = json(last.value.as_deref().unwrap());
+    assert_eq!(v["op"], "t");
+    assert_eq!(v["transaction"], Json::Null);
+    let status = |s: &str| {
+        e.records
+            .iter()
+            .filter(|r| r.value.as_deref().is_some_and(|v| v.contains(s)))
+            .count()
+    };
+    assert_eq!(status("\"status\":\"BEGIN\""), status("\"status\":\"END\""));
 }
 
 fn with_options(pairs: &[(&str, &str)]) -> DebeziumOptions {

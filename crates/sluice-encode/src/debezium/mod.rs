@@ -803,7 +803,8 @@ impl DebeziumEncoder {
         v.push_str(",\"source\":");
         self.push_source(&mut v, source);
         v.push_str(",\"transaction\":");
-        if self.options.provide_transaction_metadata {
+        // A TRUNCATE is a statement of its own, outside any transaction.
+        if self.options.provide_transaction_metadata && op != "t" {
             self.push_transaction_block(
                 &mut v,
                 source,
