@@ -49,7 +49,7 @@ CREATE TABLE types (
   bit1 BIT(1), bit3 BIT(3), bit12 BIT(12),
   j JSON, g GEOMETRY, pt POINT,
   n INT NULL,
-  y0 YEAR, fmd FLOAT(7,4)
+  y0 YEAR, fmd FLOAT(7,4), eu ENUM('Yes','No')
 );
 ";
 
@@ -71,7 +71,7 @@ INSERT INTO types VALUES (
   b'1', b'101', b'101010101010',
   '{\"a\": [1, 2.5]}', ST_GeomFromText('LINESTRING(0 0,1 1)'), ST_GeomFromText('POINT(1.5 -2.25)'),
   NULL,
-  0, 1.5
+  0, 1.5, 'Yes'
 );
 ";
 
@@ -482,6 +482,7 @@ fn check_values_of_every_column_type(f: &Fixture, full_metadata: bool) {
         // Debezium reads YEAR as 1900 + the stored byte.
         ("y0", json("1900")),
         ("fmd", json("1.5")),
+        ("eu", json(r#""Yes""#)),
     ];
     for (col, want) in expect {
         if *col == "vc_latin1" && !full_metadata {

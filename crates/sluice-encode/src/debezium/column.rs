@@ -152,8 +152,9 @@ fn kind_of(column: &Column<'_>, options: &DebeziumOptions) -> Kind {
                 Kind::Text
             }
         }
-        ColumnType::Enum { .. } => Kind::Enum(labels(def, &declared)),
-        ColumnType::Set { .. } => Kind::Set(labels(def, &declared)),
+        // Labels keep their case: parsed from the declared type as written.
+        ColumnType::Enum { .. } => Kind::Enum(labels(def, column.mysql_type)),
+        ColumnType::Set { .. } => Kind::Set(labels(def, column.mysql_type)),
         ColumnType::Bit { bits: 1 } => Kind::Boolean,
         ColumnType::Bit { bits } => Kind::Bits { bits },
         ColumnType::Json { .. } => Kind::Json,
