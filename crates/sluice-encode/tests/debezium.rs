@@ -13,7 +13,7 @@ use sluice_encode::debezium::{
     DebeziumEncoder, DebeziumError, DebeziumOptions, DebeziumRecord, DEFAULT_DEBEZIUM_VERSION,
 };
 use sluice_events::{ChangeBuilder, ColumnInfo, Encoder, Position};
-use sluice_testkit::{BinlogRowMetadata, MariaDb, MariaDbConfig};
+use sluice_testkit::{BinlogRowImage, BinlogRowMetadata, MariaDb, MariaDbConfig};
 
 const SERVER_ID: u32 = 223_344;
 /// The processing time every record gets: 2024-05-01T12:30:45.211432871Z.
@@ -104,9 +104,27 @@ fn minimal_fixture() -> &'static Fixture {
     FIXTURE.get_or_init(|| build_fixture(BinlogRowMetadata::Minimal).expect("MariaDB fixture"))
 }
 
+/// The binlog written with `binlog_row_image=MINIMAL`: before images hold
+/// the key only, after images the changed columns only.
+fn minimal_image_fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        build_fixture_with(BinlogRowMetadata::Full, BinlogRowImage::Minimal)
+            .expect("MariaDB fixture")
+    })
+}
+
 fn build_fixture(metadata: BinlogRowMetadata) -> anyhow::Result<Fixture> {
+    build_fixture_with(metadata, BinlogRowImage::Full)
+}
+
+fn build_fixture_with(
+    metadata: BinlogRowMetadata,
+    image: BinlogRowImage,
+) -> anyhow::Result<Fixture> {
     let cfg = MariaDbConfig::default()
         .binlog_row_metadata(metadata)
+        .binlog_row_image(image)
         .server_id(SERVER_ID)
         .arg("--default-time-zone=+00:00");
     let db = MariaDb::start(cfg)?;
@@ -843,4 +861,25 @@ fn schema_wrapped_records() {
     assert_eq!(by_name("id")["optional"], false);
     assert_eq!(by_name("n")["optional"], true);
     assert_eq!(v["payload"]["after"]["dt"], 19844);
+}
+
+/// Under a MINIMAL row image an update's after image leaves the unchanged
+/// key out: it is still an update of that key, not a key change; columns
+/// the images leave out are null.
+#[test]
+fn minimal_row_image_update_keeps_its_key() {
+    let e = encode_from(minimal_image_fixture(), plain()).unwrap();
+    let recs = topic(&e, "dbserver1.inventory.customers");
+    let (key, update) = &recs[1];
+    assert_eq!(update["op"], "u");
+    assert_eq!(key, &json(r#"{"id":1004}"#));
+    assert_eq!(update["after"]["first_name"], "Anne Marie");
+    assert_eq!(update["after"]["id"], Json::Null);
+    assert_eq!(update["before"]["id"], 1004);
+    assert_eq!(update["before"]["first_name"], Json::Null);
+    // The real key change still is one.
+    let ops: Vec<Json> = recs.iter().map(|(_, v)| v["op"].clone()).collect();
+    assert_eq!(ops[5], "d");
+    assert_eq!(ops[7], "c");
+    assert_eq!(recs[7].0, json(r#"{"id":8}"#));
 }

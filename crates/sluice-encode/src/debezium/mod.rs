@@ -599,7 +599,13 @@ impl DebeziumEncoder {
                 }
                 (Op::Update, Some(before), Some(after)) => {
                     let old_key = self.key(&plan, before)?;
-                    let new_key = self.key(&plan, after)?;
+                    // A MINIMAL after image leaves unchanged key columns out:
+                    // the key is then the before image's.
+                    let new_key = if plan.key.iter().all(|&i| after.is_present(i)) {
+                        self.key(&plan, after)?
+                    } else {
+                        old_key.clone()
+                    };
                     if old_key == new_key {
                         self.emit(&plan, &source, new_key, Some(before), Some(after), "u", out)?;
                     } else {
