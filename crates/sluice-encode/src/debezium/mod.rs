@@ -247,6 +247,22 @@ impl DebeziumOptions {
         }
     }
 
+    /// Options from Debezium properties (name, value), as in a Debezium
+    /// configuration file; `topic.prefix` is required, every other property
+    /// keeps Debezium's default when absent. See [`DebeziumOptions::set`].
+    pub fn from_properties<'a>(
+        properties: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, DebeziumError> {
+        let mut options = DebeziumOptions::new("");
+        for (name, value) in properties {
+            options.set(name, value)?;
+        }
+        if options.topic_prefix.is_empty() {
+            return Err(DebeziumError::MissingTopicPrefix);
+        }
+        Ok(options)
+    }
+
     /// Sets an option from its Debezium property name and text value, as a
     /// Debezium configuration file spells them (`decimal.handling.mode` =
     /// `string`, `converter.schemas.enable` = `false`, ...). `connector` takes
@@ -373,6 +389,8 @@ pub enum DebeziumError {
         value: String,
         supported: &'static str,
     },
+    #[error("topic.prefix is required")]
+    MissingTopicPrefix,
     #[error("unknown Debezium output property {0:?}")]
     UnknownProperty(String),
     #[error(transparent)]
@@ -1095,3 +1113,82 @@ const TRANSACTION_VALUE_SCHEMA: &str = concat!(
     "{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}],",
     "\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataValue\",\"version\":1}"
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_from_properties() {
+        let o = DebeziumOptions::from_properties([
+            ("topic.prefix", "dbserver1"),
+            ("connector", "mariadb"),
+            ("converter.schemas.enable", "false"),
+            ("decimal.handling.mode", "string"),
+            ("skipped.operations", "none"),
+            ("tombstones.on.delete", "false"),
+        ])
+        .unwrap();
+        assert_eq!(o.topic_prefix, "dbserver1");
+        assert_eq!(o.connector, Connector::MariaDb);
+        assert!(!o.schemas_enable);
+        assert_eq!(o.decimal_handling_mode, DecimalHandlingMode::String);
+        assert!(!o.skipped_operations.truncate);
+        assert!(!o.tombstones_on_delete);
+        // Untouched options keep Debezium's defaults.
+        assert_eq!(o.binary_handling_mode, BinaryHandlingMode::Bytes);
+        assert!(!o.provide_transaction_metadata);
+        assert_eq!(o.version, DEFAULT_DEBEZIUM_VERSION);
+
+        assert!(matches!(
+            DebeziumOptions::from_properties([("connector", "mysql")]),
+            Err(DebeziumError::MissingTopicPrefix)
+        ));
+        assert!(matches!(
+            DebeziumOptions::from_properties([
+                ("topic.prefix", "x"),
+                ("skipped.operations", "c,x")
+            ]),
+            Err(DebeziumError::InvalidOption {
+                property: "skipped.operations",
+                ..
+            })
+        ));
+        assert!(matches!(
+            DebeziumOptions::from_properties([
+                ("topic.prefix", "x"),
+                ("include.schema.changes", "true")
+            ]),
+            Err(DebeziumError::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn defaults_are_debeziums() {
+        let o = DebeziumOptions::new("p");
+        assert!(o.schemas_enable);
+        assert_eq!(o.decimal_handling_mode, DecimalHandlingMode::Precise);
+        assert_eq!(o.decimal_format, DecimalFormat::Base64);
+        assert_eq!(
+            o.bigint_unsigned_handling_mode,
+            BigIntUnsignedHandlingMode::Long
+        );
+        assert_eq!(o.binary_handling_mode, BinaryHandlingMode::Bytes);
+        assert_eq!(
+            o.time_precision_mode,
+            TimePrecisionMode::AdaptiveTimeMicroseconds
+        );
+        assert!(o.tombstones_on_delete);
+        assert_eq!(
+            o.skipped_operations,
+            SkippedOperations {
+                create: false,
+                update: false,
+                delete: false,
+                truncate: true
+            }
+        );
+        assert!(!o.provide_transaction_metadata);
+        assert_eq!(o.connector, Connector::MySql);
+    }
+}
