@@ -5,10 +5,11 @@
 //! asked for, and transaction BEGIN/END records with
 //! `provide.transaction.metadata`.
 //!
-//! Values come from the decoder's typed values (never from a text
-//! rendering): DECIMAL as Kafka Connect `Decimal` bytes, temporal types as
-//! Debezium's epoch-based numbers and ISO strings, and so on, each named in
-//! [`column`]. With `converter.schemas.enable` (the default) key and value
+//! Values come from the decoder's typed values, not from Canal's text:
+//! DECIMAL as Kafka Connect `Decimal` bytes (from the value's digits),
+//! temporal types as Debezium's epoch-based numbers and ISO strings,
+//! character data decoded from its character set, and so on, as Debezium's
+//! MySQL connector converts each type. With `converter.schemas.enable` (the default) key and value
 //! are wrapped as `{"schema":…,"payload":…}` with the schema JsonConverter
 //! writes. JSON is written straight into strings; per-table parts (topic,
 //! column plans, schemas) are built once per table definition.
