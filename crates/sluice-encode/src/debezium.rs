@@ -1,1 +1,0 @@
-//! Debezium change-event JSON: to be written.

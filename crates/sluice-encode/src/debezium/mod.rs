@@ -1,0 +1,1195 @@
+//! Debezium change-event JSON, as the Debezium engine's `Json` format emits
+//! it for the MySQL (or MariaDB) connector: one [`DebeziumRecord`] per row
+//! change (topic, key JSON, value JSON), tombstones after deletes, a
+//! primary-key change as delete + tombstone + create, TRUNCATE events when
+//! asked for, and transaction BEGIN/END records with
+//! `provide.transaction.metadata`.
+//!
+//! Values come from the decoder's typed values, not from Canal's text:
+//! DECIMAL as Kafka Connect `Decimal` bytes (from the value's digits),
+//! temporal types as Debezium's epoch-based numbers and ISO strings,
+//! character data decoded from its character set, and so on, as Debezium's
+//! MySQL connector converts each type. With `converter.schemas.enable` (the default) key and value
+//! are wrapped as `{"schema":…,"payload":…}` with the schema JsonConverter
+//! writes. JSON is written straight into strings; per-table parts (topic,
+//! column plans, schemas) are built once per table definition.
+//!
+//! Not produced: schema change records (`include.schema.changes`), the
+//! `__debezium.newkey`/`oldkey` headers of a primary-key change, heartbeats,
+//! and column DEFAULTs in schemas (the model does not carry them).
+
+mod column;
+mod text;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use sluice_binlog::{Cell, DecodeError, RowImage};
+use sluice_events::{
+    ChangeEvent, ColumnDef, ColumnInfo, Encoder, Op, Position, RowsChange, Statement,
+    StatementKind, Table, TransactionState,
+};
+
+use column::{push_field_schema, push_value, ColumnPlan, Scratch, ValueProblem};
+use text::{push_i64, push_str};
+
+/// One record as the engine hands it to a consumer: the Kafka-style topic,
+/// the key JSON and the value JSON (`None` value: a tombstone; `None` key: a
+/// table without primary key, or a TRUNCATE).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DebeziumRecord {
+    pub destination: String,
+    pub key: Option<String>,
+    pub value: Option<String>,
+}
+
+/// Which Debezium connector the output imitates: it names the `source`
+/// block's `connector` field and schema (`io.debezium.connector.<c>.Source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connector {
+    MySql,
+    MariaDb,
+}
+
+impl Connector {
+    fn name(self) -> &'static str {
+        match self {
+            Connector::MySql => "mysql",
+            Connector::MariaDb => "mariadb",
+        }
+    }
+}
+
+/// `decimal.handling.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalHandlingMode {
+    /// Connect `Decimal` (`precise`, the default).
+    Precise,
+    /// A JSON number (`double`).
+    Double,
+    /// The plain decimal text (`string`).
+    String,
+}
+
+/// `converter.decimal.format`: how JsonConverter writes a Connect `Decimal`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecimalFormat {
+    /// Base64 of the unscaled two's-complement bytes (`BASE64`, the default).
+    Base64,
+    /// A JSON number (`NUMERIC`).
+    Numeric,
+}
+
+/// `bigint.unsigned.handling.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BigIntUnsignedHandlingMode {
+    /// int64, values of 2^63 and more wrapping to negative (`long`, the default).
+    Long,
+    /// Connect `Decimal(20,0)` (`precise`).
+    Precise,
+}
+
+/// `binary.handling.mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryHandlingMode {
+    /// Connect bytes, which JsonConverter writes as base64 (`bytes`, the default).
+    Bytes,
+    /// A base64 string (`base64`).
+    Base64,
+    /// A URL-safe base64 string (`base64-url-safe`).
+    Base64UrlSafe,
+    /// A lowercase hex string (`hex`).
+    Hex,
+}
+
+/// `time.precision.mode`. Only Debezium's default is implemented; the other
+/// modes are refused by [`DebeziumOptions::set`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimePrecisionMode {
+    /// `adaptive_time_microseconds`: DATE days, TIME µs, DATETIME ms or µs
+    /// by precision, TIMESTAMP as an ISO-8601 UTC string.
+    AdaptiveTimeMicroseconds,
+}
+
+/// `skipped.operations`: which row operations are not emitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SkippedOperations {
+    /// `c`
+    pub create: bool,
+    /// `u`
+    pub update: bool,
+    /// `d`
+    pub delete: bool,
+    /// `t`
+    pub truncate: bool,
+}
+
+impl Default for SkippedOperations {
+    /// Debezium's default, `t`: TRUNCATE events are not emitted.
+    fn default() -> Self {
+        SkippedOperations {
+            create: false,
+            update: false,
+            delete: false,
+            truncate: true,
+        }
+    }
+}
+
+impl SkippedOperations {
+    /// Parses Debezium's value: a comma-separated list of `c`, `u`, `d`,
+    /// `t`, or `none`.
+    pub fn parse(value: &str) -> Result<Self, DebeziumError> {
+        let mut s = SkippedOperations {
+            create: false,
+            update: false,
+            delete: false,
+            truncate: false,
+        };
+        if value.trim().eq_ignore_ascii_case("none") {
+            return Ok(s);
+        }
+        for op in value.split(',').map(str::trim).filter(|o| !o.is_empty()) {
+            match op {
+                "c" => s.create = true,
+                "u" => s.update = true,
+                "d" => s.delete = true,
+                "t" => s.truncate = true,
+                _ => {
+                    return Err(DebeziumError::InvalidOption {
+                        property: "skipped.operations",
+                        value: value.to_string(),
+                        allowed: "a comma-separated list of c, u, d, t, or none",
+                    })
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    /// Whether records of the envelope `op` (`c`, `u`, `d`, `t`) are dropped.
+    fn skips(&self, op: &str) -> bool {
+        match op {
+            "c" => self.create,
+            "u" => self.update,
+            "d" => self.delete,
+            "t" => self.truncate,
+            _ => false,
+        }
+    }
+
+    /// Whether every record a rows event of `op` can give is dropped (an
+    /// update can give `u`, or `d` and `c` when it changes the key).
+    fn skips_all_of(&self, op: Op) -> bool {
+        match op {
+            Op::Insert => self.create,
+            Op::Update => self.update && self.delete && self.create,
+            Op::Delete => self.delete,
+        }
+    }
+}
+
+/// The Debezium release written as `source.version` by default.
+pub const DEFAULT_DEBEZIUM_VERSION: &str = "3.4.0.Final";
+
+/// The options of the Debezium output, each a Debezium (or JsonConverter)
+/// property with Debezium's default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DebeziumOptions {
+    /// `topic.prefix`: the logical server name, first part of every topic
+    /// and the `source.name` field.
+    pub topic_prefix: String,
+    /// The connector (`io.debezium.connector.mysql.MySqlConnector` or
+    /// `…mariadb.MariaDbConnector`); default MySQL.
+    pub connector: Connector,
+    /// `source.version`: the Debezium release the output presents itself
+    /// as; default [`DEFAULT_DEBEZIUM_VERSION`].
+    pub version: String,
+    /// `converter.schemas.enable` (default true): wrap key and value as
+    /// `{"schema":…,"payload":…}`.
+    pub schemas_enable: bool,
+    /// `decimal.handling.mode` (default `precise`).
+    pub decimal_handling_mode: DecimalHandlingMode,
+    /// `converter.decimal.format` (default `BASE64`).
+    pub decimal_format: DecimalFormat,
+    /// `bigint.unsigned.handling.mode` (default `long`).
+    pub bigint_unsigned_handling_mode: BigIntUnsignedHandlingMode,
+    /// `binary.handling.mode` (default `bytes`).
+    pub binary_handling_mode: BinaryHandlingMode,
+    /// `time.precision.mode` (default `adaptive_time_microseconds`).
+    pub time_precision_mode: TimePrecisionMode,
+    /// `tombstones.on.delete` (default true): a null-value record after
+    /// each delete.
+    pub tombstones_on_delete: bool,
+    /// `skipped.operations` (default `t`).
+    pub skipped_operations: SkippedOperations,
+    /// `provide.transaction.metadata` (default false): the `transaction`
+    /// block in data events and BEGIN/END records to `<prefix>.transaction`.
+    pub provide_transaction_metadata: bool,
+}
+
+impl DebeziumOptions {
+    /// Debezium's defaults with the given `topic.prefix`.
+    pub fn new(topic_prefix: impl Into<String>) -> Self {
+        DebeziumOptions {
+            topic_prefix: topic_prefix.into(),
+            connector: Connector::MySql,
+            version: DEFAULT_DEBEZIUM_VERSION.to_string(),
+            schemas_enable: true,
+            decimal_handling_mode: DecimalHandlingMode::Precise,
+            decimal_format: DecimalFormat::Base64,
+            bigint_unsigned_handling_mode: BigIntUnsignedHandlingMode::Long,
+            binary_handling_mode: BinaryHandlingMode::Bytes,
+            time_precision_mode: TimePrecisionMode::AdaptiveTimeMicroseconds,
+            tombstones_on_delete: true,
+            skipped_operations: SkippedOperations::default(),
+            provide_transaction_metadata: false,
+        }
+    }
+
+    /// Options from Debezium properties (name, value), as in a Debezium
+    /// configuration file; `topic.prefix` is required, every other property
+    /// keeps Debezium's default when absent. See [`DebeziumOptions::set`].
+    pub fn from_properties<'a>(
+        properties: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Self, DebeziumError> {
+        let mut options = DebeziumOptions::new("");
+        for (name, value) in properties {
+            options.set(name, value)?;
+        }
+        if options.topic_prefix.is_empty() {
+            return Err(DebeziumError::MissingTopicPrefix);
+        }
+        Ok(options)
+    }
+
+    /// Sets an option from its Debezium property name and text value, as a
+    /// Debezium configuration file spells them (`decimal.handling.mode` =
+    /// `string`, `converter.schemas.enable` = `false`, ...). `connector` takes
+    /// `mysql` or `mariadb`, `version` any release string.
+    pub fn set(&mut self, property: &str, value: &str) -> Result<(), DebeziumError> {
+        let v = value.trim();
+        let invalid = |property: &'static str, allowed: &'static str| {
+            Err(DebeziumError::InvalidOption {
+                property,
+                value: value.to_string(),
+                allowed,
+            })
+        };
+        let boolean = |property: &'static str| match v.to_ascii_lowercase().as_str() {
+            "true" => Ok(true),
+            "false" => Ok(false),
+            _ => Err(DebeziumError::InvalidOption {
+                property,
+                value: value.to_string(),
+                allowed: "true, false",
+            }),
+        };
+        match property {
+            "topic.prefix" => self.topic_prefix = v.to_string(),
+            "connector" => {
+                self.connector = match v.to_ascii_lowercase().as_str() {
+                    "mysql" => Connector::MySql,
+                    "mariadb" => Connector::MariaDb,
+                    _ => return invalid("connector", "mysql, mariadb"),
+                }
+            }
+            "version" => self.version = v.to_string(),
+            "converter.schemas.enable" | "value.converter.schemas.enable" => {
+                self.schemas_enable = boolean("converter.schemas.enable")?
+            }
+            "decimal.handling.mode" => {
+                self.decimal_handling_mode = match v.to_ascii_lowercase().as_str() {
+                    "precise" => DecimalHandlingMode::Precise,
+                    "double" => DecimalHandlingMode::Double,
+                    "string" => DecimalHandlingMode::String,
+                    _ => return invalid("decimal.handling.mode", "precise, double, string"),
+                }
+            }
+            "converter.decimal.format" | "value.converter.decimal.format" => {
+                self.decimal_format = match v.to_ascii_uppercase().as_str() {
+                    "BASE64" => DecimalFormat::Base64,
+                    "NUMERIC" => DecimalFormat::Numeric,
+                    _ => return invalid("converter.decimal.format", "BASE64, NUMERIC"),
+                }
+            }
+            "bigint.unsigned.handling.mode" => {
+                self.bigint_unsigned_handling_mode = match v.to_ascii_lowercase().as_str() {
+                    "long" => BigIntUnsignedHandlingMode::Long,
+                    "precise" => BigIntUnsignedHandlingMode::Precise,
+                    _ => return invalid("bigint.unsigned.handling.mode", "long, precise"),
+                }
+            }
+            "binary.handling.mode" => {
+                self.binary_handling_mode = match v.to_ascii_lowercase().as_str() {
+                    "bytes" => BinaryHandlingMode::Bytes,
+                    "base64" => BinaryHandlingMode::Base64,
+                    "base64-url-safe" => BinaryHandlingMode::Base64UrlSafe,
+                    "hex" => BinaryHandlingMode::Hex,
+                    _ => {
+                        return invalid(
+                            "binary.handling.mode",
+                            "bytes, base64, base64-url-safe, hex",
+                        )
+                    }
+                }
+            }
+            "time.precision.mode" => match v.to_ascii_lowercase().as_str() {
+                "adaptive_time_microseconds" => {
+                    self.time_precision_mode = TimePrecisionMode::AdaptiveTimeMicroseconds
+                }
+                "adaptive" | "connect" | "isostring" | "microseconds" | "nanoseconds"
+                | "structured" => {
+                    return Err(DebeziumError::Unsupported {
+                        property: "time.precision.mode",
+                        value: value.to_string(),
+                        supported: "adaptive_time_microseconds",
+                    })
+                }
+                _ => {
+                    return invalid(
+                        "time.precision.mode",
+                        "adaptive_time_microseconds (adaptive, connect, isostring, microseconds, nanoseconds, structured are not supported)",
+                    )
+                }
+            },
+            "tombstones.on.delete" => self.tombstones_on_delete = boolean("tombstones.on.delete")?,
+            "skipped.operations" => self.skipped_operations = SkippedOperations::parse(v)?,
+            "provide.transaction.metadata" => {
+                self.provide_transaction_metadata = boolean("provide.transaction.metadata")?
+            }
+            "include.schema.changes" => match boolean("include.schema.changes")? {
+                false => {}
+                true => {
+                    return Err(DebeziumError::Unsupported {
+                        property: "include.schema.changes",
+                        value: value.to_string(),
+                        supported: "false",
+                    })
+                }
+            },
+            _ => return Err(DebeziumError::UnknownProperty(property.to_string())),
+        }
+        Ok(())
+    }
+}
+
+/// Errors of the Debezium output.
+#[derive(Debug, thiserror::Error)]
+pub enum DebeziumError {
+    #[error("{property}: {value:?} is not valid; expected {allowed}")]
+    InvalidOption {
+        property: &'static str,
+        value: String,
+        allowed: &'static str,
+    },
+    #[error("{property}={value} is not supported by the Debezium output (supported: {supported})")]
+    Unsupported {
+        property: &'static str,
+        value: String,
+        supported: &'static str,
+    },
+    #[error("topic.prefix is required")]
+    MissingTopicPrefix,
+    #[error("unknown Debezium output property {0:?}")]
+    UnknownProperty(String),
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error("{db}.{table} column {column}: {detail}")]
+    Value {
+        db: String,
+        table: String,
+        column: String,
+        detail: String,
+    },
+}
+
+/// Processing time source: nanoseconds since the epoch.
+pub type Clock = Box<dyn FnMut() -> i64 + Send>;
+
+fn system_clock() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// A table as the output writes it, built once per table definition.
+#[derive(Debug)]
+struct TablePlan {
+    /// What the plan was built from; a rows event whose table differs
+    /// rebuilds it.
+    defs: Vec<ColumnDef>,
+    info: Option<Vec<ColumnInfo>>,
+    topic: String,
+    db: String,
+    table: String,
+    columns: Vec<ColumnPlan>,
+    /// Indexes of the primary-key columns, in table order.
+    key: Vec<usize>,
+    /// `{"schema":<key schema>,"payload":` (schemas enabled, table with a key).
+    key_prefix: String,
+    /// `{"schema":<envelope schema>,"payload":` (schemas enabled).
+    value_prefix: String,
+}
+
+/// The transaction being followed for `provide.transaction.metadata`.
+#[derive(Debug, Default)]
+struct TransactionMeta {
+    /// The transaction's id once its first data event was emitted (and its
+    /// BEGIN record with it).
+    id: Option<String>,
+    /// Position of the BEGIN (or MariaDB GTID event): the id without GTIDs.
+    begin: Option<(String, u64)>,
+    total: u64,
+    /// Events per `db.table`, in first-seen order.
+    per_table: Vec<(String, u64)>,
+}
+
+/// The Debezium JSON encoder. See the module documentation.
+pub struct DebeziumEncoder {
+    options: DebeziumOptions,
+    clock: Clock,
+    plans: HashMap<String, HashMap<String, Arc<TablePlan>>>,
+    /// `{"version":…,"connector":…,"name":…` of every source block.
+    source_head: String,
+    /// The source struct's schema, for schema-wrapped values.
+    source_schema: String,
+    txn: TransactionMeta,
+    scratch: Scratch,
+}
+
+impl std::fmt::Debug for DebeziumEncoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DebeziumEncoder")
+            .field("options", &self.options)
+            .field(
+                "tables",
+                &self.plans.values().map(HashMap::len).sum::<usize>(),
+            )
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a record's source block points.
+struct Source<'a> {
+    position: &'a Position<'a>,
+    txn: &'a TransactionState,
+    db: &'a str,
+    table: Option<&'a str>,
+    row: usize,
+}
+
+impl DebeziumEncoder {
+    /// An encoder with the system clock as processing time.
+    pub fn new(options: DebeziumOptions) -> Self {
+        let mut source_head = String::from("{\"version\":");
+        push_str(&mut source_head, &options.version);
+        source_head.push_str(",\"connector\":");
+        push_str(&mut source_head, options.connector.name());
+        source_head.push_str(",\"name\":");
+        push_str(&mut source_head, &options.topic_prefix);
+        let source_schema = source_schema(options.connector);
+        DebeziumEncoder {
+            options,
+            clock: Box::new(system_clock),
+            plans: HashMap::new(),
+            source_head,
+            source_schema,
+            txn: TransactionMeta::default(),
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Replaces the processing-time clock (envelope `ts_ms`/`ts_us`/`ts_ns`):
+    /// `clock` returns nanoseconds since the epoch.
+    pub fn with_clock(mut self, clock: impl FnMut() -> i64 + Send + 'static) -> Self {
+        self.clock = Box::new(clock);
+        self
+    }
+
+    pub fn options(&self) -> &DebeziumOptions {
+        &self.options
+    }
+
+    /// The plan of `table`, built when first seen or when its definition
+    /// changed.
+    fn plan(&mut self, table: &Table<'_>) -> Arc<TablePlan> {
+        let (db, name) = (table.schema(), table.name());
+        if let Some(plan) = self.plans.get(db).and_then(|t| t.get(name)) {
+            if plan.defs == table.map.columns && plan.info.as_deref() == table.info {
+                return Arc::clone(plan);
+            }
+        }
+        let plan = Arc::new(self.build_plan(table));
+        self.plans
+            .entry(db.to_string())
+            .or_default()
+            .insert(name.to_string(), Arc::clone(&plan));
+        plan
+    }
+
+    fn build_plan(&self, table: &Table<'_>) -> TablePlan {
+        let o = &self.options;
+        let columns: Vec<ColumnPlan> = table.columns().map(|c| ColumnPlan::new(&c, o)).collect();
+        let key: Vec<usize> = table
+            .columns()
+            .filter(|c| c.is_key)
+            .map(|c| c.index)
+            .collect();
+        let base = format!("{}.{}.{}", o.topic_prefix, table.schema(), table.name());
+        let mut key_prefix = String::new();
+        let mut value_prefix = String::new();
+        if o.schemas_enable {
+            key_prefix.push_str("{\"schema\":{\"type\":\"struct\",\"fields\":[");
+            for (n, &i) in key.iter().enumerate() {
+                if n > 0 {
+                    key_prefix.push(',');
+                }
+                push_field_schema(&mut key_prefix, &columns[i], o);
+            }
+            key_prefix.push_str("],\"optional\":false,\"name\":");
+            push_str(&mut key_prefix, &format!("{base}.Key"));
+            key_prefix.push_str("},\"payload\":");
+
+            let mut row = String::from("{\"type\":\"struct\",\"fields\":[");
+            for (n, c) in columns.iter().enumerate() {
+                if n > 0 {
+                    row.push(',');
+                }
+                push_field_schema(&mut row, c, o);
+            }
+            row.push_str("],\"optional\":true,\"name\":");
+            push_str(&mut row, &format!("{base}.Value"));
+            value_prefix.push_str("{\"schema\":{\"type\":\"struct\",\"fields\":[");
+            value_prefix.push_str(&row);
+            value_prefix.push_str(",\"field\":\"before\"},");
+            value_prefix.push_str(&row);
+            value_prefix.push_str(",\"field\":\"after\"},");
+            value_prefix.push_str(&self.source_schema);
+            value_prefix.push(',');
+            value_prefix.push_str(TRANSACTION_BLOCK_SCHEMA);
+            value_prefix.push_str(
+                ",{\"type\":\"string\",\"optional\":false,\"field\":\"op\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ms\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_us\"},{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ns\"}],\"optional\":false,\"name\":",
+            );
+            push_str(&mut value_prefix, &format!("{base}.Envelope"));
+            value_prefix.push_str(",\"version\":2},\"payload\":");
+        }
+        TablePlan {
+            defs: table.map.columns.clone(),
+            info: table.info.map(<[ColumnInfo]>::to_vec),
+            topic: base,
+            db: table.schema().to_string(),
+            table: table.name().to_string(),
+            columns,
+            key,
+            key_prefix,
+            value_prefix,
+        }
+    }
+
+    fn encode_rows(
+        &mut self,
+        rows: &RowsChange<'_>,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        if self.options.skipped_operations.skips_all_of(rows.op) {
+            return Ok(());
+        }
+        let plan = self.plan(&rows.table);
+        for row in rows.rows() {
+            let row = row?;
+            let source = Source {
+                position: &rows.position,
+                txn: rows.txn,
+                db: rows.table.schema(),
+                table: Some(rows.table.name()),
+                row: row.index,
+            };
+            match (rows.op, &row.before, &row.after) {
+                (Op::Insert, _, Some(after)) => {
+                    let key = self.key(&plan, after)?;
+                    self.emit(&plan, &source, key, None, Some(after), "c", out)?;
+                }
+                (Op::Delete, Some(before), _) => {
+                    let key = self.key(&plan, before)?;
+                    self.emit_delete(&plan, &source, key, before, out)?;
+                }
+                (Op::Update, Some(before), Some(after)) => {
+                    let old_key = self.key(&plan, before)?;
+                    // A MINIMAL after image leaves unchanged key columns out:
+                    // the key is then the before image's.
+                    let new_key = if plan.key.iter().all(|&i| after.is_present(i)) {
+                        self.key(&plan, after)?
+                    } else {
+                        old_key.clone()
+                    };
+                    if old_key == new_key {
+                        self.emit(&plan, &source, new_key, Some(before), Some(after), "u", out)?;
+                    } else {
+                        // A primary-key change: the old row goes (with its
+                        // tombstone), the new one comes.
+                        self.emit_delete(&plan, &source, old_key, before, out)?;
+                        self.emit(&plan, &source, new_key, None, Some(after), "c", out)?;
+                    }
+                }
+                // An update without a before image (never from a server).
+                (Op::Update, None, Some(after)) => {
+                    let key = self.key(&plan, after)?;
+                    self.emit(&plan, &source, key, None, Some(after), "u", out)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn emit_delete(
+        &mut self,
+        plan: &TablePlan,
+        source: &Source<'_>,
+        key: Option<String>,
+        before: &RowImage<'_>,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        let emitted = self.emit(plan, source, key.clone(), Some(before), None, "d", out)?;
+        if emitted && self.options.tombstones_on_delete {
+            out.push(DebeziumRecord {
+                destination: plan.topic.clone(),
+                key,
+                value: None,
+            });
+        }
+        Ok(())
+    }
+
+    /// The key JSON of a row (schema-wrapped when schemas are enabled), or
+    /// `None` for a table without primary key.
+    fn key(
+        &mut self,
+        plan: &TablePlan,
+        image: &RowImage<'_>,
+    ) -> Result<Option<String>, DebeziumError> {
+        if plan.key.is_empty() {
+            return Ok(None);
+        }
+        let mut s = String::with_capacity(plan.key_prefix.len() + 32);
+        s.push_str(&plan.key_prefix);
+        s.push('{');
+        let mut first = true;
+        for (i, cell) in image.cells().enumerate() {
+            let cell = cell?;
+            if !plan.key.contains(&i) {
+                continue;
+            }
+            if !first {
+                s.push(',');
+            }
+            first = false;
+            self.push_cell(&mut s, plan, i, &cell)?;
+        }
+        s.push('}');
+        if self.options.schemas_enable {
+            s.push('}');
+        }
+        Ok(Some(s))
+    }
+
+    fn push_cell(
+        &mut self,
+        out: &mut String,
+        plan: &TablePlan,
+        index: usize,
+        cell: &Cell<'_>,
+    ) -> Result<(), DebeziumError> {
+        let (Some(column), Some(def)) = (plan.columns.get(index), plan.defs.get(index)) else {
+            return Ok(());
+        };
+        out.push_str(&column.field);
+        match cell {
+            // A column left out of a MINIMAL/NOBLOB image: not known, null.
+            Cell::Absent => out.push_str("null"),
+            Cell::Present(value) => {
+                push_value(out, column, def, value, &self.options, &mut self.scratch).map_err(
+                    |p| match p {
+                        ValueProblem::Decode(e) => DebeziumError::Decode(e),
+                        ValueProblem::Mismatch(detail) => DebeziumError::Value {
+                            db: plan.db.clone(),
+                            table: plan.table.clone(),
+                            column: column.name.clone(),
+                            detail,
+                        },
+                    },
+                )?
+            }
+        }
+        Ok(())
+    }
+
+    fn push_row(
+        &mut self,
+        out: &mut String,
+        plan: &TablePlan,
+        image: Option<&RowImage<'_>>,
+    ) -> Result<(), DebeziumError> {
+        let Some(image) = image else {
+            out.push_str("null");
+            return Ok(());
+        };
+        out.push('{');
+        for (i, cell) in image.cells().enumerate() {
+            let cell = cell?;
+            if i > 0 {
+                out.push(',');
+            }
+            self.push_cell(out, plan, i, &cell)?;
+        }
+        out.push('}');
+        Ok(())
+    }
+
+    /// The `source` block (§1.5 order).
+    fn push_source(&self, out: &mut String, source: &Source<'_>) {
+        let p = source.position;
+        let ts = p.timestamp as i64;
+        out.push_str(&self.source_head);
+        out.push_str(",\"ts_ms\":");
+        push_i64(out, ts * 1000);
+        out.push_str(",\"snapshot\":\"false\",\"db\":");
+        push_str(out, source.db);
+        out.push_str(",\"sequence\":null,\"ts_us\":");
+        push_i64(out, ts * 1_000_000);
+        out.push_str(",\"ts_ns\":");
+        push_i64(out, ts * 1_000_000_000);
+        out.push_str(",\"table\":");
+        match source.table {
+            Some(t) => push_str(out, t),
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"server_id\":");
+        push_i64(out, p.server_id as i64);
+        out.push_str(",\"gtid\":");
+        match &source.txn.gtid {
+            Some(g) => push_str(out, g),
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"file\":");
+        push_str(out, p.file);
+        out.push_str(",\"pos\":");
+        push_i64(out, p.offset as i64);
+        out.push_str(",\"row\":");
+        push_i64(out, source.row as i64);
+        out.push_str(",\"thread\":");
+        match source.txn.thread_id {
+            Some(t) => push_i64(out, t as i64),
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"query\":null}");
+    }
+
+    /// The `ts_ms`, `ts_us`, `ts_ns` processing-time fields and the closing brace.
+    fn push_processing_time(&mut self, out: &mut String) {
+        let now = (self.clock)();
+        out.push_str(",\"ts_ms\":");
+        push_i64(out, now.div_euclid(1_000_000));
+        out.push_str(",\"ts_us\":");
+        push_i64(out, now.div_euclid(1000));
+        out.push_str(",\"ts_ns\":");
+        push_i64(out, now);
+        out.push('}');
+    }
+
+    /// One data-change record (and, with transaction metadata, the BEGIN
+    /// record of its transaction if it is the first), unless
+    /// `skipped.operations` drops records of `op`: Debezium filters each
+    /// record by its own operation, so a key change's `d` and `c` follow
+    /// `d` and `c`. Returns whether it was emitted.
+    #[allow(clippy::too_many_arguments)]
+    fn emit(
+        &mut self,
+        plan: &TablePlan,
+        source: &Source<'_>,
+        key: Option<String>,
+        before: Option<&RowImage<'_>>,
+        after: Option<&RowImage<'_>>,
+        op: &str,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<bool, DebeziumError> {
+        if self.options.skipped_operations.skips(op) {
+            return Ok(false);
+        }
+        let mut v = String::with_capacity(plan.value_prefix.len() + 512);
+        v.push_str(&plan.value_prefix);
+        v.push_str("{\"before\":");
+        self.push_row(&mut v, plan, before)?;
+        v.push_str(",\"after\":");
+        self.push_row(&mut v, plan, after)?;
+        v.push_str(",\"source\":");
+        self.push_source(&mut v, source);
+        v.push_str(",\"transaction\":");
+        // A TRUNCATE is a statement of its own, outside any transaction.
+        if self.options.provide_transaction_metadata && op != "t" {
+            self.push_transaction_block(
+                &mut v,
+                source,
+                &format!("{}.{}", plan.db, plan.table),
+                out,
+            );
+        } else {
+            v.push_str("null");
+        }
+        v.push_str(",\"op\":");
+        push_str(&mut v, op);
+        self.push_processing_time(&mut v);
+        if self.options.schemas_enable {
+            v.push('}');
+        }
+        out.push(DebeziumRecord {
+            destination: plan.topic.clone(),
+            key,
+            value: Some(v),
+        });
+        Ok(true)
+    }
+
+    /// The data event's `transaction` block; the transaction's BEGIN record
+    /// goes out first if this is its first data event.
+    fn push_transaction_block(
+        &mut self,
+        v: &mut String,
+        source: &Source<'_>,
+        collection: &str,
+        out: &mut Vec<DebeziumRecord>,
+    ) {
+        if self.txn.id.is_none() {
+            let id = match (&source.txn.gtid, &self.txn.begin) {
+                (Some(g), _) => g.clone(),
+                (None, Some((file, pos))) => format!("file={file},pos={pos}"),
+                (None, None) => format!(
+                    "file={},pos={}",
+                    source.position.file, source.position.offset
+                ),
+            };
+            let ts_ms = source.position.timestamp_ms();
+            out.push(self.boundary_record("BEGIN", &id, None, ts_ms));
+            self.txn.id = Some(id);
+            self.txn.total = 0;
+            self.txn.per_table.clear();
+        }
+        self.txn.total += 1;
+        let order = match self.txn.per_table.iter_mut().find(|(t, _)| t == collection) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.txn.per_table.push((collection.to_string(), 1));
+                1
+            }
+        };
+        v.push_str("{\"id\":");
+        push_str(v, self.txn.id.as_deref().unwrap_or(""));
+        v.push_str(",\"total_order\":");
+        push_i64(v, self.txn.total as i64);
+        v.push_str(",\"data_collection_order\":");
+        push_i64(v, order as i64);
+        v.push('}');
+    }
+
+    /// A BEGIN or END record to `<prefix>.transaction` (§1.7).
+    fn boundary_record(
+        &self,
+        status: &str,
+        id: &str,
+        end: Option<&TransactionMeta>,
+        ts_ms: i64,
+    ) -> DebeziumRecord {
+        let schemas = self.options.schemas_enable;
+        let mut key = String::new();
+        if schemas {
+            key.push_str("{\"schema\":");
+            key.push_str(TRANSACTION_KEY_SCHEMA);
+            key.push_str(",\"payload\":");
+        }
+        key.push_str("{\"id\":");
+        push_str(&mut key, id);
+        key.push('}');
+        if schemas {
+            key.push('}');
+        }
+        let mut v = String::new();
+        if schemas {
+            v.push_str("{\"schema\":");
+            v.push_str(TRANSACTION_VALUE_SCHEMA);
+            v.push_str(",\"payload\":");
+        }
+        v.push_str("{\"status\":");
+        push_str(&mut v, status);
+        v.push_str(",\"id\":");
+        push_str(&mut v, id);
+        match end {
+            Some(t) => {
+                v.push_str(",\"event_count\":");
+                push_i64(&mut v, t.total as i64);
+                v.push_str(",\"data_collections\":[");
+                for (i, (name, n)) in t.per_table.iter().enumerate() {
+                    if i > 0 {
+                        v.push(',');
+                    }
+                    v.push_str("{\"data_collection\":");
+                    push_str(&mut v, name);
+                    v.push_str(",\"event_count\":");
+                    push_i64(&mut v, *n as i64);
+                    v.push('}');
+                }
+                v.push(']');
+            }
+            None => v.push_str(",\"event_count\":null,\"data_collections\":null"),
+        }
+        v.push_str(",\"ts_ms\":");
+        push_i64(&mut v, ts_ms);
+        v.push('}');
+        if schemas {
+            v.push('}');
+        }
+        DebeziumRecord {
+            destination: format!("{}.transaction", self.options.topic_prefix),
+            key: Some(key),
+            value: Some(v),
+        }
+    }
+
+    /// A TRUNCATE statement as an `op:"t"` event (when `t` is not skipped):
+    /// null key, no images.
+    fn encode_truncate(
+        &mut self,
+        statement: &Statement<'_>,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        let Some(table) = statement.class.table.as_deref() else {
+            return Ok(());
+        };
+        let db = statement
+            .class
+            .schema
+            .as_deref()
+            .unwrap_or(statement.db.as_ref());
+        let plan = match self.plans.get(db).and_then(|t| t.get(table)) {
+            Some(p) => Arc::clone(p),
+            // A table not seen in a rows event yet: no columns known.
+            None => {
+                let map = sluice_binlog::TableMap {
+                    table_id: 0,
+                    flags: 0,
+                    schema: db.to_string(),
+                    table: table.to_string(),
+                    columns: Vec::new(),
+                    has_optional_metadata: false,
+                };
+                Arc::new(self.build_plan(&Table {
+                    map: &map,
+                    info: None,
+                }))
+            }
+        };
+        let source = Source {
+            position: &statement.position,
+            txn: statement.txn,
+            db,
+            table: Some(table),
+            row: 0,
+        };
+        self.emit(&plan, &source, None, None, None, "t", out)?;
+        Ok(())
+    }
+}
+
+impl Encoder for DebeziumEncoder {
+    type Output = DebeziumRecord;
+    type Error = DebeziumError;
+
+    fn encode(
+        &mut self,
+        event: &ChangeEvent<'_>,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        // On error, none of the event's records: not some of its rows.
+        let start = out.len();
+        let result = self.encode_event(event, out);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+}
+
+impl DebeziumEncoder {
+    fn encode_event(
+        &mut self,
+        event: &ChangeEvent<'_>,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        match event {
+            ChangeEvent::Begin { position, .. } => {
+                self.txn = TransactionMeta {
+                    begin: Some((position.file.to_string(), position.offset)),
+                    ..TransactionMeta::default()
+                };
+            }
+            ChangeEvent::Rows(rows) => self.encode_rows(rows, out)?,
+            ChangeEvent::Commit { position, .. } => {
+                let txn = std::mem::take(&mut self.txn);
+                if let (true, Some(id)) = (self.options.provide_transaction_metadata, &txn.id) {
+                    out.push(self.boundary_record("END", id, Some(&txn), position.timestamp_ms()));
+                }
+            }
+            ChangeEvent::Statement(s) => {
+                if s.class.kind == StatementKind::Truncate
+                    && !self.options.skipped_operations.truncate
+                {
+                    self.encode_truncate(s, out)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The `source` struct's schema (§1.10), with its `field` name.
+fn source_schema(connector: Connector) -> String {
+    format!(
+        concat!(
+            "{{\"type\":\"struct\",\"fields\":[",
+            "{{\"type\":\"string\",\"optional\":false,\"field\":\"version\"}},",
+            "{{\"type\":\"string\",\"optional\":false,\"field\":\"connector\"}},",
+            "{{\"type\":\"string\",\"optional\":false,\"field\":\"name\"}},",
+            "{{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}},",
+            "{{\"type\":\"string\",\"optional\":true,\"name\":\"io.debezium.data.Enum\",\"version\":1,",
+            "\"parameters\":{{\"allowed\":\"true,first,first_in_data_collection,last_in_data_collection,last,false,incremental\"}},",
+            "\"default\":\"false\",\"field\":\"snapshot\"}},",
+            "{{\"type\":\"string\",\"optional\":false,\"field\":\"db\"}},",
+            "{{\"type\":\"string\",\"optional\":true,\"field\":\"sequence\"}},",
+            "{{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_us\"}},",
+            "{{\"type\":\"int64\",\"optional\":true,\"field\":\"ts_ns\"}},",
+            "{{\"type\":\"string\",\"optional\":true,\"field\":\"table\"}},",
+            "{{\"type\":\"int64\",\"optional\":false,\"field\":\"server_id\"}},",
+            "{{\"type\":\"string\",\"optional\":true,\"field\":\"gtid\"}},",
+            "{{\"type\":\"string\",\"optional\":false,\"field\":\"file\"}},",
+            "{{\"type\":\"int64\",\"optional\":false,\"field\":\"pos\"}},",
+            "{{\"type\":\"int32\",\"optional\":false,\"field\":\"row\"}},",
+            "{{\"type\":\"int64\",\"optional\":true,\"field\":\"thread\"}},",
+            "{{\"type\":\"string\",\"optional\":true,\"field\":\"query\"}}],",
+            "\"optional\":false,\"name\":\"io.debezium.connector.{}.Source\",\"version\":1,\"field\":\"source\"}}"
+        ),
+        connector.name()
+    )
+}
+
+/// The data event's `transaction` block schema (§1.10), with its `field` name.
+const TRANSACTION_BLOCK_SCHEMA: &str = concat!(
+    "{\"type\":\"struct\",\"fields\":[",
+    "{\"type\":\"string\",\"optional\":false,\"field\":\"id\"},",
+    "{\"type\":\"int64\",\"optional\":false,\"field\":\"total_order\"},",
+    "{\"type\":\"int64\",\"optional\":false,\"field\":\"data_collection_order\"}],",
+    "\"optional\":true,\"name\":\"event.block\",\"version\":1,\"field\":\"transaction\"}"
+);
+
+/// Key schema of BEGIN/END records.
+const TRANSACTION_KEY_SCHEMA: &str = concat!(
+    "{\"type\":\"struct\",\"fields\":[{\"type\":\"string\",\"optional\":false,\"field\":\"id\"}],",
+    "\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataKey\",\"version\":1}"
+);
+
+/// Value schema of BEGIN/END records (§1.7 field order).
+const TRANSACTION_VALUE_SCHEMA: &str = concat!(
+    "{\"type\":\"struct\",\"fields\":[",
+    "{\"type\":\"string\",\"optional\":false,\"field\":\"status\"},",
+    "{\"type\":\"string\",\"optional\":false,\"field\":\"id\"},",
+    "{\"type\":\"int64\",\"optional\":true,\"field\":\"event_count\"},",
+    "{\"type\":\"array\",\"items\":{\"type\":\"struct\",\"fields\":[",
+    "{\"type\":\"string\",\"optional\":false,\"field\":\"data_collection\"},",
+    "{\"type\":\"int64\",\"optional\":false,\"field\":\"event_count\"}],",
+    "\"optional\":false},\"optional\":true,\"field\":\"data_collections\"},",
+    "{\"type\":\"int64\",\"optional\":false,\"field\":\"ts_ms\"}],",
+    "\"optional\":false,\"name\":\"io.debezium.connector.common.TransactionMetadataValue\",\"version\":1}"
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_from_properties() {
+        let o = DebeziumOptions::from_properties([
+            ("topic.prefix", "dbserver1"),
+            ("connector", "mariadb"),
+            ("converter.schemas.enable", "false"),
+            ("decimal.handling.mode", "string"),
+            ("skipped.operations", "none"),
+            ("tombstones.on.delete", "false"),
+        ])
+        .unwrap();
+        assert_eq!(o.topic_prefix, "dbserver1");
+        assert_eq!(o.connector, Connector::MariaDb);
+        assert!(!o.schemas_enable);
+        assert_eq!(o.decimal_handling_mode, DecimalHandlingMode::String);
+        assert!(!o.skipped_operations.truncate);
+        assert!(!o.tombstones_on_delete);
+        // Untouched options keep Debezium's defaults.
+        assert_eq!(o.binary_handling_mode, BinaryHandlingMode::Bytes);
+        assert!(!o.provide_transaction_metadata);
+        assert_eq!(o.version, DEFAULT_DEBEZIUM_VERSION);
+
+        assert!(matches!(
+            DebeziumOptions::from_properties([("connector", "mysql")]),
+            Err(DebeziumError::MissingTopicPrefix)
+        ));
+        assert!(matches!(
+            DebeziumOptions::from_properties([
+                ("topic.prefix", "x"),
+                ("skipped.operations", "c,x")
+            ]),
+            Err(DebeziumError::InvalidOption {
+                property: "skipped.operations",
+                ..
+            })
+        ));
+        assert!(matches!(
+            DebeziumOptions::from_properties([
+                ("topic.prefix", "x"),
+                ("include.schema.changes", "true")
+            ]),
+            Err(DebeziumError::Unsupported { .. })
+        ));
+    }
+
+    #[test]
+    fn defaults_are_debeziums() {
+        let o = DebeziumOptions::new("p");
+        assert!(o.schemas_enable);
+        assert_eq!(o.decimal_handling_mode, DecimalHandlingMode::Precise);
+        assert_eq!(o.decimal_format, DecimalFormat::Base64);
+        assert_eq!(
+            o.bigint_unsigned_handling_mode,
+            BigIntUnsignedHandlingMode::Long
+        );
+        assert_eq!(o.binary_handling_mode, BinaryHandlingMode::Bytes);
+        assert_eq!(
+            o.time_precision_mode,
+            TimePrecisionMode::AdaptiveTimeMicroseconds
+        );
+        assert!(o.tombstones_on_delete);
+        assert_eq!(
+            o.skipped_operations,
+            SkippedOperations {
+                create: false,
+                update: false,
+                delete: false,
+                truncate: true
+            }
+        );
+        assert!(!o.provide_transaction_metadata);
+        assert_eq!(o.connector, Connector::MySql);
+    }
+}
