@@ -333,7 +333,7 @@ fn follow_schema(
 }
 
 /// The schema's column information in the change-event model's type,
-/// converted once per description rather than per rows event.
+/// converted only when it changes rather than for every rows event.
 #[derive(Default)]
 struct ColumnsCache {
     from: Option<Arc<[EntryColumnInfo]>>,
@@ -342,15 +342,50 @@ struct ColumnsCache {
 
 impl ColumnsCache {
     fn get(&mut self, info: Arc<[EntryColumnInfo]>) -> &[ColumnInfo] {
-        if !self.from.as_ref().is_some_and(|f| Arc::ptr_eq(f, &info)) {
+        if self.from.as_ref().is_some_and(|f| Arc::ptr_eq(f, &info)) {
+            return &self.columns;
+        }
+        // A table is described anew for every table map, most often as before.
+        let same = self.columns.len() == info.len()
+            && self.columns.iter().zip(info.iter()).all(|(a, b)| {
+                a.name == b.name && a.mysql_type == b.mysql_type && a.is_key == b.is_key
+            });
+        if !same {
             self.columns.clear();
             self.columns.extend(info.iter().map(|c| ColumnInfo {
                 name: c.name.clone(),
                 mysql_type: c.mysql_type.clone(),
                 is_key: c.is_key,
             }));
-            self.from = Some(info);
         }
+        self.from = Some(info);
         &self.columns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(names: &[&str]) -> Arc<[EntryColumnInfo]> {
+        names
+            .iter()
+            .map(|n| EntryColumnInfo {
+                name: n.to_string(),
+                mysql_type: "int(11)".into(),
+                is_key: *n == "id",
+            })
+            .collect()
+    }
+
+    #[test]
+    fn column_info_follows_the_description() {
+        let mut cache = ColumnsCache::default();
+        let names = |c: &[ColumnInfo]| c.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(cache.get(info(&["id", "a"]))), ["id", "a"]);
+        assert!(cache.get(info(&["id", "a"]))[0].is_key);
+        assert_eq!(names(cache.get(info(&["id", "a", "b"]))), ["id", "a", "b"]);
+        assert_eq!(names(cache.get(info(&["id", "c", "b"]))), ["id", "c", "b"]);
+        assert_eq!(names(cache.get(info(&[]))), Vec::<String>::new());
     }
 }
