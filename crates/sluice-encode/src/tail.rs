@@ -292,7 +292,7 @@ impl Encoder for TailEncoder {
 /// The database and table of a simple one-table DDL statement (CREATE/
 /// ALTER/DROP/TRUNCATE/RENAME TABLE), `default_db` when it names none;
 /// `None` for anything else.
-pub fn ddl_table<'s>(sql: &'s str, default_db: &'s str) -> Option<(&'s str, &'s str)> {
+fn ddl_table<'s>(sql: &'s str, default_db: &'s str) -> Option<(&'s str, &'s str)> {
     let mut words = sql.split_whitespace();
     let verb = words.next()?.to_ascii_uppercase();
     if !matches!(
@@ -396,7 +396,7 @@ fn write_str(out: &mut Vec<u8>, s: &str) {
 
 /// Appends `s` as the inside of a JSON string, escaped as serde_json
 /// escapes it (`"`, `\\`, control characters; nothing else).
-pub fn push_json_str(out: &mut Vec<u8>, s: &str) {
+fn push_json_str(out: &mut Vec<u8>, s: &str) {
     // Writing to a Vec cannot fail.
     let _ = write_json_str(out, s);
 }
