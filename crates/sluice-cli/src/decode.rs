@@ -1,4 +1,5 @@
-//! `sluice binlog decode`: events as JSON lines (format in the README).
+//! `sluice binlog decode`: events as JSON lines (format in the README;
+//! rendered by `sluice_encode::binlog_json`).
 
 use std::io::{BufWriter, Write};
 use std::ops::ControlFlow;
@@ -6,18 +7,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use serde_json::{json, Map, Value as Json};
-use sluice_binlog::events::EventData;
-use sluice_binlog::{
-    walk_file, BinlogFile, Cell, EventPosition, RawEvent, RowImage, RowsEvent, RowsKind, TableMap,
-};
-
-use crate::render::{column_names, parse_event_size, text, write_json_str};
-
-/// An event whose rows or SQL take more bytes than this is written as it is
-/// rendered, after a first pass that only checks it renders, rather than
-/// built in memory first: a value of a gigabyte is never copied whole.
-const STREAM_ABOVE: usize = 1 << 20;
+use sluice_binlog::{walk_file, BinlogFile};
+use sluice_encode::binlog_json::{BinlogJson, EventJsonError};
 
 #[derive(Args)]
 pub struct DecodeArgs {
@@ -39,15 +30,14 @@ pub fn run(args: &DecodeArgs) -> Result<()> {
     }
     let stdout = std::io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut encoder = BinlogJson::new();
     for path in &args.files {
         let file = BinlogFile::open(path)
             .with_context(|| format!("cannot open binlog file {}", path.display()))?;
         let name = file.name();
         let mut write_error = None;
-        let mut line = Vec::new();
-        let mut scratch = String::new();
         let walked = walk_file(&name, file.bytes(), |at, raw, data| {
-            match write_event(&mut out, &mut line, &mut scratch, &name, at, raw, data) {
+            match encoder.write_event(&mut out, &name, at, raw, data) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
                     write_error = Some(e);
@@ -56,8 +46,12 @@ pub fn run(args: &DecodeArgs) -> Result<()> {
             }
         });
         out.flush().context("writing to standard output")?;
-        if let Some(e) = write_error {
-            return Err(e);
+        match write_error {
+            Some(EventJsonError::Output(e)) => {
+                return Err(anyhow::Error::new(e).context("writing to standard output"))
+            }
+            Some(e) => return Err(e.into()),
+            None => {}
         }
         walked.with_context(|| {
             format!(
@@ -69,362 +63,11 @@ pub fn run(args: &DecodeArgs) -> Result<()> {
     Ok(())
 }
 
-/// The part of an event's line that can be large, written in pieces.
-enum Streamed<'e> {
-    /// `rows` of a rows event.
-    Rows(&'e RowsEvent<'e>),
-    /// `sql` of a QUERY event, then the fields that follow it.
-    Sql(&'e [u8], Map<String, Json>),
-}
-
-impl Streamed<'_> {
-    fn size(&self) -> usize {
-        match self {
-            Streamed::Rows(r) => r.rows_data().len(),
-            Streamed::Sql(q, _) => q.len(),
-        }
+/// `--max-event-size`: a number of bytes, 1 to 1 GiB.
+pub fn parse_event_size(s: &str) -> std::result::Result<usize, String> {
+    let max = sluice_binlog::compression::MAX_UNCOMPRESSED_LIMIT;
+    match s.trim().parse::<usize>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("expected a number of bytes from 1 to {max}")),
     }
-}
-
-/// Writes one event's line to `out`. An error leaves `out` as it was: the
-/// event is rendered into `line` first, or (when big) rendered once to
-/// check it before being written out as it renders.
-fn write_event(
-    out: &mut impl Write,
-    line: &mut Vec<u8>,
-    scratch: &mut String,
-    file: &str,
-    at: &EventPosition,
-    raw: &RawEvent<'_>,
-    data: &EventData<'_>,
-) -> Result<()> {
-    let in_event = |e: anyhow::Error| {
-        e.context(format!(
-            "{file}:{}: {}",
-            at.pos,
-            raw.header.event_type.name()
-        ))
-    };
-    let (head, streamed) = event_json(file, at, raw, data).map_err(in_event)?;
-    match streamed {
-        None => {
-            serde_json::to_writer(&mut *out, &Json::Object(head))
-                .context("writing to standard output")?;
-        }
-        Some(body) if body.size() > STREAM_ABOVE => {
-            write_line(&mut std::io::sink(), &head, &body, scratch).map_err(in_event)?;
-            write_line(out, &head, &body, scratch).context("writing to standard output")?;
-        }
-        Some(body) => {
-            line.clear();
-            write_line(line, &head, &body, scratch).map_err(in_event)?;
-            out.write_all(line).context("writing to standard output")?;
-        }
-    }
-    out.write_all(b"\n").context("writing to standard output")
-}
-
-/// `head`'s fields, then the streamed field (and those after it), as one
-/// JSON object, without the line's end.
-fn write_line(
-    w: &mut dyn Write,
-    head: &Map<String, Json>,
-    body: &Streamed<'_>,
-    scratch: &mut String,
-) -> Result<()> {
-    let mut start = serde_json::to_vec(head)?;
-    start.pop(); // the closing brace
-    w.write_all(&start)?;
-    if !head.is_empty() {
-        w.write_all(b",")?;
-    }
-    match body {
-        Streamed::Rows(r) => {
-            w.write_all(b"\"rows\":")?;
-            write_rows(w, r, scratch)?;
-            w.write_all(b"}")?;
-        }
-        Streamed::Sql(sql, tail) => {
-            w.write_all(b"\"sql\":\"")?;
-            // Invalid UTF-8 as U+FFFD, as String::from_utf8_lossy gives it.
-            for chunk in sql.utf8_chunks() {
-                write_json_str(w, chunk.valid())?;
-                if !chunk.invalid().is_empty() {
-                    write_json_str(w, "\u{fffd}")?;
-                }
-            }
-            w.write_all(b"\"")?;
-            let rest = serde_json::to_vec(tail)?;
-            match rest.get(1..) {
-                Some(fields) if rest.len() > 2 => {
-                    w.write_all(b",")?;
-                    w.write_all(fields)?;
-                }
-                _ => w.write_all(b"}")?,
-            }
-        }
-    }
-    Ok(())
-}
-
-/// `[{"before": [...], "after": [...]}, ...]` (see the README).
-fn write_rows(w: &mut dyn Write, r: &RowsEvent<'_>, scratch: &mut String) -> Result<()> {
-    w.write_all(b"[")?;
-    for (k, row) in r.rows().enumerate() {
-        let row = row?;
-        w.write_all(if k == 0 { b"{" } else { b",{" })?;
-        let mut first = true;
-        for (key, img) in [("before", &row.before), ("after", &row.after)] {
-            if let Some(img) = img {
-                if !first {
-                    w.write_all(b",")?;
-                }
-                first = false;
-                write_image(w, &r.table, img, key, scratch)?;
-            }
-        }
-        w.write_all(b"}")?;
-    }
-    w.write_all(b"]")?;
-    Ok(())
-}
-
-/// `"KEY":[values]`, then `"absent_KEY"` and `"partial_KEY"` when there are
-/// such columns: what `render::image_json` gives, written as it renders.
-fn write_image(
-    w: &mut dyn Write,
-    t: &TableMap,
-    img: &RowImage<'_>,
-    key: &str,
-    scratch: &mut String,
-) -> Result<()> {
-    let mut absent = Vec::new();
-    let mut partial = Vec::new();
-    write!(w, "\"{key}\":[")?;
-    for (i, cell) in img.cells().enumerate() {
-        if i > 0 {
-            w.write_all(b",")?;
-        }
-        match cell? {
-            Cell::Absent => {
-                absent.push(i);
-                w.write_all(b"null")?;
-            }
-            Cell::Present(v) if v.is_null() => w.write_all(b"null")?,
-            Cell::Present(v) => {
-                if v.is_partial_json() {
-                    partial.push(i);
-                }
-                w.write_all(b"\"")?;
-                v.render_pieces::<anyhow::Error>(&t.columns[i], scratch, &mut |piece| {
-                    write_json_str(w, piece).map_err(anyhow::Error::from)
-                })?;
-                w.write_all(b"\"")?;
-            }
-        }
-    }
-    w.write_all(b"]")?;
-    for (name, list) in [("absent", &absent), ("partial", &partial)] {
-        if !list.is_empty() {
-            write!(w, ",\"{name}_{key}\":")?;
-            serde_json::to_writer(&mut *w, list)?;
-        }
-    }
-    Ok(())
-}
-
-/// The fields of an event's line, and the part written in pieces, if any.
-fn event_json<'e>(
-    file: &str,
-    at: &EventPosition,
-    raw: &RawEvent<'_>,
-    data: &'e EventData<'e>,
-) -> Result<(Map<String, Json>, Option<Streamed<'e>>)> {
-    let h = &raw.header;
-    let mut o = Map::new();
-    o.insert("file".into(), json!(file));
-    o.insert("pos".into(), json!(at.pos));
-    o.insert("next_pos".into(), json!(at.next_pos));
-    if let Some(i) = at.payload_index {
-        o.insert("payload_index".into(), json!(i));
-    }
-    o.insert("event".into(), json!(h.event_type.name()));
-    o.insert("server_id".into(), json!(h.server_id));
-    o.insert("timestamp".into(), json!(h.timestamp));
-    match data {
-        EventData::FormatDescription(f) | EventData::StartV3(f) => {
-            o.insert("binlog_version".into(), json!(f.binlog_version));
-            o.insert("server_version".into(), json!(f.server_version));
-            o.insert(
-                "checksum".into(),
-                json!(format!("{:?}", f.checksum).to_uppercase()),
-            );
-        }
-        EventData::Query(q) => {
-            o.insert("schema".into(), text(q.schema));
-            let mut tail = Map::new();
-            tail.insert("thread_id".into(), json!(q.thread_id));
-            tail.insert("exec_time".into(), json!(q.exec_time));
-            tail.insert("error_code".into(), json!(q.error_code));
-            return Ok((o, Some(Streamed::Sql(&q.query, tail))));
-        }
-        EventData::Xid(x) => {
-            o.insert("xid".into(), json!(x));
-        }
-        EventData::Rotate(r) => {
-            o.insert("next_file".into(), text(r.next_file));
-            o.insert("position".into(), json!(r.position));
-        }
-        EventData::Stop => {}
-        EventData::Intvar { kind, value } => {
-            o.insert(
-                "kind".into(),
-                json!(if *kind == 2 {
-                    "INSERT_ID"
-                } else {
-                    "LAST_INSERT_ID"
-                }),
-            );
-            o.insert("value".into(), json!(value.to_string()));
-        }
-        EventData::Rand { seed1, seed2 } => {
-            o.insert("seed1".into(), json!(seed1.to_string()));
-            o.insert("seed2".into(), json!(seed2.to_string()));
-        }
-        EventData::UserVar(u) => {
-            o.insert("name".into(), text(u.name));
-            o.insert(
-                "value".into(),
-                match &u.value {
-                    None => Json::Null,
-                    Some(v) if v.value_type == 0 => text(v.bytes),
-                    Some(v) => {
-                        let mut s = String::new();
-                        sluice_binlog::value::push_hex(v.bytes, &mut s);
-                        json!(s)
-                    }
-                },
-            );
-        }
-        EventData::Heartbeat(hb) => {
-            o.insert("log_file".into(), text(hb.log_file));
-            o.insert(
-                "position".into(),
-                json!(hb.position.unwrap_or(h.log_pos as u64)),
-            );
-        }
-        EventData::TableMap(t) => {
-            o.insert("table_id".into(), json!(t.table_id));
-            o.insert("db".into(), json!(t.schema));
-            o.insert("table".into(), json!(t.table));
-            o.insert("columns".into(), column_names(t));
-            o.insert(
-                "column_types".into(),
-                json!(t
-                    .columns
-                    .iter()
-                    .map(|c| c.column_type.sql_name())
-                    .collect::<Vec<_>>()),
-            );
-        }
-        EventData::Rows(r) => {
-            let t = &r.table;
-            o.insert("table_id".into(), json!(r.table_id));
-            o.insert("db".into(), json!(t.schema));
-            o.insert("table".into(), json!(t.table));
-            o.insert("columns".into(), column_names(t));
-            if r.kind == RowsKind::PartialUpdate {
-                o.insert("partial_json".into(), json!(true));
-            }
-            return Ok((o, Some(Streamed::Rows(r))));
-        }
-        EventData::Gtid(g) => {
-            if g.anonymous {
-                o.insert("gtid".into(), json!("ANONYMOUS"));
-            } else {
-                o.insert("gtid".into(), json!(g.gtid.to_string()));
-            }
-            if let Some(v) = g.last_committed {
-                o.insert("last_committed".into(), json!(v));
-            }
-            if let Some(v) = g.sequence_number {
-                o.insert("sequence_number".into(), json!(v));
-            }
-            if let Some(v) = g.immediate_commit_timestamp {
-                o.insert("immediate_commit_timestamp".into(), json!(v));
-            }
-        }
-        EventData::PreviousGtids(s) => {
-            o.insert("gtid_set".into(), json!(s.to_string()));
-        }
-        EventData::TransactionPayload(p) => {
-            o.insert(
-                "compression".into(),
-                json!(match p.compression {
-                    0 => "ZSTD".to_string(),
-                    255 => "NONE".to_string(),
-                    n => n.to_string(),
-                }),
-            );
-            o.insert("payload_size".into(), json!(p.payload.len()));
-            if let Some(n) = p.uncompressed_size {
-                o.insert("uncompressed_size".into(), json!(n));
-            }
-        }
-        EventData::RowsQuery(q) => {
-            o.insert("sql".into(), text(q));
-        }
-        EventData::Incident { kind, message } => {
-            o.insert("incident".into(), json!(kind));
-            o.insert("message".into(), text(message));
-        }
-        EventData::XaPrepare(x) => {
-            o.insert("one_phase".into(), json!(x.one_phase));
-            o.insert("xid".into(), json!(xid_text(x)));
-        }
-        EventData::MariadbGtid(g) => {
-            o.insert("gtid".into(), json!(g.gtid.to_string()));
-            o.insert("flags".into(), json!(g.flags));
-            o.insert(
-                "standalone".into(),
-                json!(g.flags & sluice_binlog::events::mariadb_gtid_flags::STANDALONE != 0),
-            );
-            if let Some(c) = g.commit_id {
-                o.insert("commit_id".into(), json!(c));
-            }
-            if let Some(x) = &g.xid {
-                o.insert("xid".into(), json!(xid_text(x)));
-            }
-        }
-        EventData::MariadbGtidList(l) => {
-            o.insert(
-                "gtid_list".into(),
-                json!(l.iter().map(|g| g.to_string()).collect::<Vec<_>>()),
-            );
-        }
-        EventData::BinlogCheckpoint(f) => {
-            o.insert("binlog_file".into(), text(f));
-        }
-        EventData::StartEncryption {
-            scheme,
-            key_version,
-        } => {
-            o.insert("scheme".into(), json!(scheme));
-            o.insert("key_version".into(), json!(key_version));
-        }
-        EventData::Other(b) | EventData::Ignorable(b) => {
-            o.insert("body_size".into(), json!(b.len()));
-        }
-    }
-    Ok((o, None))
-}
-
-fn xid_text(x: &sluice_binlog::events::XaPrepareEvent<'_>) -> String {
-    let mut s = String::new();
-    sluice_binlog::value::push_hex(x.gtrid, &mut s);
-    s.push(',');
-    sluice_binlog::value::push_hex(x.bqual, &mut s);
-    s.push(',');
-    s.push_str(&x.format_id.to_string());
-    s
 }

@@ -3,7 +3,6 @@
 mod decode;
 mod logging;
 mod release;
-mod render;
 mod server;
 mod tail;
 

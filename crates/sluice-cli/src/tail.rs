@@ -7,20 +7,16 @@
 //! its start) never shows a partial or repeated transaction. Status and
 //! warnings go to standard error.
 
-use std::io::{BufWriter, Write};
+use std::io::BufWriter;
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use regex::Regex;
-use serde_json::{json, Map, Value as Json};
-use sluice_binlog::events::EventData;
-use sluice_binlog::RowsKind;
-use sluice_source::{BinlogStream, Event, SourceConfig, StartPosition, StreamItem};
+use sluice_encode::tail::TailEncoder;
+use sluice_source::{SourceConfig, StartPosition};
 
-use sluice_instance::runner::{BinlogOnly, EventPlace, SchemaHook};
-use sluice_instance::schema_hook::{ServerMetadata, TrackedSchema};
-
-use crate::render::{column_names, image_json};
+use sluice_instance::runner::{BinlogOnly, SchemaHook};
+use sluice_instance::stream::{ChangeStream, StreamError, WriteSink};
 
 #[derive(Args)]
 #[command(
@@ -84,7 +80,7 @@ pub struct TailArgs {
     /// inflate to (MariaDB compressed events, MySQL transaction payloads);
     /// a bigger one stops the stream with an error. Default 268435456
     /// (256 MiB), at most 1073741824.
-    #[arg(long, value_name = "BYTES", value_parser = crate::render::parse_event_size)]
+    #[arg(long, value_name = "BYTES", value_parser = crate::decode::parse_event_size)]
     pub max_event_size: Option<usize>,
 }
 
@@ -130,7 +126,20 @@ pub fn run(args: &TailArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(tail(config, filter, schema))
+    let mut encoder = TailEncoder::new();
+    if let Some(re) = filter {
+        encoder = encoder.with_filter(Box::new(move |name: &str| re.is_match(name)));
+    }
+    let stdout = std::io::stdout();
+    let mut sink = WriteSink(BufWriter::with_capacity(1 << 16, stdout.lock()));
+    let stream = ChangeStream::new(config, schema);
+    match runtime.block_on(stream.run(&mut encoder, &mut sink)) {
+        Ok(_) => Ok(()),
+        Err(StreamError::Sink { source, .. }) => {
+            Err(anyhow!(source).context("writing to standard output"))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The environment variable that may hold the source's password.
@@ -197,14 +206,12 @@ fn tracked_schema(
         ),
         None => Box::new(sluice_schema::MemoryHistoryStore::default()),
     };
-    let tracker =
-        sluice_schema::SchemaTracker::open(store, sluice_schema::TrackerOptions::default())
-            .context("reading the schema history")?;
-    Ok(Box::new(TrackedSchema::new(
-        tracker,
-        Some(ServerMetadata::new(connect.clone())),
+    sluice_instance::schema_hook::tracked_schema_in(
+        store,
+        connect,
         sluice_canal::TableFilter::all(),
-    )))
+    )
+    .map_err(|e| anyhow!("reading the schema history: {e}"))
 }
 
 pub(crate) fn init_logging() {
@@ -216,267 +223,4 @@ pub(crate) fn init_logging() {
         .with_target(false)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
-}
-
-/// The transaction being collected.
-#[derive(Default)]
-struct Txn {
-    lines: Vec<String>,
-    begin: Option<Json>,
-    has_rows: bool,
-}
-
-async fn tail(
-    config: SourceConfig,
-    filter: Option<Regex>,
-    mut schema: Box<dyn SchemaHook>,
-) -> Result<()> {
-    let mut stream = BinlogStream::connect(config).await?;
-    let (file, offset) = (stream.position().file.clone(), stream.position().offset);
-    schema
-        .on_start(&file, offset)
-        .map_err(|e| anyhow!("schema at {file}:{offset}: {e}"))?;
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut txn = Txn::default();
-    while let Some(item) = stream.next().await? {
-        let ev = match item {
-            StreamItem::TransactionAborted { resume, reason } => {
-                tracing::warn!(
-                    %resume,
-                    %reason,
-                    "connection lost inside a transaction; it is read again from its start"
-                );
-                txn = Txn::default();
-                continue;
-            }
-            StreamItem::Event(ev) => ev,
-        };
-        let mut ev = ev;
-        follow_schema(&mut ev, schema.as_mut())?;
-        handle(&ev, &filter, &mut txn)?;
-        if let Some(end) = ev.ends_transaction {
-            if txn.has_rows {
-                let mut commit = Map::new();
-                commit.insert("type".into(), json!("commit"));
-                commit.insert(
-                    "position".into(),
-                    position(end.file.as_str(), end.offset, ev.gtid),
-                );
-                if let EventData::Xid(x) = &ev.data {
-                    commit.insert("xid".into(), json!(x));
-                }
-                commit.insert("timestamp".into(), json!(end.timestamp));
-                if let Some(g) = &end.gtid {
-                    commit.insert("gtid_state".into(), json!(g.to_string()));
-                }
-                if let Some(b) = txn.begin.take() {
-                    writeln!(out, "{b}")?;
-                }
-                for l in &txn.lines {
-                    out.write_all(l.as_bytes())?;
-                    out.write_all(b"\n")?;
-                }
-                writeln!(out, "{}", Json::Object(commit))?;
-            } else {
-                for l in &txn.lines {
-                    out.write_all(l.as_bytes())?;
-                    out.write_all(b"\n")?;
-                }
-            }
-            txn = Txn::default();
-            // Whole transactions reach the reader at once, and at once.
-            out.flush().context("writing to standard output")?;
-        }
-    }
-    out.flush().context("writing to standard output")?;
-    tracing::info!(position = %stream.position(), "end of the binlog reached");
-    Ok(())
-}
-
-/// Feeds statements to the schema tracker and gives rows events the
-/// described table (names, signedness, labels of that time).
-fn follow_schema(ev: &mut Event<'_>, schema: &mut dyn SchemaHook) -> Result<()> {
-    let mut place = EventPlace {
-        file: ev.file,
-        pos: ev.pos,
-        next_pos: ev.next_pos,
-        status_vars: &[],
-    };
-    match &mut ev.data {
-        EventData::Query(q) => {
-            let sql = q.query_text().trim().to_string();
-            let head: String = sql.chars().take(8).collect::<String>().to_ascii_uppercase();
-            if head != "BEGIN" && head != "COMMIT" && !head.starts_with("XA ") {
-                place.status_vars = q.status_vars;
-                let db = q.schema_text().into_owned();
-                schema
-                    .on_query(&place, &db, &sql)
-                    .map_err(|e| anyhow!("{}:{}: schema: {e}", ev.file, ev.pos))?;
-            }
-        }
-        EventData::Rows(r) => {
-            let (table, _) = schema
-                .describe(&place, &r.table)
-                .map_err(|e| anyhow!("{}:{}: schema: {e}", ev.file, ev.pos))?;
-            r.table = table;
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-fn position(file: &str, pos: u64, gtid: Option<&str>) -> Json {
-    json!({"file": file, "pos": pos, "gtid": gtid})
-}
-
-fn handle(ev: &Event<'_>, filter: &Option<Regex>, txn: &mut Txn) -> Result<()> {
-    if ev.starts_transaction {
-        *txn = Txn::default();
-        txn.begin = Some(json!({
-            "type": "begin",
-            "position": position(ev.file, ev.pos, ev.gtid),
-            "timestamp": ev.raw.header.timestamp,
-        }));
-    }
-    match &ev.data {
-        EventData::Rows(r) => {
-            let t = &r.table;
-            if let Some(f) = filter {
-                if !f.is_match(&format!("{}.{}", t.schema, t.table)) {
-                    return Ok(());
-                }
-            }
-            let op = match r.kind {
-                RowsKind::Write => "insert",
-                RowsKind::Update | RowsKind::PartialUpdate => "update",
-                RowsKind::Delete => "delete",
-            };
-            let columns = column_names(t);
-            for row in r.rows() {
-                let row = row.with_context(|| format!("{}:{}: rows event", ev.file, ev.pos))?;
-                let mut o = Map::new();
-                o.insert("type".into(), json!("row"));
-                o.insert("op".into(), json!(op));
-                o.insert("db".into(), json!(t.schema));
-                o.insert("table".into(), json!(t.table));
-                o.insert("columns".into(), columns.clone());
-                match &row.before {
-                    Some(img) => image_json(t, img, "before", &mut o)?,
-                    None => {
-                        o.insert("before".into(), Json::Null);
-                    }
-                }
-                match &row.after {
-                    Some(img) => image_json(t, img, "after", &mut o)?,
-                    None => {
-                        o.insert("after".into(), Json::Null);
-                    }
-                }
-                o.insert("position".into(), position(ev.file, ev.pos, ev.gtid));
-                txn.lines.push(Json::Object(o).to_string());
-                txn.has_rows = true;
-            }
-        }
-        EventData::Query(q) if ev.ends_transaction.is_some() => {
-            let sql = q.query_text();
-            let head = sql.trim_start().to_ascii_uppercase();
-            let control = ["BEGIN", "COMMIT", "ROLLBACK", "XA "]
-                .iter()
-                .any(|k| head.starts_with(k));
-            if control {
-                return Ok(());
-            }
-            let db = q.schema_text();
-            if let Some(f) = filter {
-                match ddl_table(&sql, &db) {
-                    Some(name) if f.is_match(&name) => {}
-                    _ => return Ok(()),
-                }
-            }
-            txn.lines.push(
-                json!({
-                    "type": "ddl",
-                    "db": db,
-                    "sql": sql,
-                    "position": position(ev.file, ev.pos, ev.gtid),
-                    "timestamp": ev.raw.header.timestamp,
-                })
-                .to_string(),
-            );
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-/// `db.table` for simple one-table DDL (CREATE/ALTER/DROP/TRUNCATE/RENAME
-/// TABLE); `None` for anything else.
-fn ddl_table(sql: &str, default_db: &str) -> Option<String> {
-    let mut words = sql.split_whitespace().peekable();
-    let verb = words.next()?.to_ascii_uppercase();
-    if !matches!(
-        verb.as_str(),
-        "CREATE" | "ALTER" | "DROP" | "TRUNCATE" | "RENAME"
-    ) {
-        return None;
-    }
-    let mut saw_table = false;
-    for w in words.by_ref() {
-        let u = w.to_ascii_uppercase();
-        if u == "TABLE" {
-            saw_table = true;
-            break;
-        }
-        if !matches!(
-            u.as_str(),
-            "TEMPORARY" | "OR" | "REPLACE" | "ONLINE" | "OFFLINE" | "IGNORE"
-        ) {
-            return None;
-        }
-    }
-    if !saw_table {
-        return None;
-    }
-    let mut name = words.next()?;
-    while matches!(name.to_ascii_uppercase().as_str(), "IF" | "NOT" | "EXISTS") {
-        name = words.next()?;
-    }
-    let name = name.split(['(', ',', ';']).next().unwrap_or(name);
-    let parts: Vec<String> = name
-        .split('.')
-        .map(|p| p.trim_matches('`').to_string())
-        .collect();
-    match parts.as_slice() {
-        [t] => Some(format!("{default_db}.{t}")),
-        [d, t] => Some(format!("{d}.{t}")),
-        _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::ddl_table;
-
-    #[test]
-    fn ddl_table_names() {
-        assert_eq!(
-            ddl_table("CREATE TABLE t (a int)", "shop").as_deref(),
-            Some("shop.t")
-        );
-        assert_eq!(
-            ddl_table("drop table if exists `x`.`y`", "shop").as_deref(),
-            Some("x.y")
-        );
-        assert_eq!(
-            ddl_table("ALTER ONLINE TABLE o ADD c INT", "s").as_deref(),
-            Some("s.o")
-        );
-        assert_eq!(
-            ddl_table("CREATE TABLE IF NOT EXISTS a.b(x int)", "s").as_deref(),
-            Some("a.b")
-        );
-        assert_eq!(ddl_table("CREATE DATABASE shop", "").as_deref(), None);
-        assert_eq!(ddl_table("TRUNCATE t", "s").as_deref(), None);
-    }
 }

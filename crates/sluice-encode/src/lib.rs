@@ -6,7 +6,9 @@
 //! - [`flat`]: Canal's FlatMessage JSON (MQ mode).
 //! - [`debezium`]: Debezium's change-event JSON (key and value).
 //! - [`tail`]: the JSON lines of `sluice tail`.
+//! - [`binlog_json`]: the JSON lines of `sluice binlog decode` (raw events).
 
+pub mod binlog_json;
 pub mod canal;
 pub mod debezium;
 pub mod flat;

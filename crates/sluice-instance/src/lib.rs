@@ -9,3 +9,4 @@ pub mod manager;
 mod pb;
 pub mod runner;
 pub mod schema_hook;
+pub mod stream;

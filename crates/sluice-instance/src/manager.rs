@@ -227,16 +227,8 @@ impl InstanceManager {
             destination: destination.to_string(),
             message,
         };
-        let (host, port) = config
-            .master_address
-            .rsplit_once(':')
-            .and_then(|(h, p)| p.parse::<u16>().ok().map(|p| (h.to_string(), p)))
-            .ok_or_else(|| {
-                invalid(format!(
-                    "canal.instance.master.address {:?} is not host:port",
-                    config.master_address
-                ))
-            })?;
+        let connect = source_connect_options(&config).map_err(invalid)?;
+        let (host, port) = (connect.host.clone(), connect.port);
         let filters = RunnerFilters {
             tables: TableFilter::new(&config.filter_regex).map_err(|e| invalid(e.to_string()))?,
             black: TableFilter::new(&config.filter_black_regex)
@@ -281,23 +273,6 @@ impl InstanceManager {
             InstanceDestination::open(destination, store, self.cursors.clone(), identity)
                 .map_err(|e| ManagerError::Meta(destination.to_string(), e))?,
         );
-        let connect = ConnectOptions {
-            host,
-            port,
-            user: config.db_username.clone(),
-            password: config.db_password.clone(),
-            tls: TlsOptions {
-                mode: match config.ssl_mode {
-                    sluice_config::SslMode::Disabled => SslMode::Disabled,
-                    sluice_config::SslMode::Preferred => SslMode::Preferred,
-                    sluice_config::SslMode::Required => SslMode::Required,
-                    sluice_config::SslMode::VerifyCa => SslMode::VerifyCa,
-                    sluice_config::SslMode::VerifyIdentity => SslMode::VerifyIdentity,
-                },
-                ..Default::default()
-            },
-            ..Default::default()
-        };
         let (stop_tx, stop_rx) = watch::channel(false);
         destination_handle.set_own_stream_starter(self.own_stream_starter(
             &config,
@@ -661,6 +636,38 @@ fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPos
         file: p.journal_name,
         pos: p.position,
     }
+}
+
+/// How to reach an instance's source: `canal.instance.master.address`
+/// (`host:port`), `canal.instance.dbUsername`/`dbPassword` and its TLS mode.
+pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions, String> {
+    let (host, port) = config
+        .master_address
+        .rsplit_once(':')
+        .and_then(|(h, p)| p.parse::<u16>().ok().map(|p| (h.to_string(), p)))
+        .ok_or_else(|| {
+            format!(
+                "canal.instance.master.address {:?} is not host:port",
+                config.master_address
+            )
+        })?;
+    Ok(ConnectOptions {
+        host,
+        port,
+        user: config.db_username.clone(),
+        password: config.db_password.clone(),
+        tls: TlsOptions {
+            mode: match config.ssl_mode {
+                sluice_config::SslMode::Disabled => SslMode::Disabled,
+                sluice_config::SslMode::Preferred => SslMode::Preferred,
+                sluice_config::SslMode::Required => SslMode::Required,
+                sluice_config::SslMode::VerifyCa => SslMode::VerifyCa,
+                sluice_config::SslMode::VerifyIdentity => SslMode::VerifyIdentity,
+            },
+            ..Default::default()
+        },
+        ..Default::default()
+    })
 }
 
 /// The start position an instance.properties names (Canal's keys), or the

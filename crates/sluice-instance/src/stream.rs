@@ -1,0 +1,391 @@
+//! A change stream: a live source's binlog, read as a replica, turned into
+//! change events and encoded by any [`Encoder`] into a sink the caller
+//! gives. `sluice tail` runs one with its JSON lines; an embedding program
+//! runs one from a destination's `instance.properties`.
+//!
+//! Stages, per event: the [`BinlogStream`] (reconnects, transaction
+//! boundaries), the [`SchemaHook`] (statements followed, tables described),
+//! the [`ChangeBuilder`] (transaction state, with the executed GTID set kept
+//! from the stream's transaction ends), a [`ChangeFilter`], the encoder.
+//! Outputs are handed to the [`ChangeSink`] a whole transaction at a time,
+//! at its end: when the connection drops inside a transaction, what was
+//! encoded of it is dropped and the transaction is read again from its
+//! start, so a sink never sees part of one or one twice.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use sluice_binlog::events::EventData;
+use sluice_canal::TableFilter;
+use sluice_config::InstanceConfig;
+use sluice_events::{ChangeBuilder, ChangeEvent, ColumnInfo, Encoder, Position, Statement};
+use sluice_source::position::ResumePosition;
+use sluice_source::{BinlogStream, Event, SourceConfig, SourceError, StreamItem};
+
+use crate::entry::ColumnInfo as EntryColumnInfo;
+use crate::runner::{EventPlace, SchemaHook};
+
+/// Which changes a stream passes to its encoder. Transaction boundaries
+/// always pass.
+pub trait ChangeFilter: Send {
+    /// Whether row changes of `schema.table` pass.
+    fn table(&self, schema: &str, table: &str) -> bool;
+    /// Whether a statement (DDL, or DML in statement format) passes.
+    fn statement(&self, statement: &Statement<'_>) -> bool;
+}
+
+/// Canal's table filters (`canal.instance.filter.regex` and
+/// `canal.instance.filter.black.regex`): a table passes when it matches the
+/// first and not the second (an empty one matches nothing). A statement
+/// passes when the table it names does, or when it names none.
+#[derive(Debug, Clone)]
+pub struct CanalTableFilter {
+    pub tables: TableFilter,
+    pub black: TableFilter,
+}
+
+impl ChangeFilter for CanalTableFilter {
+    fn table(&self, schema: &str, table: &str) -> bool {
+        self.tables.matches(schema, table)
+            && (self.black.is_empty() || !self.black.matches(schema, table))
+    }
+    fn statement(&self, statement: &Statement<'_>) -> bool {
+        match &statement.class.table {
+            Some(table) => {
+                let schema = statement.class.schema.as_deref().unwrap_or(&statement.db);
+                self.table(schema, table)
+            }
+            None => true,
+        }
+    }
+}
+
+/// Where a stream's outputs go: a whole transaction's (or statement's) at a
+/// time, in order.
+pub trait ChangeSink<T> {
+    type Error: std::error::Error + Send + Sync + 'static;
+    /// Takes the outputs of one transaction; the stream clears `outputs`
+    /// afterwards (a sink may drain or swap it).
+    fn write(&mut self, outputs: &mut Vec<T>) -> Result<(), Self::Error>;
+}
+
+/// Bytes to a writer, flushed after every transaction so that each reaches
+/// the reader whole and at once.
+#[derive(Debug)]
+pub struct WriteSink<W>(pub W);
+
+impl<W: Write> ChangeSink<u8> for WriteSink<W> {
+    type Error = std::io::Error;
+    fn write(&mut self, outputs: &mut Vec<u8>) -> Result<(), std::io::Error> {
+        self.0.write_all(outputs)?;
+        self.0.flush()
+    }
+}
+
+/// Outputs to a function: `FnSink(|outputs: &mut Vec<T>| ...)`.
+#[derive(Debug)]
+pub struct FnSink<F>(pub F);
+
+impl<T, E, F> ChangeSink<T> for FnSink<F>
+where
+    F: FnMut(&mut Vec<T>) -> Result<(), E>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    type Error = E;
+    fn write(&mut self, outputs: &mut Vec<T>) -> Result<(), E> {
+        (self.0)(outputs)
+    }
+}
+
+/// Why a change stream stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The source failed in a way that does not heal by reconnecting (its
+    /// message names the binlog position for decoding errors).
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error("{file}:{pos}: schema: {message}")]
+    Schema {
+        file: String,
+        pos: u64,
+        message: String,
+    },
+    #[error("{file}:{pos}: {source}")]
+    Encode {
+        file: String,
+        pos: u64,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("writing the output of the transaction ending at {file}:{pos}")]
+    Sink {
+        file: String,
+        pos: u64,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    #[error("destination {destination}: {message}")]
+    Config {
+        destination: String,
+        message: String,
+    },
+}
+
+/// A source to read, how to follow its schema and which changes to pass.
+pub struct ChangeStream {
+    source: SourceConfig,
+    schema: Box<dyn SchemaHook>,
+    filter: Option<Box<dyn ChangeFilter>>,
+}
+
+impl std::fmt::Debug for ChangeStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChangeStream")
+            .field("source", &self.source.connect.host)
+            .field("start", &self.source.start)
+            .field("filtered", &self.filter.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ChangeStream {
+    /// Every change of `source`, with tables described by `schema`.
+    pub fn new(source: SourceConfig, schema: Box<dyn SchemaHook>) -> Self {
+        ChangeStream {
+            source,
+            schema,
+            filter: None,
+        }
+    }
+
+    /// Passes only the changes `filter` lets through.
+    pub fn with_filter(mut self, filter: impl ChangeFilter + 'static) -> Self {
+        self.filter = Some(Box::new(filter));
+        self
+    }
+
+    /// The stream of a destination: its source address, credentials, TLS
+    /// mode, replica id and configured start position, its Canal table
+    /// filters, and its schema tracked as the instance tracks it, with the
+    /// history in `{data_dir}/{destination}/schema.history` (which no
+    /// running instance of the destination may share).
+    pub fn for_instance(config: &InstanceConfig, data_dir: &Path) -> Result<Self, StreamError> {
+        let invalid = |message: String| StreamError::Config {
+            destination: config.destination.clone(),
+            message,
+        };
+        let connect = crate::manager::source_connect_options(config).map_err(invalid)?;
+        let filter = CanalTableFilter {
+            tables: TableFilter::new(&config.filter_regex).map_err(|e| invalid(e.to_string()))?,
+            black: TableFilter::new(&config.filter_black_regex)
+                .map_err(|e| invalid(e.to_string()))?,
+        };
+        let schema = crate::schema_hook::tracked_schema(
+            data_dir,
+            &config.destination,
+            &connect,
+            filter.tables.clone(),
+        )
+        .map_err(invalid)?;
+        let source = SourceConfig {
+            connect,
+            start: crate::manager::configured_start(config),
+            server_id: (config.slave_id != 0).then_some(config.slave_id),
+            ..Default::default()
+        };
+        Ok(ChangeStream::new(source, schema).with_filter(filter))
+    }
+
+    /// The source this stream reads, to adjust before [`ChangeStream::run`]
+    /// (e.g. `stop_at_end`).
+    pub fn source_mut(&mut self) -> &mut SourceConfig {
+        &mut self.source
+    }
+
+    /// Reads the source until the end of its binlog when `stop_at_end` is
+    /// set, else until an error: every change event to `encoder`, its
+    /// outputs to `sink` at each transaction's end. Returns the position
+    /// after the last complete transaction.
+    pub async fn run<E, S>(
+        self,
+        encoder: &mut E,
+        sink: &mut S,
+    ) -> Result<ResumePosition, StreamError>
+    where
+        E: Encoder,
+        S: ChangeSink<E::Output>,
+    {
+        let ChangeStream {
+            source,
+            mut schema,
+            filter,
+        } = self;
+        let mut stream = BinlogStream::connect(source).await?;
+        let (file, offset) = (stream.position().file.clone(), stream.position().offset);
+        schema
+            .on_start(&file, offset)
+            .map_err(|message| StreamError::Schema {
+                file,
+                pos: offset,
+                message,
+            })?;
+        let mut builder = ChangeBuilder::new();
+        let mut columns = ColumnsCache::default();
+        let mut outputs = Vec::new();
+        while let Some(item) = stream.next().await? {
+            let mut ev = match item {
+                StreamItem::TransactionAborted { resume, reason } => {
+                    tracing::warn!(
+                        %resume,
+                        %reason,
+                        "connection lost inside a transaction; it is read again from its start"
+                    );
+                    outputs.clear();
+                    continue;
+                }
+                StreamItem::Event(ev) => ev,
+            };
+            let info = follow_schema(&mut ev, schema.as_mut())?;
+            let end = ev.ends_transaction;
+            if let Some(end) = end {
+                builder.set_executed_gtid_set(
+                    end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default(),
+                );
+            }
+            let position = Position {
+                file: ev.file,
+                offset: ev.pos,
+                next_offset: ev.next_pos,
+                server_id: ev.raw.header.server_id,
+                timestamp: ev.raw.header.timestamp,
+            };
+            let info = info.map(|i| columns.get(i));
+            if let Some(change) = builder.on_event(position, &ev.data, info) {
+                let passes = match (&filter, &change) {
+                    (None, _) => true,
+                    (Some(f), ChangeEvent::Rows(r)) => f.table(r.table.schema(), r.table.name()),
+                    (Some(f), ChangeEvent::Statement(st)) => f.statement(st),
+                    (Some(_), ChangeEvent::Begin { .. } | ChangeEvent::Commit { .. }) => true,
+                };
+                if passes {
+                    encoder
+                        .encode(&change, &mut outputs)
+                        .map_err(|e| StreamError::Encode {
+                            file: ev.file.to_string(),
+                            pos: ev.pos,
+                            source: Box::new(e),
+                        })?;
+                }
+            }
+            if end.is_some() && !outputs.is_empty() {
+                sink.write(&mut outputs).map_err(|e| StreamError::Sink {
+                    file: ev.file.to_string(),
+                    pos: ev.pos,
+                    source: Box::new(e),
+                })?;
+                outputs.clear();
+            }
+        }
+        tracing::info!(position = %stream.position(), "end of the binlog reached");
+        Ok(stream.position().clone())
+    }
+}
+
+/// Feeds statements to the schema hook and gives a rows event the table as
+/// the schema describes it (names, signedness, labels of that time), and
+/// the schema's column information when it has it.
+fn follow_schema(
+    ev: &mut Event<'_>,
+    schema: &mut dyn SchemaHook,
+) -> Result<Option<Arc<[EntryColumnInfo]>>, StreamError> {
+    let mut place = EventPlace {
+        file: ev.file,
+        pos: ev.pos,
+        next_pos: ev.next_pos,
+        status_vars: &[],
+    };
+    let failed = |message: String| StreamError::Schema {
+        file: ev.file.to_string(),
+        pos: ev.pos,
+        message,
+    };
+    match &mut ev.data {
+        EventData::Query(q) => {
+            let text = q.query_text();
+            let sql = text.trim();
+            let head: String = sql.chars().take(8).collect::<String>().to_ascii_uppercase();
+            if head != "BEGIN" && head != "COMMIT" && !head.starts_with("XA ") {
+                place.status_vars = q.status_vars;
+                schema
+                    .on_query(&place, &q.schema_text(), sql)
+                    .map_err(failed)?;
+            }
+            Ok(None)
+        }
+        EventData::Rows(r) => {
+            let (table, info) = schema.describe(&place, &r.table).map_err(failed)?;
+            r.table = table;
+            Ok(info)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The schema's column information in the change-event model's type,
+/// converted only when it changes rather than for every rows event.
+#[derive(Default)]
+struct ColumnsCache {
+    from: Option<Arc<[EntryColumnInfo]>>,
+    columns: Vec<ColumnInfo>,
+}
+
+impl ColumnsCache {
+    fn get(&mut self, info: Arc<[EntryColumnInfo]>) -> &[ColumnInfo] {
+        if self.from.as_ref().is_some_and(|f| Arc::ptr_eq(f, &info)) {
+            return &self.columns;
+        }
+        // A table is described anew for every table map, most often as before.
+        let same = self.columns.len() == info.len()
+            && self.columns.iter().zip(info.iter()).all(|(a, b)| {
+                a.name == b.name && a.mysql_type == b.mysql_type && a.is_key == b.is_key
+            });
+        if !same {
+            self.columns.clear();
+            self.columns.extend(info.iter().map(|c| ColumnInfo {
+                name: c.name.clone(),
+                mysql_type: c.mysql_type.clone(),
+                is_key: c.is_key,
+            }));
+        }
+        self.from = Some(info);
+        &self.columns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(names: &[&str]) -> Arc<[EntryColumnInfo]> {
+        names
+            .iter()
+            .map(|n| EntryColumnInfo {
+                name: n.to_string(),
+                mysql_type: "int(11)".into(),
+                is_key: *n == "id",
+            })
+            .collect()
+    }
+
+    #[test]
+    fn column_info_follows_the_description() {
+        let mut cache = ColumnsCache::default();
+        let names = |c: &[ColumnInfo]| c.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(cache.get(info(&["id", "a"]))), ["id", "a"]);
+        assert!(cache.get(info(&["id", "a"]))[0].is_key);
+        assert_eq!(names(cache.get(info(&["id", "a", "b"]))), ["id", "a", "b"]);
+        assert_eq!(names(cache.get(info(&["id", "c", "b"]))), ["id", "c", "b"]);
+        assert_eq!(names(cache.get(info(&[]))), Vec::<String>::new());
+    }
+}
