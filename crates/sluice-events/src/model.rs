@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use sluice_binlog::events::{mariadb_gtid_flags, EventData};
-use sluice_binlog::{ColumnDef, DecodeError, RowImage, RowsEvent, RowsKind, TableMap};
+use sluice_binlog::{ColumnDef, DecodeError, EventHeader, RowImage, RowsEvent, RowsKind, TableMap};
 
 use crate::statement::{classify_statement, StatementClass};
 
@@ -32,7 +32,17 @@ pub struct Position<'a> {
     pub timestamp: u32,
 }
 
-impl Position<'_> {
+impl<'a> Position<'a> {
+    /// The position of an event read at `offset..next_offset` of `file`.
+    pub fn at(file: &'a str, offset: u64, next_offset: u64, header: &EventHeader) -> Self {
+        Position {
+            file,
+            offset,
+            next_offset,
+            server_id: header.server_id,
+            timestamp: header.timestamp,
+        }
+    }
     pub fn event_length(&self) -> u64 {
         self.next_offset.saturating_sub(self.offset)
     }
@@ -149,6 +159,28 @@ pub struct RowsChange<'a> {
 }
 
 impl<'a> RowsChange<'a> {
+    /// The row changes of `event` in transaction `txn`; `info` describes
+    /// the event's table when the schema knows it. [`ChangeBuilder`] makes
+    /// them as it follows the stream; this makes one away from it, e.g. on
+    /// another task from an owned copy of the event and of the state.
+    pub fn new(
+        position: Position<'a>,
+        txn: &'a TransactionState,
+        event: &'a RowsEvent<'a>,
+        info: Option<&'a [ColumnInfo]>,
+    ) -> Self {
+        RowsChange {
+            position,
+            txn,
+            table: Table {
+                map: &event.table,
+                info,
+            },
+            op: Op::of(event.kind),
+            event,
+        }
+    }
+
     /// The rows, in event order, each with its images still undecoded
     /// (values are read with [`RowImage::cells`]).
     pub fn rows(&self) -> impl Iterator<Item = Result<RowChange<'a>, DecodeError>> + 'a {
@@ -339,16 +371,12 @@ impl ChangeBuilder {
                     sql,
                 }))
             }
-            EventData::Rows(rows) => Some(ChangeEvent::Rows(RowsChange {
+            EventData::Rows(rows) => Some(ChangeEvent::Rows(RowsChange::new(
                 position,
-                txn: &self.state,
-                table: Table {
-                    map: &rows.table,
-                    info: columns,
-                },
-                op: Op::of(rows.kind),
-                event: rows,
-            })),
+                &self.state,
+                rows,
+                columns,
+            ))),
             _ => None,
         }
     }

@@ -1,12 +1,10 @@
 //! A Canal destination ("instance"): one source, its filters, its store and
-//! its consumers. This crate turns decoded binlog events into Canal entries
-//! ([`entry`]) with Canal's value rendering ([`canal_value`]).
+//! its consumers. This crate follows decoded binlog events into change
+//! events ([`sluice_events::ChangeBuilder`]), encodes them as Canal entries
+//! ([`sluice_encode::canal`]), filters them and feeds the store.
 
-pub mod canal_value;
 pub mod destination;
-pub mod entry;
 pub mod manager;
-mod pb;
 pub mod runner;
 pub mod schema_hook;
 pub mod stream;

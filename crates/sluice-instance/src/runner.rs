@@ -14,8 +14,10 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 use sluice_binlog::events::EventData;
-use sluice_binlog::{EventHeader, RowsKind, TableMap};
+use sluice_binlog::{RowsKind, TableMap};
 use sluice_canal::{EntryPosition, TableFilter};
+use sluice_encode::canal::{BuiltEntry, CanalEncoder, EntryError, EntryKind};
+use sluice_events::{ChangeBuilder, ColumnInfo, Encoder, Position, RowsChange, TransactionState};
 use sluice_source::position::GtidState;
 use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
 use sluice_store::{EntryBytes, EntryMeta, StoreError};
@@ -23,9 +25,6 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
 use crate::destination::InstanceDestination;
-use crate::entry::{
-    BuiltEntry, ColumnInfo, EntryBuilder, EntryError, EntryKind, EventContext, RowsJob,
-};
 
 /// Where an event is, for the schema hook.
 #[derive(Debug, Clone, Copy)]
@@ -123,7 +122,7 @@ pub enum RunnerError {
     #[error("destination {destination}: {source}")]
     Entry {
         destination: String,
-        source: crate::entry::EntryError,
+        source: EntryError,
     },
     #[error("destination {destination}: store stopped")]
     Stopped { destination: String },
@@ -247,7 +246,10 @@ pub struct InstanceRunner {
     destination: Arc<InstanceDestination>,
     filters: RunnerFilters,
     schema: Box<dyn SchemaHook>,
-    builder: EntryBuilder,
+    /// Follows the transaction state and makes the change events.
+    changes: ChangeBuilder,
+    /// Encodes the change events as Canal entries.
+    encoder: CanalEncoder,
     gtid_state: Option<GtidState>,
     /// Events of the current transaction already handled.
     events_in_txn: usize,
@@ -266,17 +268,19 @@ enum Work {
 }
 
 /// A rows event of a kept table, with all its entry needs: its own copy of
-/// the event's bytes, the table as the schema describes it, and the
-/// builder's state.
+/// the event's bytes, the table as the schema describes it, and a snapshot
+/// of the transaction state it was read in.
 struct RowsWork {
     owned: OwnedRowsEvent,
     table: Arc<TableMap>,
     columns: Option<Arc<[ColumnInfo]>>,
-    job: RowsJob,
+    txn: TransactionState,
+    gtid_on: bool,
     file: String,
     pos: u64,
     next_pos: u64,
-    header: EventHeader,
+    server_id: u32,
+    timestamp: u32,
 }
 
 impl RowsWork {
@@ -286,11 +290,13 @@ impl RowsWork {
                 owned,
                 table,
                 columns,
-                job,
+                txn,
+                gtid_on,
                 file,
                 pos,
                 next_pos,
-                header,
+                server_id,
+                timestamp,
             } = self;
             let mut rows = owned.rows_event().map_err(|source| EntryError::Decode {
                 file: file.clone(),
@@ -298,13 +304,15 @@ impl RowsWork {
                 source,
             })?;
             rows.table = table;
-            let ctx = EventContext {
+            let position = Position {
                 file: &file,
-                pos,
-                next_pos,
-                header: &header,
+                offset: pos,
+                next_offset: next_pos,
+                server_id,
+                timestamp,
             };
-            job.build(&ctx, &rows, columns.as_deref())
+            let change = RowsChange::new(position, &txn, &rows, columns.as_deref());
+            CanalEncoder::rows_entry_on_this_thread(gtid_on, &change)
         })
     }
 }
@@ -353,7 +361,8 @@ impl InstanceRunner {
             destination,
             filters,
             schema,
-            builder: EntryBuilder::new(gtid_on),
+            changes: ChangeBuilder::new(),
+            encoder: CanalEncoder::new(gtid_on),
             gtid_state: None,
             events_in_txn: 0,
             skip_events: 0,
@@ -482,7 +491,7 @@ impl InstanceRunner {
                 message,
             })?;
         if let Some(g) = &self.gtid_state {
-            self.builder.executed_gtid_set = g.to_string();
+            self.changes.set_executed_gtid_set(g.to_string());
         }
         loop {
             if *stop.borrow() {
@@ -531,12 +540,7 @@ impl InstanceRunner {
                     }
                     let ends = ev.ends_transaction.is_some();
                     self.stats.events += 1;
-                    let ctx = EventContext {
-                        file: ev.file,
-                        pos: ev.pos,
-                        next_pos: ev.next_pos,
-                        header: &ev.raw.header,
-                    };
+                    let position = Position::at(ev.file, ev.pos, ev.next_pos, &ev.raw.header);
                     let skip = self.skip_events > 0;
                     if skip {
                         self.skip_events -= 1;
@@ -552,7 +556,7 @@ impl InstanceRunner {
                         }
                         _ => None,
                     };
-                    let work = self.handle(&ctx, ev.data, owned)?;
+                    let work = self.handle(position, ev.data, owned)?;
                     if !skip {
                         for w in work {
                             let kb = w.weight().div_ceil(1024).clamp(1, IN_FLIGHT_KB) as u32;
@@ -595,7 +599,7 @@ impl InstanceRunner {
                         if let Some(end) = ev.ends_transaction {
                             if let Some(g) = &end.gtid {
                                 self.gtid_state = Some(g.clone());
-                                self.builder.executed_gtid_set = g.to_string();
+                                self.changes.set_executed_gtid_set(g.to_string());
                             }
                         }
                     }
@@ -660,19 +664,19 @@ impl InstanceRunner {
     /// another task.
     fn handle(
         &mut self,
-        ctx: &EventContext<'_>,
+        position: Position<'_>,
         data: EventData<'_>,
         owned: Option<OwnedRowsEvent>,
     ) -> Result<Vec<Work>, RunnerError> {
         let mut at = EventPlace {
-            file: ctx.file,
-            pos: ctx.pos,
-            next_pos: ctx.next_pos,
+            file: position.file,
+            pos: position.offset,
+            next_pos: position.next_offset,
             status_vars: &[],
         };
         let schema_err = |message: String| RunnerError::Schema {
             destination: self.name.clone(),
-            at: format!("{}:{}", ctx.file, ctx.pos),
+            at: format!("{}:{}", position.file, position.offset),
             message,
         };
         let mut data = data;
@@ -707,11 +711,13 @@ impl InstanceRunner {
                         owned,
                         table,
                         columns: cols,
-                        job: self.builder.rows_job(),
-                        file: ctx.file.to_string(),
-                        pos: ctx.pos,
-                        next_pos: ctx.next_pos,
-                        header: *ctx.header,
+                        txn: self.changes.state().clone(),
+                        gtid_on: self.encoder.gtid_on,
+                        file: position.file.to_string(),
+                        pos: position.offset,
+                        next_pos: position.next_offset,
+                        server_id: position.server_id,
+                        timestamp: position.timestamp,
                     }))]);
                 }
                 rows.table = table;
@@ -719,13 +725,15 @@ impl InstanceRunner {
             }
             _ => {}
         }
-        let entries = self
-            .builder
-            .on_event(ctx, &data, columns.as_deref())
-            .map_err(|source| RunnerError::Entry {
-                destination: self.name.clone(),
-                source,
-            })?;
+        let mut entries = Vec::new();
+        if let Some(event) = self.changes.on_event(position, &data, columns.as_deref()) {
+            self.encoder
+                .encode(&event, &mut entries)
+                .map_err(|source| RunnerError::Entry {
+                    destination: self.name.clone(),
+                    source,
+                })?;
+        }
         Ok(entries
             .into_iter()
             .filter(|e| self.keep(e))

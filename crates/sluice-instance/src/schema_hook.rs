@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use sluice_binlog::TableMap;
+use sluice_events::ColumnInfo;
 use sluice_schema::{BinlogPosition, MetadataSource, SchemaHistoryStore, SchemaTracker};
 use sluice_source::conn::{Conn, ConnectOptions};
 
-use crate::entry::ColumnInfo;
 use crate::runner::{Description, EventPlace, SchemaHook};
 
 /// An instance's schema tracker.

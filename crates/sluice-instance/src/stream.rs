@@ -23,7 +23,6 @@ use sluice_events::{ChangeBuilder, ChangeEvent, ColumnInfo, Encoder, Position, S
 use sluice_source::position::ResumePosition;
 use sluice_source::{BinlogStream, Event, SourceConfig, SourceError, StreamItem};
 
-use crate::entry::ColumnInfo as EntryColumnInfo;
 use crate::runner::{EventPlace, SchemaHook};
 
 /// Which changes a stream passes to its encoder. Transaction boundaries
@@ -231,7 +230,6 @@ impl ChangeStream {
                 message,
             })?;
         let mut builder = ChangeBuilder::new();
-        let mut columns = ColumnsCache::default();
         let mut outputs = Vec::new();
         while let Some(item) = stream.next().await? {
             let mut ev = match item {
@@ -260,8 +258,7 @@ impl ChangeStream {
                 server_id: ev.raw.header.server_id,
                 timestamp: ev.raw.header.timestamp,
             };
-            let info = info.map(|i| columns.get(i));
-            if let Some(change) = builder.on_event(position, &ev.data, info) {
+            if let Some(change) = builder.on_event(position, &ev.data, info.as_deref()) {
                 let passes = match (&filter, &change) {
                     (None, _) => true,
                     (Some(f), ChangeEvent::Rows(r)) => f.table(r.table.schema(), r.table.name()),
@@ -298,7 +295,7 @@ impl ChangeStream {
 fn follow_schema(
     ev: &mut Event<'_>,
     schema: &mut dyn SchemaHook,
-) -> Result<Option<Arc<[EntryColumnInfo]>>, StreamError> {
+) -> Result<Option<Arc<[ColumnInfo]>>, StreamError> {
     let mut place = EventPlace {
         file: ev.file,
         pos: ev.pos,
@@ -329,63 +326,5 @@ fn follow_schema(
             Ok(info)
         }
         _ => Ok(None),
-    }
-}
-
-/// The schema's column information in the change-event model's type,
-/// converted only when it changes rather than for every rows event.
-#[derive(Default)]
-struct ColumnsCache {
-    from: Option<Arc<[EntryColumnInfo]>>,
-    columns: Vec<ColumnInfo>,
-}
-
-impl ColumnsCache {
-    fn get(&mut self, info: Arc<[EntryColumnInfo]>) -> &[ColumnInfo] {
-        if self.from.as_ref().is_some_and(|f| Arc::ptr_eq(f, &info)) {
-            return &self.columns;
-        }
-        // A table is described anew for every table map, most often as before.
-        let same = self.columns.len() == info.len()
-            && self.columns.iter().zip(info.iter()).all(|(a, b)| {
-                a.name == b.name && a.mysql_type == b.mysql_type && a.is_key == b.is_key
-            });
-        if !same {
-            self.columns.clear();
-            self.columns.extend(info.iter().map(|c| ColumnInfo {
-                name: c.name.clone(),
-                mysql_type: c.mysql_type.clone(),
-                is_key: c.is_key,
-            }));
-        }
-        self.from = Some(info);
-        &self.columns
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn info(names: &[&str]) -> Arc<[EntryColumnInfo]> {
-        names
-            .iter()
-            .map(|n| EntryColumnInfo {
-                name: n.to_string(),
-                mysql_type: "int(11)".into(),
-                is_key: *n == "id",
-            })
-            .collect()
-    }
-
-    #[test]
-    fn column_info_follows_the_description() {
-        let mut cache = ColumnsCache::default();
-        let names = |c: &[ColumnInfo]| c.iter().map(|c| c.name.clone()).collect::<Vec<_>>();
-        assert_eq!(names(cache.get(info(&["id", "a"]))), ["id", "a"]);
-        assert!(cache.get(info(&["id", "a"]))[0].is_key);
-        assert_eq!(names(cache.get(info(&["id", "a", "b"]))), ["id", "a", "b"]);
-        assert_eq!(names(cache.get(info(&["id", "c", "b"]))), ["id", "c", "b"]);
-        assert_eq!(names(cache.get(info(&[]))), Vec::<String>::new());
     }
 }

@@ -2,10 +2,10 @@
 //! version of the code to the next: every event of the shared binlog corpus
 //! and of the live type fixtures (`tests/data/live-types`: the binlogs the
 //! decoder's MariaDB type test writes, every column type under each row
-//! image and metadata setting) goes through the entry builder three ways,
-//! and the SHA-256 of everything built (entry bytes, kind, positions, ack
-//! point, idempotency key) must equal the digest recorded in
-//! `tests/data/canal-entry-digests.txt`.
+//! image and metadata setting) goes through the change builder and the
+//! Canal encoder three ways, and the SHA-256 of everything built (entry
+//! bytes, kind, positions, ack point, idempotency key) must equal the
+//! digest recorded in `tests/data/canal-entry-digests.txt`.
 //!
 //! The digests were recorded by the entry builder as it was before the
 //! change-event model existed; `SLUICE_BLESS_ENTRY_BYTES=1` records them
@@ -21,7 +21,8 @@ use prost::Message;
 use sha2::{Digest, Sha256};
 use sluice_binlog::events::EventData;
 use sluice_binlog::TableMap;
-use sluice_instance::entry::{BuiltEntry, ColumnInfo, EntryBuilder, EventContext};
+use sluice_encode::canal::{BuiltEntry, CanalEncoder, EntryError};
+use sluice_events::{ChangeBuilder, ColumnInfo, Position};
 use sluice_instance::runner::{EventPlace, SchemaHook};
 use sluice_instance::schema_hook::TrackedSchema;
 use sluice_schema::{MemoryHistoryStore, SchemaTracker, TrackerOptions};
@@ -119,7 +120,18 @@ fn hash_built(h: &mut Sha256, b: &BuiltEntry) {
 
 /// The digest of everything one file builds, the counted entries.
 fn digest(name: &str, bytes: &[u8], columns: Columns) -> (String, usize) {
-    let mut builder = EntryBuilder::new(matches!(columns, Columns::Synthetic));
+    let mut changes = ChangeBuilder::new();
+    let mut encoder = CanalEncoder::new(matches!(columns, Columns::Synthetic));
+    // The entries of one decoded event: its change event, if any, encoded.
+    let mut build = |position: Position<'_>,
+                     data: &EventData<'_>,
+                     info: Option<&[ColumnInfo]>|
+     -> Result<Vec<BuiltEntry>, EntryError> {
+        match changes.on_event(position, data, info) {
+            Some(event) => encoder.entries(&event),
+            None => Ok(Vec::new()),
+        }
+    };
     let mut tracked = TrackedSchema::new(
         SchemaTracker::open(
             Box::new(MemoryHistoryStore::default()),
@@ -135,12 +147,7 @@ fn digest(name: &str, bytes: &[u8], columns: Columns) -> (String, usize) {
     let mut h = Sha256::new();
     let mut entries = 0;
     let walked = sluice_binlog::walk_file(name, bytes, |at, raw, data| {
-        let ctx = EventContext {
-            file: "binlog.000001",
-            pos: at.pos,
-            next_pos: at.next_pos,
-            header: &raw.header,
-        };
+        let position = Position::at("binlog.000001", at.pos, at.next_pos, &raw.header);
         let place = EventPlace {
             file: "binlog.000001",
             pos: at.pos,
@@ -150,14 +157,14 @@ fn digest(name: &str, bytes: &[u8], columns: Columns) -> (String, usize) {
         let built = match (columns, data) {
             (Columns::Synthetic, EventData::Rows(rows)) => {
                 let info = synthetic(&rows.table);
-                builder.on_event(&ctx, data, Some(&info))
+                build(position, data, Some(&info))
             }
             (Columns::Tracked, EventData::Rows(rows)) => {
                 match tracked.describe(&place, &rows.table) {
                     Ok((table, info)) => {
                         let mut rows = rows.clone();
                         rows.table = Arc::clone(&table);
-                        builder.on_event(&ctx, &EventData::Rows(rows), info.as_deref())
+                        build(position, &EventData::Rows(rows), info.as_deref())
                     }
                     Err(e) => {
                         h.update(format!("schema error at {}: {e}\n", at.pos));
@@ -177,9 +184,9 @@ fn digest(name: &str, bytes: &[u8], columns: Columns) -> (String, usize) {
                         h.update(format!("schema error at {}: {e}\n", at.pos));
                     }
                 }
-                builder.on_event(&ctx, data, None)
+                build(position, data, None)
             }
-            _ => builder.on_event(&ctx, data, None),
+            _ => build(position, data, None),
         };
         match built {
             Ok(list) => {

@@ -409,7 +409,7 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
         ),
         (
             "decode + Canal entries",
-            "as above, plus every entry built with Canal's value rendering and serialised (`EntryBuilder`, columns from the binlog's metadata; no schema tracker, store or network), one thread",
+            "as above, plus every entry built with Canal's value rendering and serialised (`ChangeBuilder` and `CanalEncoder`, columns from the binlog's metadata; no schema tracker, store or network), one thread",
             &entries,
         ),
     ];

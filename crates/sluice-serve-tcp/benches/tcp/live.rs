@@ -31,9 +31,10 @@ use sluice_binlog::Cell;
 use sluice_canal::proto::EntryType;
 use sluice_client::{Connector, ConnectorOptions, SimpleConnector};
 use sluice_config::ServerConfig;
+use sluice_encode::canal::CanalEncoder;
+use sluice_events::{ChangeBuilder, Encoder as _, Position};
 use sluice_ha::zookeeper_client::Client;
 use sluice_ha::{PeriodMixedCursorStore, ZkConfig, ZooKeeperCursorStore};
-use sluice_instance::entry::{EntryBuilder, EventContext};
 use sluice_instance::manager::InstanceManager;
 use sluice_meta::{CursorStore, FileCursorStore, MemoryCursorStore};
 use sluice_serve_tcp::TcpServer;
@@ -190,18 +191,18 @@ pub fn decode_only(input: &Input) -> (Pass, u64) {
 pub fn entries_only(input: &Input) -> (Pass, u64) {
     let cpu = process_cpu();
     let t = Instant::now();
-    let mut builder = EntryBuilder::new(false);
+    let mut changes = ChangeBuilder::new();
+    let mut encoder = CanalEncoder::new(false);
+    let mut entries = Vec::new();
     let mut rows = 0u64;
     let mut bytes = 0u64;
     for (name, buf) in &input.files {
         sluice_binlog::walk_file(name, buf, |at, raw, data| {
-            let ctx = EventContext {
-                file: name,
-                pos: at.pos,
-                next_pos: at.next_pos,
-                header: &raw.header,
-            };
-            for e in builder.on_event(&ctx, data, None).expect("entries") {
+            let position = Position::at(name, at.pos, at.next_pos, &raw.header);
+            if let Some(event) = changes.on_event(position, data, None) {
+                encoder.encode(&event, &mut entries).expect("entries");
+            }
+            for e in entries.drain(..) {
                 rows += rows_count(&e.entry);
                 bytes += black_box(e.entry.encode_to_vec()).len() as u64;
             }
