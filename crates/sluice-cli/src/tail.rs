@@ -85,7 +85,7 @@ pub struct TailArgs {
 }
 
 pub fn run(args: &TailArgs) -> Result<()> {
-    init_logging();
+    crate::logging::init();
     if let Some(n) = args.max_event_size {
         sluice_binlog::compression::set_max_uncompressed(n);
     }
@@ -214,13 +214,3 @@ fn tracked_schema(
     .map_err(|e| anyhow!("reading the schema history: {e}"))
 }
 
-pub(crate) fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
-}

@@ -51,6 +51,10 @@ pub enum ServerError {
     /// ZooKeeper credentials given twice.
     #[error("ZooKeeper credentials are given both in canal.properties (sluice.zookeeper.auth or .auth.file) and in {ZK_AUTH_ENV}: keep one")]
     ZooKeeperAuthTwice,
+    /// An embedded destination's change stream could not open or stopped
+    /// (its message names the destination or the file:position).
+    #[error(transparent)]
+    Stream(#[from] sluice_instance::stream::StreamError),
     /// The credentials variable is not text.
     #[error("{ZK_AUTH_ENV} is not valid UTF-8")]
     ZooKeeperAuthNotUtf8,

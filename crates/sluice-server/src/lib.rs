@@ -19,8 +19,12 @@
 //!
 //! [`Server::run_until`] does both around a future (a signal, a channel),
 //! and [`release`] moves a destination off the server that runs it in a
-//! ZooKeeper cluster.
+//! ZooKeeper cluster. [`destination::open`] embeds a single destination
+//! instead: its change events, in any output of [`encode`] (Debezium JSON,
+//! Canal entries, FlatMessage, `sluice tail` lines) or a program's own
+//! [`events::Encoder`].
 
+pub mod destination;
 mod error;
 mod ha;
 mod release;
@@ -29,6 +33,10 @@ mod server;
 use std::path::Path;
 
 pub use error::ServerError;
+/// The encoders of the change-event model.
+pub use sluice_encode as encode;
+/// The change-event model every output is encoded from.
+pub use sluice_events as events;
 pub use ha::{register_address, zk_auth, zk_config, FENCE_CHECK_PERIOD, ZK_AUTH_ENV};
 pub use release::{release, Release, TakenOver};
 pub use server::Server;

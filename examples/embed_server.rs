@@ -1,5 +1,5 @@
 //! A whole Sluice server in a Rust program, as the README's "Embedding"
-//! shows: `cargo run -p sluice-server --example embed -- CONF_DIR`, stopped
+//! shows: `cargo run -p sluice-examples --example embed_server -- CONF_DIR`, stopped
 //! with Ctrl-C.
 
 use sluice_server::Server;
