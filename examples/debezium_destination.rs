@@ -141,7 +141,10 @@ mod tests {
         assert_eq!(after["total"], "BNI=", "DECIMAL 12.34 as Debezium's bytes");
         assert_eq!(after["placed"], 1529476623000i64, "DATETIME as epoch ms");
         assert_eq!(after["customer"], "Anne");
-        assert_eq!(lines[1]["value"]["after"]["total"], "+y4=", "DECIMAL -12.34");
+        assert_eq!(
+            lines[1]["value"]["after"]["total"], "+y4=",
+            "DECIMAL -12.34"
+        );
         assert_eq!(lines[2]["value"]["before"]["customer"], "Anne");
         assert_eq!(lines[2]["value"]["after"]["customer"], "Anne Marie");
         assert_eq!(lines[3]["value"]["before"]["id"], 2);

@@ -33,14 +33,14 @@ mod server;
 use std::path::Path;
 
 pub use error::ServerError;
-/// The encoders of the change-event model.
-pub use sluice_encode as encode;
-/// The change-event model every output is encoded from.
-pub use sluice_events as events;
 pub use ha::{register_address, zk_auth, zk_config, FENCE_CHECK_PERIOD, ZK_AUTH_ENV};
 pub use release::{release, Release, TakenOver};
 pub use server::Server;
 pub use sluice_config::ServerConfig;
+/// The encoders of the change-event model.
+pub use sluice_encode as encode;
+/// The change-event model every output is encoded from.
+pub use sluice_events as events;
 pub use sluice_ha::ZkAuth;
 pub use sluice_instance::manager::InstanceState;
 

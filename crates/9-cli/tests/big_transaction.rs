@@ -473,7 +473,7 @@ fn write_docs(f: &Figures, mariadb_version: &str, load_at_start: &str) {
     let body = format!(
         "## One 1 GB transaction through a 1 MB store\n\
 \n\
-Written by `crates/sluice-cli/tests/big_transaction.rs`. Workload: one transaction of \
+Written by `crates/9-cli/tests/big_transaction.rs`. Workload: one transaction of \
 {rows} rows (`INSERT INTO big.t SELECT seq, REPEAT('x', {len}) FROM big.seq_1_to_{rows}` \
 between BEGIN and COMMIT; `id INT PRIMARY KEY, v VARCHAR({len})`), {txn_mb:.1} MB of binlog \
 in {entries} rows events, read by `sluice server` from a private MariaDB {mariadb_version} \

@@ -547,7 +547,7 @@ struct Counts {
 
 /// With `SLUICE_KEEP_BINLOGS=DIR`, copies the binlog files a run wrote to
 /// DIR: they are the live fixtures of the Canal entry bytes test
-/// (`crates/sluice-instance/tests/data/live-types`).
+/// (`crates/6-instance/tests/data/live-types`).
 fn keep_binlogs(
     db: &MariaDb,
     image: BinlogRowImage,

@@ -152,7 +152,12 @@ fn main() {
     for i in 0..iters {
         for (k, (label, bin)) in bins.iter().enumerate() {
             let p = timed_pass(bin, db.port());
-            eprintln!("pass {}: {label}: {:.3} s, CPU {:.2} s", i + 1, p.secs, p.cpu);
+            eprintln!(
+                "pass {}: {label}: {:.3} s, CPU {:.2} s",
+                i + 1,
+                p.secs,
+                p.cpu
+            );
             passes[k].push(p);
         }
     }

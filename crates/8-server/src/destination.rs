@@ -39,11 +39,10 @@ use crate::{load_config, ServerError};
 /// history goes to `{canal.file.data.dir}/{destination}/schema.history`.
 pub fn open(conf_dir: impl AsRef<Path>, destination: &str) -> Result<ChangeStream, ServerError> {
     let server = load_config(conf_dir.as_ref())?;
-    let config = InstanceConfig::load(&server, destination).map_err(|source| {
-        ServerError::Config {
+    let config =
+        InstanceConfig::load(&server, destination).map_err(|source| ServerError::Config {
             dir: server.conf_dir.clone(),
             source: Box::new(source),
-        }
-    })?;
+        })?;
     Ok(ChangeStream::for_instance(&config, &server.file_data_dir)?)
 }

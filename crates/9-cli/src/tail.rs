@@ -213,4 +213,3 @@ fn tracked_schema(
     )
     .map_err(|e| anyhow!("reading the schema history: {e}"))
 }
-
