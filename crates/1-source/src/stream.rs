@@ -568,7 +568,11 @@ impl State {
         let mut meta = false;
         let mut in_prev_file = false;
         match effect {
-            Effect::Gtid(g, _standalone) => {
+            Effect::Gtid(g, standalone) => {
+                // MariaDB writes no BEGIN: the GTID event of a transaction
+                // opens it, and only a standalone group (DDL) ends at its
+                // statement. MySQL writes BEGIN after its GTID event.
+                let opens = matches!(g, TxnGtid::MariaDb(_)) && !standalone;
                 if self.in_txn {
                     tracing::warn!(
                         source = %self.addr,
@@ -577,6 +581,7 @@ impl State {
                     );
                 }
                 self.start_txn(g);
+                self.began = opens;
                 starts = true;
                 proper = true;
             }

@@ -385,3 +385,38 @@ fn rows_events_decode_the_same_on_another_thread() -> Result<()> {
     assert_eq!(here, there);
     Ok(())
 }
+
+/// MariaDB writes no BEGIN for a transaction: its GTID event opens it. A
+/// transaction whose DML is logged as statements (session binlog_format
+/// STATEMENT) ends at its XID, not at its first statement, so no position
+/// inside it is ever reported as a place to resume from.
+#[test]
+fn a_mariadb_transaction_of_statements_ends_at_its_commit() -> Result<()> {
+    let db = setup()?;
+    let (file, pos) = db.current_binlog_position()?;
+    db.exec(
+        "SET SESSION binlog_format = 'STATEMENT'; BEGIN; \
+         INSERT INTO shop.t VALUES (1, 'a'); INSERT INTO shop.t VALUES (2, 'b'); \
+         UPDATE shop.t SET v = 'c' WHERE id = 1; COMMIT",
+    )?;
+    db.exec("CREATE TABLE shop.u (id INT PRIMARY KEY)")?;
+    let mut cfg = config(&db, StartPosition::FilePos { file, pos });
+    cfg.stop_at_end = true;
+    let rt = runtime();
+    let c = rt.block_on(async {
+        let mut stream = BinlogStream::connect(cfg).await?;
+        collect_all(&mut stream, Duration::from_secs(30)).await
+    })?;
+    let ddl: Vec<Vec<String>> = c.txns.iter().map(|t| t.ddl.clone()).collect();
+    assert_eq!(
+        c.txns.len(),
+        2,
+        "one transaction of three statements, then one DDL: {ddl:?}"
+    );
+    assert!(
+        ddl[0].is_empty(),
+        "no statement ends the transaction: {ddl:?}"
+    );
+    assert!(ddl[1][0].starts_with("CREATE TABLE"), "{ddl:?}");
+    Ok(())
+}

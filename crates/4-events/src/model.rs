@@ -68,6 +68,10 @@ pub struct TransactionState {
     pub in_transaction: bool,
     /// The thread id of the current transaction's BEGIN query, if it had one.
     pub thread_id: Option<u32>,
+    /// Offset and timestamp of the current transaction's MySQL GTID event
+    /// (anonymous or not), which comes before its BEGIN query: where a
+    /// replay of the whole transaction starts.
+    pub gtid_event: Option<(u64, u32)>,
 }
 
 /// A column of a described table: the binlog's definition and what the
@@ -311,6 +315,7 @@ impl ChangeBuilder {
     ) -> Option<ChangeEvent<'a>> {
         match data {
             EventData::Gtid(g) => {
+                self.state.gtid_event = Some((position.offset, position.timestamp));
                 self.state.gtid = (!g.anonymous).then(|| g.gtid.to_string());
                 self.state.sequence = g.sequence_number.zip(g.last_committed);
                 None
@@ -318,6 +323,7 @@ impl ChangeBuilder {
             EventData::MariadbGtid(g) => {
                 self.state.gtid = Some(g.gtid.to_string());
                 self.state.sequence = None;
+                self.state.gtid_event = None;
                 // MariaDB writes no BEGIN query: its GTID event opens the
                 // transaction. A standalone group (DDL) opens nothing.
                 if g.flags & mariadb_gtid_flags::STANDALONE != 0 {
@@ -333,6 +339,7 @@ impl ChangeBuilder {
             }
             EventData::Xid(xid) => {
                 self.state.in_transaction = false;
+                self.state.gtid_event = None;
                 Some(ChangeEvent::Commit {
                     position,
                     txn: &self.state,
@@ -357,6 +364,7 @@ impl ChangeBuilder {
                 }
                 if upper == "COMMIT" || upper.starts_with("XA END") {
                     self.state.in_transaction = false;
+                    self.state.gtid_event = None;
                     return Some(ChangeEvent::Commit {
                         position,
                         txn: &self.state,

@@ -88,10 +88,14 @@ impl TailEncoder {
         self.open = true;
         let b = &mut self.begin;
         b.clear();
+        // A MySQL transaction starts at its GTID event, before the BEGIN.
+        let (offset, timestamp) = txn
+            .gtid_event
+            .unwrap_or((position.offset, position.timestamp));
         b.extend_from_slice(b"{\"type\":\"begin\",\"position\":");
-        write_position(b, position.file, position.offset, txn.gtid.as_deref());
+        write_position(b, position.file, offset, txn.gtid.as_deref());
         b.extend_from_slice(b",\"timestamp\":");
-        write_number(b, position.timestamp);
+        write_number(b, timestamp);
         b.push(b'}');
     }
 
