@@ -786,40 +786,9 @@ mod tests {
         Ok(c)
     }
 
-    /// Every binlog file of the shared corpus (`SLUICE_BINLOG_CORPUS`, else
-    /// `shared/corpus/binlogs` beside the repository), read whole.
+    /// Every binlog file of the shared corpus, read whole.
     fn corpus_files() -> Vec<(String, Vec<u8>)> {
-        let dir = std::env::var("SLUICE_BINLOG_CORPUS").map_or_else(
-            |_| {
-                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../../shared/corpus/binlogs")
-            },
-            std::path::PathBuf::from,
-        );
-        let mut out = Vec::new();
-        let mut stack = vec![dir.clone()];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if let Ok(b) = std::fs::read(&p) {
-                    if b.starts_with(b"\xfebin") {
-                        out.push((p.display().to_string(), b));
-                    }
-                }
-            }
-        }
-        out.sort();
-        assert!(
-            out.len() >= 20,
-            "binlog corpus not found at {} (set SLUICE_BINLOG_CORPUS)",
-            dir.display()
-        );
-        out
+        sluice_testkit::corpus::corpus_binlogs()
     }
 
     /// Column infos as a schema tracker would give them, with UNSIGNED and

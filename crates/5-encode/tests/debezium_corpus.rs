@@ -4,60 +4,16 @@
 //! Debezium's envelope and source order, and MySQL transactions that open
 //! with a BEGIN query carry its thread id.
 
-use std::io::Read;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 use sluice_binlog::{walk_file, EventData};
 use sluice_encode::debezium::{DebeziumEncoder, DebeziumError, DebeziumOptions, DebeziumRecord};
 use sluice_events::{ChangeBuilder, Encoder, Position};
 
-fn corpus_dir() -> PathBuf {
-    std::env::var("SLUICE_BINLOG_CORPUS").map_or_else(
-        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs"),
-        PathBuf::from,
-    )
-}
-
 /// Every binlog file of the corpus (gzip ones unpacked), by relative name.
 fn binlogs() -> Vec<(String, Vec<u8>)> {
-    let root = corpus_dir();
-    let mut out = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let Ok(mut bytes) = std::fs::read(&p) else {
-                continue;
-            };
-            if p.extension().is_some_and(|x| x == "gz") {
-                let mut plain = Vec::new();
-                flate2::read::GzDecoder::new(bytes.as_slice())
-                    .read_to_end(&mut plain)
-                    .expect("a readable gzip fixture");
-                bytes = plain;
-            }
-            if bytes.starts_with(b"\xfebin") {
-                let rel = p.strip_prefix(&root).unwrap_or(&p).display().to_string();
-                out.push((rel, bytes));
-            }
-        }
-    }
-    out.sort();
-    assert!(
-        out.len() >= 20,
-        "binlog corpus not found at {} (set SLUICE_BINLOG_CORPUS)",
-        root.display()
-    );
-    out
+    sluice_testkit::corpus::corpus_binlogs()
 }
 
 /// A record and the thread id of the BEGIN query its transaction opened

@@ -3,19 +3,14 @@
 //! event before the BEGIN query), with the GTID event's timestamp.
 
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use sluice_binlog::events::EventData;
 use sluice_encode::tail::TailEncoder;
 use sluice_events::{ChangeBuilder, Encoder, Position};
 
 fn corpus_file(name: &str) -> PathBuf {
-    std::env::var("SLUICE_BINLOG_CORPUS")
-        .map_or_else(
-            |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs"),
-            PathBuf::from,
-        )
-        .join(name)
+    sluice_testkit::corpus::corpus_dir().join(name)
 }
 
 #[test]

@@ -12,9 +12,8 @@
 //! anew, which is only right when the Canal format is meant to change.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use prost::Message;
@@ -40,56 +39,22 @@ enum Columns {
     Tracked,
 }
 
-fn corpus_dir() -> PathBuf {
-    std::env::var("SLUICE_BINLOG_CORPUS").map_or_else(
-        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs"),
-        PathBuf::from,
-    )
-}
-
 /// Every binlog of the corpus and the live fixtures, by a name relative to
 /// its folder.
 fn binlogs() -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let corpus = corpus_dir();
-    let live = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/live-types");
-    for (root, tag) in [(&corpus, "corpus"), (&live, "live")] {
-        let mut stack = vec![root.clone()];
-        while let Some(d) = stack.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
-                continue;
-            };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                    continue;
-                }
-                let Ok(mut bytes) = std::fs::read(&p) else {
-                    continue;
-                };
-                if p.extension().is_some_and(|x| x == "gz") {
-                    let mut plain = Vec::new();
-                    flate2::read::GzDecoder::new(bytes.as_slice())
-                        .read_to_end(&mut plain)
-                        .expect("a readable gzip fixture");
-                    bytes = plain;
-                }
-                if bytes.starts_with(b"\xfebin") {
-                    let rel = p.strip_prefix(root).unwrap_or(&p).display().to_string();
-                    out.push((format!("{tag}/{rel}"), bytes));
-                }
-            }
-        }
-    }
-    out.sort();
-    let live_count = out.iter().filter(|(n, _)| n.starts_with("live/")).count();
-    assert!(
-        out.len() - live_count >= 20,
-        "binlog corpus not found at {} (set SLUICE_BINLOG_CORPUS)",
-        corpus.display()
+    let corpus = sluice_testkit::corpus::corpus_binlogs();
+    let live = sluice_testkit::corpus::binlog_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/live-types"),
     );
-    assert!(live_count >= 6, "live type fixtures missing");
+    assert!(live.len() >= 6, "live type fixtures missing");
+    let tagged = |tag: &str, files: Vec<(String, Vec<u8>)>| {
+        files
+            .into_iter()
+            .map(|(name, bytes)| (format!("{tag}/{name}"), bytes))
+            .collect::<Vec<_>>()
+    };
+    let mut out = tagged("corpus", corpus);
+    out.extend(tagged("live", live));
     out
 }
 

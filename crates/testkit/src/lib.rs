@@ -46,6 +46,7 @@
 pub mod bench_binlog;
 pub mod bench_docs;
 mod config;
+pub mod corpus;
 mod process;
 pub mod python;
 mod server;

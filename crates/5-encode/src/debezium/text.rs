@@ -2,10 +2,7 @@
 //! it, base64 and hex as Java's encoders give them, numbers as Java prints
 //! them, and DECIMAL values as Kafka Connect's `Decimal` bytes.
 
-use std::fmt::Write;
-
 use sluice_binlog::decimal::push_u64;
-use sluice_binlog::value::StackText;
 
 /// Appends `s` as a JSON string literal, escaped as Jackson escapes it:
 /// `"` and `\`, the short forms `\b \t \n \f \r`, other control characters
@@ -104,69 +101,15 @@ pub(crate) fn push_i64(out: &mut String, v: i64) {
 /// `1.5E-7`). NaN and infinities come out as the strings Jackson writes by
 /// default (`"NaN"`, `"Infinity"`, `"-Infinity"`); MySQL stores none of them.
 pub(crate) fn push_java_float(out: &mut String, v: f64, single: bool) {
-    if v.is_nan() {
-        out.push_str("\"NaN\"");
+    if v.is_nan() || v.is_infinite() {
+        // Jackson writes these as strings, not bare words.
+        out.push('"');
+        crate::canal::value::java_float_into(v, single, out);
+        out.push('"');
         return;
     }
-    if v.is_infinite() {
-        out.push_str(if v > 0.0 {
-            "\"Infinity\""
-        } else {
-            "\"-Infinity\""
-        });
-        return;
-    }
-    if v == 0.0 {
-        out.push_str(if v.is_sign_negative() { "-0.0" } else { "0.0" });
-        return;
-    }
-    let mut sci = StackText::new();
-    let _ = if single {
-        write!(sci, "{:e}", v as f32)
-    } else {
-        write!(sci, "{v:e}")
-    };
-    let text = sci.as_str();
-    let (mantissa, exp) = text.split_once('e').unwrap_or((text, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let mut digits = StackText::new();
-    for c in mantissa.chars().filter(char::is_ascii_digit) {
-        let _ = digits.write_char(c);
-    }
-    let digits = digits.as_str().trim_end_matches('0');
-    let digits = if digits.is_empty() { "0" } else { digits };
-    if negative {
-        out.push('-');
-    }
-    if (-3..7).contains(&exp) {
-        if exp < 0 {
-            out.push_str("0.");
-            for _ in 0..(-exp - 1) {
-                out.push('0');
-            }
-            out.push_str(digits);
-        } else {
-            let int_len = exp as usize + 1;
-            if digits.len() <= int_len {
-                out.push_str(digits);
-                for _ in digits.len()..int_len {
-                    out.push('0');
-                }
-                out.push_str(".0");
-            } else {
-                out.push_str(&digits[..int_len]);
-                out.push('.');
-                out.push_str(&digits[int_len..]);
-            }
-        }
-    } else {
-        out.push_str(&digits[..1]);
-        out.push('.');
-        out.push_str(if digits.len() > 1 { &digits[1..] } else { "0" });
-        out.push('E');
-        push_i64(out, exp as i64);
-    }
+    // The same text as Canal's, which prints values as Java does too.
+    crate::canal::value::java_float_into(v, single, out);
 }
 
 /// A DECIMAL's text as MySQL renders it (`-12.34`, `0.000`) split into
