@@ -60,6 +60,13 @@ pub trait SchemaHook: Send {
     ) -> Result<Description, String>;
 }
 
+/// Whether a statement (trimmed) goes to [`SchemaHook::on_query`]: every
+/// one but the transaction controls BEGIN, COMMIT and `XA ...`.
+pub fn changes_schema_history(sql: &str) -> bool {
+    let upper: String = sql.chars().take(8).collect::<String>().to_ascii_uppercase();
+    upper != "BEGIN" && upper != "COMMIT" && !upper.starts_with("XA ")
+}
+
 /// Column names and types from the binlog's own metadata only.
 pub struct BinlogOnly;
 
@@ -685,8 +692,7 @@ impl InstanceRunner {
             EventData::Query(q) => {
                 let sql = q.query_text();
                 let t = sql.trim();
-                let upper: String = t.chars().take(8).collect::<String>().to_ascii_uppercase();
-                if upper != "BEGIN" && upper != "COMMIT" && !upper.starts_with("XA ") {
+                if changes_schema_history(t) {
                     let db = q.schema_text().into_owned();
                     let sql = t.to_string();
                     at.status_vars = q.status_vars;

@@ -311,8 +311,7 @@ fn follow_schema(
         EventData::Query(q) => {
             let text = q.query_text();
             let sql = text.trim();
-            let head: String = sql.chars().take(8).collect::<String>().to_ascii_uppercase();
-            if head != "BEGIN" && head != "COMMIT" && !head.starts_with("XA ") {
+            if crate::runner::changes_schema_history(sql) {
                 place.status_vars = q.status_vars;
                 schema
                     .on_query(&place, &q.schema_text(), sql)
