@@ -388,8 +388,8 @@ fn encoding_threads_print_the_bytes_one_thread_prints() -> Result<()> {
         let base = batch * 200;
         db.exec(&format!(
             "BEGIN; \
-             INSERT INTO shop.note SELECT {base} + seq, REPEAT(CHAR(65 + seq % 26), 250), seq * 7 \
-               FROM seq_1_to_200; \
+             INSERT INTO shop.note (id, body, n) SELECT {base} + seq, REPEAT(CHAR(65 + seq % 26), 250), seq * 7 \
+               FROM shop.seq_1_to_200; \
              INSERT INTO other.t VALUES ({batch}); COMMIT; \
              INSERT INTO other.t VALUES ({batch} + 1000)"
         ))?;
