@@ -370,7 +370,9 @@ impl ChangeStream {
                 Err(e) => break Err(e),
             };
             let end = ev.ends_transaction;
-            if !matches!(ev.data, EventData::Rows(_) | EventData::TableMap(_)) {
+            // Rows and table maps leave the transaction state as it was;
+            // anything else may change it, as may a transaction's end.
+            if end.is_some() || !matches!(ev.data, EventData::Rows(_) | EventData::TableMap(_)) {
                 pending.state_changed();
             }
             if let Some(end) = end {
