@@ -79,6 +79,12 @@ pub trait CursorStore: Send + Sync {
     fn save_start(&self, _destination: &str, _position: &EntryPosition) -> Result<(), MetaError> {
         Ok(())
     }
+    /// Whether a save only changes memory (nothing survives the process):
+    /// then it is cheap enough to do in the request path, and there is no
+    /// durability to wait for.
+    fn is_in_memory(&self) -> bool {
+        false
+    }
 }
 
 /// Canal's file meta: `{dir}/{destination}/meta.dat`.
@@ -210,6 +216,10 @@ impl CursorStore for MemoryCursorStore {
         let mut starts = self.starts.lock().unwrap_or_else(|p| p.into_inner());
         starts.insert(destination.to_string(), position.clone());
         Ok(())
+    }
+
+    fn is_in_memory(&self) -> bool {
+        true
     }
 }
 
