@@ -16,7 +16,10 @@
 //! by default), and in memory (memory-instance.xml, for reference), read by
 //! the Rust client (`sluice-client`) doing `get(1000)` (no wait) and an ack
 //! of every non-empty batch, polling again after 200 µs when a batch is
-//! empty. Each consumer gets a table and a destination of its own.
+//! empty. And the peer: the binlog stream read as a replica with mysql_async
+//! and every row decoded with mysql_common (`sluice-bench`'s
+//! `mysql_common_reader`), which stamps a row when it is decoded and acks
+//! nothing. Each consumer gets a table (and a destination) of its own.
 //!
 //! Writes its section of docs/benchmarks.md unless `SLUICE_BENCH_NO_DOCS=1`.
 
@@ -26,6 +29,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use std::ops::ControlFlow;
+
+use mysql_async::binlog::value::BinlogValue;
+use mysql_async::Value as PeerValue;
+use sluice_bench::peers::mysql_common_reader::{
+    read_blocking, BinlogRow, RowsEventSeen, Source, Until, Visit,
+};
 use sluice_canal::proto::{EntryType, EventType};
 use sluice_client::{Connector, SimpleConnector};
 use sluice_testkit::mysql::prelude::Queryable;
@@ -55,7 +65,6 @@ struct Outcome {
     rate: u64,
     consumer: &'static str,
     written: u64,
-    seen: u64,
     write_secs: f64,
     /// Latencies in µs, sorted.
     latencies: Vec<u64>,
@@ -252,8 +261,6 @@ fn run_sluice(
         let arrived = arrived.clone();
         let ready = ready.clone();
         let destination = destination.clone();
-        let db = db.clone();
-        let table = table.clone();
         std::thread::spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -262,8 +269,6 @@ fn run_sluice(
             rt.block_on(consume(
                 &addr,
                 &destination,
-                &db,
-                &table,
                 n,
                 base,
                 &arrived,
@@ -272,36 +277,19 @@ fn run_sluice(
             ))
         })
     };
-    while !ready.load(Ordering::Acquire) {
-        if consumer.is_finished() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    warm_up(db, &table, &ready, &consumer);
     let cpu_before = proc_usage(pid).0;
     let write_secs = write_rows(db, &table, rate, n, base, &committed);
     let (acks, ack_secs) = consumer.join().expect("the consumer");
     let (cpu_after, rss) = proc_usage(pid);
     let _ = server.kill();
     let _ = server.wait();
-
-    let mut latencies = Vec::with_capacity(n as usize);
-    for id in 1..=n as usize {
-        let a = arrived[id].load(Ordering::Acquire);
-        let c = committed[id].load(Ordering::Acquire);
-        if a != 0 && c != 0 {
-            // A row can reach the consumer before its COMMIT returns to the writer.
-            latencies.push(a.saturating_sub(c) / 1000);
-        }
-    }
-    latencies.sort_unstable();
     Outcome {
         rate,
         consumer: cursors.label(),
         written: n,
-        seen: latencies.len() as u64,
         write_secs,
-        latencies,
+        latencies: latencies(&committed, &arrived),
         acks,
         ack_secs,
         server_cpu: cpu_after - cpu_before,
@@ -309,15 +297,141 @@ fn run_sluice(
     }
 }
 
-/// Connects, waits until a warm-up row (id 0) arrives, says it is ready,
-/// then reads until `n` rows arrived or `limit` passed. Returns the acks
-/// sent and the seconds from the first to the last.
-#[allow(clippy::too_many_arguments)]
+/// Until the consumer reads the source, rows are not seen: inserts the
+/// warm-up row (id 0, outside the measured rows) again until it arrives.
+fn warm_up<T>(
+    db: &MariaDb,
+    table: &str,
+    ready: &AtomicBool,
+    consumer: &std::thread::JoinHandle<T>,
+) {
+    while !ready.load(Ordering::Acquire) && !consumer.is_finished() {
+        db.exec(&format!(
+            "REPLACE INTO lat.{table} (id, v, n) VALUES (0, 'warm-up', 0)"
+        ))
+        .expect("warm-up row");
+        for _ in 0..20 {
+            if ready.load(Ordering::Acquire) {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Commit → arrival of every row seen, in µs, sorted.
+fn latencies(committed: &[AtomicU64], arrived: &[AtomicU64]) -> Vec<u64> {
+    let mut out = Vec::with_capacity(committed.len());
+    for (c, a) in committed.iter().zip(arrived).skip(1) {
+        let (c, a) = (c.load(Ordering::Acquire), a.load(Ordering::Acquire));
+        if a != 0 && c != 0 {
+            // A row can reach the consumer before its COMMIT returns to the writer.
+            out.push(a.saturating_sub(c) / 1000);
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The peer: the binlog stream read with mysql_async and decoded with
+/// mysql_common, stamping each row of `lat.{table}` as it is decoded.
+struct PeerVisit<'a> {
+    table: &'a str,
+    in_table: bool,
+    base: Instant,
+    arrived: &'a [AtomicU64],
+    ready: &'a AtomicBool,
+    seen: u64,
+    n: u64,
+}
+
+impl Visit for PeerVisit<'_> {
+    fn rows_event(&mut self, event: &RowsEventSeen<'_>) -> ControlFlow<()> {
+        self.in_table = event.schema == "lat" && event.table == self.table;
+        ControlFlow::Continue(())
+    }
+
+    fn row(&mut self, _before: Option<&BinlogRow>, after: Option<&BinlogRow>) -> ControlFlow<()> {
+        if !self.in_table {
+            return ControlFlow::Continue(());
+        }
+        let id = match after.and_then(|r| r.as_ref(0)) {
+            Some(BinlogValue::Value(PeerValue::Int(id))) => *id,
+            _ => return ControlFlow::Continue(()),
+        };
+        if id == 0 {
+            self.ready.store(true, Ordering::Release);
+            return ControlFlow::Continue(());
+        }
+        if let Some(slot) = self.arrived.get(id as usize) {
+            if slot.load(Ordering::Relaxed) == 0 {
+                slot.store(stamp(self.base), Ordering::Release);
+                self.seen += 1;
+            }
+        }
+        if self.seen >= self.n {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    }
+}
+
+/// Reads `lat.{table}` with the peer while the writer inserts at `rate`.
+fn run_peer(db: &Arc<MariaDb>, rate: u64, secs: u64, run: usize) -> Outcome {
+    let table = format!("t{run}");
+    db.exec(&format!(
+        "CREATE TABLE lat.{table} (id BIGINT PRIMARY KEY, v VARCHAR(32), n BIGINT)"
+    ))
+    .expect("create the table");
+    let n = rate * secs;
+    let committed: Arc<Vec<AtomicU64>> = Arc::new((0..=n).map(|_| AtomicU64::new(0)).collect());
+    let arrived: Arc<Vec<AtomicU64>> = Arc::new((0..=n).map(|_| AtomicU64::new(0)).collect());
+    let base = Instant::now();
+    let ready = Arc::new(AtomicBool::new(false));
+    let (file, position) = binlog_end(db);
+    let mut source = Source::local(db.port(), "root", &file);
+    source.position = position;
+    source.server_id = 7000 + run as u32;
+    let consumer = {
+        let arrived = arrived.clone();
+        let ready = ready.clone();
+        let table = table.clone();
+        std::thread::spawn(move || {
+            let mut visit = PeerVisit {
+                table: &table,
+                in_table: false,
+                base,
+                arrived: &arrived,
+                ready: &ready,
+                seen: 0,
+                n,
+            };
+            read_blocking(&source, Until::VisitorBreaks, &mut visit).expect("the peer's read");
+        })
+    };
+    warm_up(db, &table, &ready, &consumer);
+    let write_secs = write_rows(db, &table, rate, n, base, &committed);
+    consumer.join().expect("the peer");
+    Outcome {
+        rate,
+        consumer: "peer: mysql_async + mysql_common reader (no acks)",
+        written: n,
+        write_secs,
+        latencies: latencies(&committed, &arrived),
+        acks: 0,
+        ack_secs: 0.0,
+        server_cpu: f64::NAN,
+        server_rss_mb: f64::NAN,
+    }
+}
+
+/// Connects, says it is ready when a warm-up row (id 0) arrives, then
+/// reads until `n` rows arrived or `limit` passed. Returns the acks sent
+/// and the seconds from the first to the last.
 async fn consume(
     addr: &str,
     destination: &str,
-    db: &MariaDb,
-    table: &str,
     n: u64,
     base: Instant,
     arrived: &[AtomicU64],
@@ -335,6 +449,10 @@ async fn consume(
             Err(e) if Instant::now() > connected_by => panic!("cannot reach the server: {e}"),
             Err(_) => {}
         }
+        assert!(
+            Instant::now() < connected_by,
+            "the server did not accept the subscription in time"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     let mut ids = Vec::new();
@@ -344,17 +462,7 @@ async fn consume(
     let mut first_ack = None;
     let mut last_ack = Instant::now();
     let deadline = Instant::now() + limit;
-    let mut next_warmup = Instant::now();
     while seen < n && Instant::now() < deadline {
-        if !warm && Instant::now() >= next_warmup {
-            // Until the instance reads the source, rows are not seen: insert
-            // the warm-up row again (its id is 0, outside the measured rows).
-            db.exec(&format!(
-                "REPLACE INTO lat.{table} (id, v, n) VALUES (0, 'warm-up', 0)"
-            ))
-            .expect("warm-up row");
-            next_warmup = Instant::now() + Duration::from_millis(500);
-        }
         let msg = client
             .get_without_ack(1000, None, sluice_client::TimeUnit::Milliseconds)
             .await
@@ -420,14 +528,22 @@ fn main() {
     let mut outcomes = Vec::new();
     let mut run = 0;
     for &rate in &rates {
-        for cursors in [Cursors::File, Cursors::ZooKeeper, Cursors::Memory] {
+        for consumer in [
+            None,
+            Some(Cursors::File),
+            Some(Cursors::ZooKeeper),
+            Some(Cursors::Memory),
+        ] {
             run += 1;
-            let o = run_sluice(&db, &zk_servers, cursors, rate, secs, run);
+            let o = match consumer {
+                None => run_peer(&db, rate, secs, run),
+                Some(cursors) => run_sluice(&db, &zk_servers, cursors, rate, secs, run),
+            };
             eprintln!(
                 "{} tx/s, {}: {}/{} rows, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms, {:.0} acks/s, server CPU {:.1} s",
                 o.rate,
                 o.consumer,
-                o.seen,
+                o.latencies.len() as u64,
                 o.written,
                 pct(&o.latencies, 0.5),
                 pct(&o.latencies, 0.99),
@@ -449,7 +565,7 @@ fn main() {
             o.rate,
             o.written as f64 / o.write_secs.max(1e-9),
             o.consumer,
-            o.seen,
+            o.latencies.len() as u64,
             o.written,
             pct(&o.latencies, 0.5),
             pct(&o.latencies, 0.9),
@@ -479,9 +595,11 @@ fn main() {
     println!("{table}\n{targets}");
     for o in &outcomes {
         assert_eq!(
-            o.seen, o.written,
+            o.latencies.len() as u64,
+            o.written,
             "{} at {} tx/s lost rows",
-            o.consumer, o.rate
+            o.consumer,
+            o.rate
         );
     }
 

@@ -306,6 +306,7 @@ pub async fn save_destination(
             delete_recursive(client, &paths::client(dest, id)).await?;
         }
     }
+    let mut cursor_writes = tokio::task::JoinSet::new();
     for data in &meta.client_datas {
         let id = data.client_identity.client_id;
         let before = previous.and_then(|p| {
@@ -333,11 +334,20 @@ pub async fn save_destination(
             let path = paths::client_cursor(dest, id);
             match &data.cursor {
                 Some(position) => {
-                    put(client, &path, position.to_zookeeper_json().as_bytes(), acls).await?
+                    // Cursors of several clients are written at once: the
+                    // session pipelines them instead of a round trip each.
+                    let client = client.clone();
+                    let json = position.to_zookeeper_json();
+                    cursor_writes
+                        .spawn(async move { put(&client, &path, json.as_bytes(), acls).await });
                 }
                 None => delete(client, &path).await?,
             }
         }
+    }
+    while let Some(written) = cursor_writes.join_next().await {
+        // A write task ends unfinished only when the session's runtime stops.
+        written.map_err(|_| HaError::Closed)??;
     }
     Ok(())
 }
