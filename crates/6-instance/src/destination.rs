@@ -256,12 +256,11 @@ impl InstanceDestination {
         };
         let multi_thread = tokio::runtime::Handle::try_current()
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-        let saved = if multi_thread {
+        if multi_thread {
             tokio::task::block_in_place(save)
         } else {
             save()
-        };
-        saved
+        }
     }
 
     /// Hands the cursors to the writer (the ack's caller waits with

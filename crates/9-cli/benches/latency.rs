@@ -656,7 +656,7 @@ fn fsync_latency(dir: &Path) -> (f64, f64) {
                 f.sync_all()
             })
             .and_then(|_| std::fs::rename(&tmp, folder.join("meta.dat")))
-            .and_then(|_| std::fs::File::open(&folder)?.sync_all());
+            .and_then(|_| std::fs::File::open(folder)?.sync_all());
         if ok.is_err() {
             break;
         }
