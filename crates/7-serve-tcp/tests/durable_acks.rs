@@ -57,6 +57,17 @@ impl<S: CursorStore> Gated<S> {
     }
 }
 
+/// Opens the gate when dropped: a failed assertion must not leave the
+/// destination's writer blocked (its drop waits for the writer).
+struct OpenOnDrop<S: CursorStore>(Arc<Gated<S>>);
+
+impl<S: CursorStore> Drop for OpenOnDrop<S> {
+    fn drop(&mut self) {
+        self.0.fail.store(false, Ordering::SeqCst);
+        self.0.release();
+    }
+}
+
 impl<S: CursorStore> CursorStore for Gated<S> {
     fn load(&self, destination: &str) -> Result<DestinationMeta, MetaError> {
         self.inner.load(destination)
@@ -178,6 +189,8 @@ async fn acks_are_grouped_and_held_back_until_durable<S: CursorStore + 'static>(
     dests.insert(d.clone());
     let srv = start(AuthConfig::open(), Arc::new(dests)).await;
     let mut raw = Raw::login(&srv.addr()).await;
+    // Declared last, dropped first.
+    let _open_on_drop = OpenOnDrop(gate.clone());
 
     let sub = Sub {
         destination: DEST.into(),
