@@ -282,13 +282,17 @@ impl InstanceDestination {
         }
     }
 
-    /// Writes the cursors acks moved and not yet written, and waits (the
-    /// destination stops). Blocking: call it off the async workers.
+    /// Writes the cursors acks moved and not yet written, waits, and
+    /// compacts them into their plain form (the destination stops: Canal
+    /// reading `meta.dat` after a swap sees exactly what was acked).
+    /// Blocking: call it off the async workers.
     pub fn flush_cursors(&self) -> Result<(), DestinationError> {
-        match &self.writer {
-            Some(w) => w.flush().map_err(|e| self.persist_error(e)),
-            None => Ok(()),
+        if let Some(w) = &self.writer {
+            w.flush().map_err(|e| self.persist_error(e))?;
         }
+        self.cursors
+            .compact(&self.name)
+            .map_err(|e| self.persist_error(e))
     }
 
     /// The first start position persisted for this destination (see
@@ -467,7 +471,9 @@ mod tests {
             d2.filter_override().map(|f| f.as_str().to_string()),
             Some("shop\\..*".into())
         );
+        d.flush_cursors().unwrap();
         let saved = std::fs::read_to_string(dir.path().join("d/meta.dat")).unwrap();
         assert!(saved.contains("\"postion\":{"), "{saved}");
+        assert!(!dir.path().join("d/meta.log").exists());
     }
 }

@@ -74,7 +74,7 @@ async fn conf_dir_changes_start_reload_and_stop_instances() {
     }
     assert!(got >= 3, "BEGIN, ROWDATA, END of the insert");
     assert!(
-        conf.path().join("shop/meta.dat").is_file(),
+        conf.path().join("shop/meta.log").is_file(),
         "cursor persisted"
     );
 
