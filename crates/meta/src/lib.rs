@@ -705,6 +705,22 @@ mod tests {
     }
 
     #[test]
+    fn compaction_after_the_period_writes_the_record_just_logged() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = FileCursorStore::new(dir.path()).with_compaction(u64::MAX, Duration::ZERO);
+        store.save(&meta_at(4)).unwrap();
+        let written = std::fs::read_to_string(dir.path().join("example/meta.dat")).unwrap();
+        assert_eq!(written, CANAL_META);
+        assert_eq!(std::fs::metadata(log_path(&dir)).unwrap().len(), 0);
+        store.save(&meta_at(700)).unwrap();
+        assert_eq!(std::fs::metadata(log_path(&dir)).unwrap().len(), 0);
+        assert_eq!(
+            position(&FileCursorStore::new(dir.path()).load("example").unwrap()),
+            700
+        );
+    }
+
+    #[test]
     fn a_crash_between_writing_meta_dat_and_emptying_the_log_loads_the_same_cursors() {
         let dir = tempfile::tempdir().unwrap();
         let store = FileCursorStore::new(dir.path());
