@@ -47,8 +47,17 @@ pub trait Destination: Send + Sync {
         fetch_size: usize,
         wait: GetWait,
     ) -> BoxFuture<'_, Result<Batch<EntryBytes>, DestinationError>>;
-    /// Acks the oldest outstanding batch and persists the cursor it reaches.
+    /// Acks the oldest outstanding batch and moves the client's cursor. The
+    /// cursor may be persisted after this returns: a server sends the client
+    /// no reply after an ack before [`durable`](Self::durable) says so.
     fn ack(&self, client: ClientId, batch_id: i64) -> Result<(), DestinationError>;
+    /// Waits until the cursors of every ack accepted before the call are
+    /// durable; the error of the write that failed otherwise (the cursors
+    /// are written again with the next ack). Immediate for a destination
+    /// that persists in `ack` or keeps cursors in memory.
+    fn durable(&self) -> BoxFuture<'_, Result<(), DestinationError>> {
+        Box::pin(async { Ok(()) })
+    }
     fn rollback(&self, client: ClientId, batch_id: i64) -> Result<(), DestinationError>;
 }
 

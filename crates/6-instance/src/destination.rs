@@ -3,6 +3,12 @@
 //! change, so a restart loses nothing and replays at most the batches a
 //! client had not acked.
 //!
+//! Subscription changes are written before they return. Acks hand the
+//! cursors to the destination's [`CursorWriter`] (group commit off the
+//! request path) and [`Destination::durable`] waits for them: a server
+//! replies to nothing after an ack until then. A store kept in memory is
+//! saved in place, with nothing to wait for.
+//!
 //! A client the store detached (it held a full store back while others
 //! were further on, see [`sluice_store`]) is served from a stream of its
 //! own: a second reader of the binlog from the client's cursor into a
@@ -16,6 +22,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use sluice_canal::{EntryPosition, LogIdentity, LogPosition, TableFilter};
 use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta};
+
+use crate::cursor_writer::CursorWriter;
 use sluice_store::destination::BoxFuture;
 use sluice_store::{
     Batch, ClientId, Destination, DestinationError, EntryBytes, EventStore, GetWait, StoreError,
@@ -55,6 +63,9 @@ pub struct InstanceDestination {
     name: String,
     store: Arc<EventStore<EntryBytes>>,
     cursors: Arc<dyn CursorStore>,
+    /// Writes the cursors acks move; `None` for cursors in memory (saved in
+    /// place) or if its thread could not start (then saved in place too).
+    writer: Option<CursorWriter>,
     identity: LogIdentity,
     meta: Mutex<DestinationMeta>,
     /// A client's non-empty subscribe filter replaces the configured one (Canal).
@@ -82,10 +93,18 @@ impl InstanceDestination {
                 filter = TableFilter::new(&c.client_identity.filter).ok();
             }
         }
+        let writer = if cursors.is_in_memory() {
+            None
+        } else {
+            CursorWriter::start(name, cursors.clone())
+                .inspect_err(|e| tracing::warn!(destination = name, error = %e, "cannot start the cursor writer; every ack is written before it returns"))
+                .ok()
+        };
         Ok(InstanceDestination {
             name: name.to_string(),
             store,
             cursors,
+            writer,
             identity,
             meta: Mutex::new(meta),
             filter_override: Mutex::new(filter),
@@ -221,23 +240,59 @@ impl InstanceDestination {
         self.meta.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Saves the cursors before returning (a file store fsyncs). On a
-    /// multi-threaded runtime the wait is announced to it
+    /// Saves the cursors before returning (a file store fsyncs), through
+    /// the writer if there is one so writes stay in order and cover the
+    /// acks before. On a multi-threaded runtime the wait is announced to it
     /// (`block_in_place`), so the worker's other tasks (the instance, other
     /// connections) move to another thread meanwhile.
     fn persist(&self, meta: &DestinationMeta) -> Result<(), DestinationError> {
-        let save = || self.cursors.save(meta);
+        let save = || match &self.writer {
+            Some(w) => {
+                let version = w.submit(meta.clone());
+                w.durable_blocking(version)
+                    .map_err(|e| self.persist_error(e))
+            }
+            None => self.cursors.save(meta).map_err(|e| self.persist_error(e)),
+        };
         let multi_thread = tokio::runtime::Handle::try_current()
             .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-        let saved = if multi_thread {
+        if multi_thread {
             tokio::task::block_in_place(save)
         } else {
             save()
-        };
-        saved.map_err(|e| DestinationError {
+        }
+    }
+
+    /// Hands the cursors to the writer (the ack's caller waits with
+    /// [`Destination::durable`]), or saves them in place without one.
+    fn persist_later(&self, meta: &DestinationMeta) -> Result<(), DestinationError> {
+        match &self.writer {
+            Some(w) => {
+                w.submit(meta.clone());
+                Ok(())
+            }
+            None => self.persist(meta),
+        }
+    }
+
+    fn persist_error(&self, e: impl std::fmt::Display) -> DestinationError {
+        DestinationError {
             code: 400,
             message: format!("destination {}: cannot persist cursors: {e}", self.name),
-        })
+        }
+    }
+
+    /// Writes the cursors acks moved and not yet written, waits, and
+    /// compacts them into their plain form (the destination stops: Canal
+    /// reading `meta.dat` after a swap sees exactly what was acked).
+    /// Blocking: call it off the async workers.
+    pub fn flush_cursors(&self) -> Result<(), DestinationError> {
+        if let Some(w) = &self.writer {
+            w.flush().map_err(|e| self.persist_error(e))?;
+        }
+        self.cursors
+            .compact(&self.name)
+            .map_err(|e| self.persist_error(e))
     }
 
     /// The first start position persisted for this destination (see
@@ -345,7 +400,20 @@ impl Destination for InstanceDestination {
                 postion: position,
             });
         }
-        self.persist(&meta)
+        self.persist_later(&meta)
+    }
+
+    fn durable(&self) -> BoxFuture<'_, Result<(), DestinationError>> {
+        Box::pin(async move {
+            let Some(w) = &self.writer else {
+                return Ok(());
+            };
+            let version = w.version();
+            if w.status().durable >= version {
+                return Ok(());
+            }
+            w.durable(version).await.map_err(|e| self.persist_error(e))
+        })
     }
 
     fn rollback(&self, client: ClientId, batch_id: i64) -> Result<(), DestinationError> {
@@ -393,6 +461,7 @@ mod tests {
         let b = d.get(1001, 3, GetWait::NoWait).await.unwrap();
         assert_eq!(b.entries.len(), 3);
         d.ack(1001, b.id).unwrap();
+        d.durable().await.unwrap();
 
         // A new process: the cursor and the filter are back.
         let store2 = Arc::new(EventStore::new(StoreConfig::default()));
@@ -402,7 +471,9 @@ mod tests {
             d2.filter_override().map(|f| f.as_str().to_string()),
             Some("shop\\..*".into())
         );
+        d.flush_cursors().unwrap();
         let saved = std::fs::read_to_string(dir.path().join("d/meta.dat")).unwrap();
         assert!(saved.contains("\"postion\":{"), "{saved}");
+        assert!(!dir.path().join("d/meta.log").exists());
     }
 }

@@ -507,6 +507,13 @@ impl InstanceManager {
         r.destination.store().stop();
         r.destination.stop_own_streams();
         let _ = r.task.await;
+        // Nothing acked is lost on a clean stop.
+        let d = r.destination.clone();
+        match tokio::task::spawn_blocking(move || d.flush_cursors()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(destination, error = %e, "cursors not written on stop"),
+            Err(e) => tracing::warn!(destination, error = %e, "cursors not written on stop"),
+        }
         tracing::info!(destination, "instance stopped");
         true
     }

@@ -66,6 +66,7 @@ async fn conf_dir_changes_start_reload_and_stop_instances() {
         if b.id > 0 {
             got += b.entries.len();
             d.ack(1001, b.id).unwrap();
+            d.durable().await.unwrap();
         }
         if got >= 3 {
             break;
@@ -73,7 +74,7 @@ async fn conf_dir_changes_start_reload_and_stop_instances() {
     }
     assert!(got >= 3, "BEGIN, ROWDATA, END of the insert");
     assert!(
-        conf.path().join("shop/meta.dat").is_file(),
+        conf.path().join("shop/meta.log").is_file(),
         "cursor persisted"
     );
 
@@ -175,6 +176,7 @@ async fn a_refusing_fence_stops_the_instance_before_it_publishes() {
             if b.id > 0 {
                 got += b.entries.len();
                 d.ack(1001, b.id).unwrap();
+                d.durable().await.unwrap();
             }
         }
         got

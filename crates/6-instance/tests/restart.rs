@@ -108,6 +108,7 @@ async fn rows_until(d: &Arc<dyn Destination>, last: &str) -> Vec<String> {
             }
         }
         d.ack(1001, b.id).unwrap();
+        d.durable().await.unwrap();
     }
     out
 }

@@ -99,6 +99,7 @@ async fn read_rows_slowly(
             out.push(e);
         }
         d.ack(1001, b.id).unwrap();
+        d.durable().await.unwrap();
     }
     out
 }

@@ -151,6 +151,7 @@ async fn row_columns(d: &InstanceDestination, n: usize) -> Vec<Vec<String>> {
             }
         }
         d.ack(1001, b.id).unwrap();
+        d.durable().await.unwrap();
     }
     out
 }

@@ -61,6 +61,7 @@ async fn consume(
         }
         got.extend(ids(&b.entries));
         d.ack(client, b.id).unwrap();
+        d.durable().await.unwrap();
     }
     got
 }

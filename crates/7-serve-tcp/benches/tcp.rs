@@ -295,13 +295,13 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
         input.rows,
         db.port()
     );
-    // The end-to-end setups: Canal's defaults (cursors in meta.dat) with a
+    // The end-to-end setups: Canal's defaults (cursors in files) with a
     // 1000 batch, the batch of Canal's own example client (5 × 1024), and
     // cursors in memory (memory-instance.xml: no fsync per ack).
     let setups: [(&str, &str, live::Setup); 5] = [
         (
             "end to end: MariaDB → `sluice server` → TCP → client",
-            "replication from MariaDB, schema tracking, entries, filters, store, Canal TCP, client `get(1000)` + ack; cursors in `meta.dat`, fsynced on every ack (Canal's default file-instance.xml)",
+            "replication from MariaDB, schema tracking, entries, filters, store, Canal TCP, client `get(1000)` + ack; cursors in files, `meta.log` fdatasynced on every ack (Canal's default file-instance.xml)",
             live::Setup {
                 batch: 1000,
                 cursors: live::Cursors::File,
@@ -459,7 +459,7 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
     }
     let cpu = median(&e2e[0], |p| p.cpu);
     md.push_str(&format!(
-        "Where the time goes: building the entries of every row (decode, Canal's text for every value, protobuf) takes {:.2} s of one core, {:.1}× decoding alone; it runs on both cores (each rows event's entry is built on its own task, and the entries go to the store in binlog order). The end-to-end pass spends {:.2} s of CPU in {:.2} s ({:.1} of 2 cores): the entries, plus serving them (each ~{} bytes per row: Canal's format repeats column names and types in every row) and the client decoding them; MariaDB only streams its file ({:.2} s). With cursors in `meta.dat` every ack that moves a cursor is written and fsynced before the session goes on (about one per batch here): the difference between the first and last end-to-end rows is that cost.\n\n",
+        "Where the time goes: building the entries of every row (decode, Canal's text for every value, protobuf) takes {:.2} s of one core, {:.1}× decoding alone; it runs on both cores (each rows event's entry is built on its own task, and the entries go to the store in binlog order). The end-to-end pass spends {:.2} s of CPU in {:.2} s ({:.1} of 2 cores): the entries, plus serving them (each ~{} bytes per row: Canal's format repeats column names and types in every row) and the client decoding them; MariaDB only streams its file ({:.2} s). With cursors in files every ack that moves a cursor is appended to `meta.log` and fdatasynced before the session goes on (about one per batch here): the difference between the first and last end-to-end rows is that cost.\n\n",
         best(&entries).secs,
         best(&entries).secs / best(&decode).secs,
         cpu,

@@ -10,6 +10,13 @@
 //! request, exactly as with Canal); every other packet type answers ACK 400.
 //! A packet that does not parse answers ACK 400 and the session goes on.
 //!
+//! Durability barrier: a destination may persist an ack's cursor after the
+//! ack returns ([`Destination::durable`]). The session then writes no reply
+//! (MESSAGES, an ACK, an error) until those cursors are durable, so a client
+//! never sees anything after an ack that a crash could undo; a GET waits
+//! for them and for its entries at the same time. If the write failed, that
+//! reply is the error instead.
+//!
 //! Wire choices (documented deviations are listed in the crate docs):
 //! * MESSAGES always carries `version = 1`, whether the batch is empty or
 //!   not. Canal's raw-entry mode (its default) omits the version on
@@ -279,6 +286,9 @@ pub struct Session {
     failed_auths: u32,
     read_timeout: Duration,
     write_timeout: Duration,
+    /// Destinations this session acked on since its last reply: their
+    /// cursors must be durable before the next reply.
+    unsettled: Vec<Arc<dyn Destination>>,
 }
 
 impl Session {
@@ -297,6 +307,7 @@ impl Session {
             failed_auths: 0,
             read_timeout: DEFAULT_IDLE_TIMEOUT,
             write_timeout: DEFAULT_IDLE_TIMEOUT,
+            unsettled: Vec::new(),
         }
     }
 
@@ -347,10 +358,48 @@ impl Session {
     pub async fn handle(&mut self, packet: &[u8]) -> Outcome {
         match self.phase {
             Phase::Auth => self.authenticate(packet),
-            Phase::Ready => match parse_request(packet) {
-                Ok(req) => self.request(req).await,
-                Err(e) => Outcome::Reply(self.exception(&e.to_string())),
-            },
+            Phase::Ready => {
+                let outcome = match parse_request(packet) {
+                    Ok(req) => self.request(req).await,
+                    Err(e) => Outcome::Reply(self.exception(&e.to_string())),
+                };
+                match outcome {
+                    Outcome::Silent => Outcome::Silent,
+                    Outcome::Reply(r) => Outcome::Reply(self.after_settling(r).await),
+                    Outcome::ReplyAndClose(r) => {
+                        Outcome::ReplyAndClose(self.after_settling(r).await)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits until the cursors of this session's acks are durable; the
+    /// error reply of the first that is not.
+    async fn settle(&mut self) -> Result<(), Reply> {
+        let mut first = Ok(());
+        for d in std::mem::take(&mut self.unsettled) {
+            if let Err(e) = d.durable().await {
+                if first.is_ok() {
+                    first = Err(self.destination_error(e));
+                }
+            }
+        }
+        if let Err(Reply::Ack {
+            error: Some((code, message)),
+        }) = &first
+        {
+            tracing::warn!(channel = %self.channel, code, %message, "acked cursors not persisted");
+        }
+        first
+    }
+
+    /// `reply`, once the acks before it are durable, or the error saying
+    /// they are not.
+    async fn after_settling(&mut self, reply: Reply) -> Reply {
+        match self.settle().await {
+            Ok(()) => reply,
+            Err(error) => error,
         }
     }
 
@@ -472,9 +521,24 @@ impl Session {
                 };
                 let fetch = usize::try_from(get.fetch_size).unwrap_or(0);
                 let wait = get_wait(get.timeout, get.unit);
-                match d.get(client, fetch, wait).await {
-                    Ok(batch) => Outcome::Reply(Reply::Batch(batch)),
-                    Err(e) => Outcome::Reply(self.destination_error(e)),
+                // The cursor write overlaps with the wait for entries.
+                let got = {
+                    let get = d.get(client, fetch, wait);
+                    let settle = self.settle();
+                    tokio::join!(get, settle)
+                };
+                match got {
+                    (Ok(batch), Ok(())) => Outcome::Reply(Reply::Batch(batch)),
+                    (got, Err(error)) => {
+                        // The client never sees this batch: give it back.
+                        if let Ok(batch) = got {
+                            if batch.id != -1 {
+                                let _ = d.rollback(client, batch.id);
+                            }
+                        }
+                        Outcome::Reply(error)
+                    }
+                    (Err(e), Ok(())) => Outcome::Reply(self.destination_error(e)),
                 }
             }
             Request::Ack(ack) => {
@@ -502,7 +566,12 @@ impl Session {
                     Err(r) => return self.unsolicited(r),
                 };
                 match d.ack(client, ack.batch_id) {
-                    Ok(()) => Outcome::Silent,
+                    Ok(()) => {
+                        if !self.unsettled.iter().any(|u| Arc::ptr_eq(u, &d)) {
+                            self.unsettled.push(d);
+                        }
+                        Outcome::Silent
+                    }
                     Err(e) => {
                         let r = self.destination_error(e);
                         self.unsolicited(r)

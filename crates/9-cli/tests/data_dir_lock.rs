@@ -97,6 +97,7 @@ async fn a_second_server_on_a_data_folder_or_a_port_starts_nothing() {
     );
     assert!(
         !third.path().join("example/meta.dat").exists()
+            && !third.path().join("example/meta.log").exists()
             && !third.path().join("example/schema.history").exists(),
         "opened the destination's files"
     );

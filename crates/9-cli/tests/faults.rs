@@ -291,7 +291,7 @@ async fn a_full_disk_loses_no_row() {
         full_errors
             .iter()
             .any(|e| e.contains("cannot persist cursors")
-                && e.contains("meta.dat")
+                && e.contains("meta.log")
                 && e.contains("No space left")),
         "no error says the cursors cannot be persisted for lack of space: {full_errors:?}"
     );

@@ -523,7 +523,9 @@ fn official_python_client_against_sluice_server() {
         (Some(0), Some(0))
     );
 
-    // The acked cursor is on disk, in Canal's meta.dat.
+    // The acked cursor is on disk, in Canal's meta.dat: the clean stop
+    // compacted the cursor log into it.
     let meta = std::fs::read_to_string(conf.path().join(DEST).join("meta.dat")).unwrap();
     assert!(meta.contains("\"clientId\":1001"), "{meta}");
+    assert!(!conf.path().join(DEST).join("meta.log").exists());
 }

@@ -62,8 +62,23 @@ pub struct ZooKeeperCursorStore {
     zk: BlockingSession,
     /// What ZooKeeper holds, as last read or written, per destination.
     known: Mutex<HashMap<String, DestinationMeta>>,
-    /// One save at a time, so writes land in call order.
-    save_lock: Mutex<()>,
+    /// One save of a destination at a time, so its writes land in call
+    /// order; saves of different destinations are pipelined on the session.
+    save_locks: DestinationLocks,
+}
+
+/// A lock per destination: writes of one destination in order, of
+/// different destinations at the same time.
+#[derive(Default)]
+struct DestinationLocks(Mutex<HashMap<String, Arc<Mutex<()>>>>);
+
+impl DestinationLocks {
+    fn of(&self, destination: &str) -> Arc<Mutex<()>> {
+        lock(&self.0)
+            .entry(destination.to_string())
+            .or_default()
+            .clone()
+    }
 }
 
 impl std::fmt::Debug for ZooKeeperCursorStore {
@@ -83,7 +98,7 @@ impl ZooKeeperCursorStore {
         Ok(ZooKeeperCursorStore {
             zk,
             known: Mutex::new(HashMap::new()),
-            save_lock: Mutex::new(()),
+            save_locks: DestinationLocks::default(),
         })
     }
 
@@ -115,7 +130,8 @@ impl CursorStore for ZooKeeperCursorStore {
     fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError> {
         let destination = meta.destination.clone();
         check_node_name("destination", &destination).map_err(|e| invalid(&destination, e))?;
-        let _order = lock(&self.save_lock);
+        let order = self.save_locks.of(&destination);
+        let _order = lock(&order);
         let previous = lock(&self.known).get(&destination).cloned();
         let wanted = meta.clone();
         let acls = self.zk.session().config().node_acls();
@@ -158,7 +174,8 @@ impl CursorStore for ZooKeeperCursorStore {
             path: PathBuf::from(&path),
             source,
         })?;
-        let _order = lock(&self.save_lock);
+        let order = self.save_locks.of(destination);
+        let _order = lock(&order);
         let acls = self.zk.session().config().node_acls();
         self.zk
             .run(move |client| async move { put(&client, &path, &json, acls).await })
@@ -289,6 +306,7 @@ pub async fn save_destination(
             delete_recursive(client, &paths::client(dest, id)).await?;
         }
     }
+    let mut cursor_writes = tokio::task::JoinSet::new();
     for data in &meta.client_datas {
         let id = data.client_identity.client_id;
         let before = previous.and_then(|p| {
@@ -316,11 +334,20 @@ pub async fn save_destination(
             let path = paths::client_cursor(dest, id);
             match &data.cursor {
                 Some(position) => {
-                    put(client, &path, position.to_zookeeper_json().as_bytes(), acls).await?
+                    // Cursors of several clients are written at once: the
+                    // session pipelines them instead of a round trip each.
+                    let client = client.clone();
+                    let json = position.to_zookeeper_json();
+                    cursor_writes
+                        .spawn(async move { put(&client, &path, json.as_bytes(), acls).await });
                 }
                 None => delete(client, &path).await?,
             }
         }
+    }
+    while let Some(written) = cursor_writes.join_next().await {
+        // A write task ends unfinished only when the session's runtime stops.
+        written.map_err(|_| HaError::Closed)??;
     }
     Ok(())
 }
@@ -367,8 +394,9 @@ pub type WriteGuard = Arc<dyn Fn(&str) -> bool + Send + Sync>;
 ///
 /// With [`set_write_through`](Self::set_write_through) every save is
 /// written before it returns (the period flush then only retries what
-/// failed): an acknowledged batch is never replayed after a crash, at the
-/// cost of a ZooKeeper write per ack.
+/// failed): an acknowledged batch is never replayed after a crash. A
+/// destination saves from its cursor writer, off the request path, and one
+/// write covers the acks that arrived while the previous one was in flight.
 ///
 /// Dropping it flushes what is pending.
 pub struct PeriodMixedCursorStore<S: CursorStore + 'static> {
@@ -383,8 +411,9 @@ struct Mixed<S> {
     write_through: AtomicBool,
     state: Mutex<MixedState>,
     wake: Condvar,
-    /// One write to the inner store at a time, each of the latest state.
-    write_lock: Mutex<()>,
+    /// One write of a destination to the inner store at a time, each of
+    /// its latest state; destinations are written independently.
+    write_locks: DestinationLocks,
 }
 
 #[derive(Default)]
@@ -422,7 +451,7 @@ impl<S: CursorStore + 'static> PeriodMixedCursorStore<S> {
             write_through: AtomicBool::new(false),
             state: Mutex::new(MixedState::default()),
             wake: Condvar::new(),
-            write_lock: Mutex::new(()),
+            write_locks: DestinationLocks::default(),
         });
         let worker = shared.clone();
         let flusher = thread::Builder::new()
@@ -474,7 +503,8 @@ impl<S: CursorStore + 'static> CursorStore for PeriodMixedCursorStore<S> {
         if let Err(e) = self.shared.flush_one(destination) {
             warn!("flushing cursors of {destination} before reloading them: {e}");
         }
-        let _w = lock(&self.shared.write_lock);
+        let order = self.shared.write_locks.of(destination);
+        let _w = lock(&order);
         let meta = self.shared.inner.load(destination)?;
         lock(&self.shared.state).entries.insert(
             destination.to_string(),
@@ -509,7 +539,8 @@ impl<S: CursorStore + 'static> CursorStore for PeriodMixedCursorStore<S> {
         if !self.shared.allowed(dest) {
             return Err(not_running(dest, "write subscriptions of"));
         }
-        let _w = lock(&self.shared.write_lock);
+        let order = self.shared.write_locks.of(dest);
+        let _w = lock(&order);
         self.shared.inner.save(meta)?;
         lock(&self.shared.state).entries.insert(
             dest.to_string(),
@@ -531,7 +562,8 @@ impl<S: CursorStore + 'static> CursorStore for PeriodMixedCursorStore<S> {
         if !self.shared.allowed(destination) {
             return Err(not_running(destination, "write the start position of"));
         }
-        let _w = lock(&self.shared.write_lock);
+        let order = self.shared.write_locks.of(destination);
+        let _w = lock(&order);
         self.shared.inner.save_start(destination, position)
     }
 }
@@ -624,7 +656,8 @@ impl<S: CursorStore> Mixed<S> {
     }
 
     fn flush_one(&self, destination: &str) -> Result<(), MetaError> {
-        let _w = lock(&self.write_lock);
+        let order = self.write_locks.of(destination);
+        let _w = lock(&order);
         let meta = {
             let mut state = lock(&self.state);
             match state.entries.get_mut(destination) {

@@ -12,7 +12,7 @@
 //! `sluice-client`: `get(batch, 100 ms)` (= getWithoutAck + ack), every
 //! Entry decoded, rows counted from each ROWDATA entry's `rowsCount` header
 //! prop. Passes differ by the client's batch size and where cursors are
-//! kept ([`Setup`]): `meta.dat`, memory, or ZooKeeper (a standalone
+//! kept ([`Setup`]): files (`meta.log`, `meta.dat`), memory, or ZooKeeper (a standalone
 //! server started for the bench) written on every ack or every second.
 //! The clock starts when the destination starts and stops when the last row
 //! has arrived. Server, schema tracker and client share one tokio runtime
@@ -43,8 +43,9 @@ use sluice_testkit::{MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 /// Where a pass keeps its cursors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cursors {
-    /// Canal's `meta.dat`, fsynced on every ack that moves them
-    /// (file-instance.xml, the default).
+    /// Files (file-instance.xml, the default): appended to `meta.log` and
+    /// fdatasynced on every ack that moves them, compacted into Canal's
+    /// `meta.dat`.
     File,
     /// In memory (memory-instance.xml).
     Memory,
