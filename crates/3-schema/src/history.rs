@@ -282,7 +282,7 @@ fn read_line(body: &[u8]) -> Line<'_> {
 /// What to do about a damaged history, for every error that reports one.
 pub const DAMAGED_HISTORY_FIX: &str = "restore the file from a backup; or, to rebuild the schema \
      from the server at its current position, stop the instance and delete this history together \
-     with the destination's cursors (meta.dat and meta.log): it then starts at the server's \
+     with the destination's cursors (meta.dat, meta.log and meta.log.1): it then starts at the server's \
      current position, and rows written since the cursor are not delivered";
 
 impl SchemaHistoryStore for FileHistoryStore {

@@ -4,18 +4,22 @@
 //! picked up as they are, and Canal can read Sluice's. A ZooKeeper store
 //! (for clusters) implements the same trait.
 //!
-//! A save appends one record to `{dir}/{destination}/meta.log` and
-//! `fdatasync`s it: one small write and one flush per group commit, a
-//! fraction of a millisecond, where replacing `meta.dat` atomically
-//! (temporary file, fsync, rename, fsync of the folder) takes several. A
-//! record is a line: the CRC32 of the JSON in hex, a space, `meta.dat`'s
-//! JSON. At most about once a second (or when the log passes 1 MiB) the
-//! record just logged is written as `meta.dat` atomically and the log is
-//! truncated; a clean stop ([`CursorStore::compact`]) does the same and
-//! removes the log. Loading reads `meta.dat`, then the log, whose last
-//! intact record wins; a torn tail (a crash mid-append) is ignored.
+//! A save appends one record to a log beside `meta.dat` and `fdatasync`s
+//! it: one small write and one flush per group commit, a fraction of a
+//! millisecond, where replacing `meta.dat` atomically (temporary file,
+//! fsync, rename, fsync of the folder) takes several. A record is a line:
+//! a CRC32 in hex, a space, a sequence number, a space, `meta.dat`'s JSON.
+//! There are two logs, `meta.log` and `meta.log.1`. About once a second
+//! (or when the current one passes 1 MiB) saves move to the other log,
+//! which is emptied and given the newest record first; a background thread
+//! then writes that record as `meta.dat` atomically and empties the log
+//! left behind, so no save waits for `meta.dat`. A clean stop
+//! ([`CursorStore::compact`]) writes `meta.dat` and removes both logs.
+//! Loading reads `meta.dat`, then both logs: the intact record with the
+//! highest sequence number wins; a torn tail (a crash mid-append) is
+//! ignored.
 //!
-//! Canal reads `meta.dat` and ignores `meta.log`. After a clean stop
+//! Canal reads `meta.dat` and ignores the logs. After a clean stop
 //! `meta.dat` holds the exact cursors; after a crash it may be up to about
 //! a second behind the log, so Canal taking over from it would replay
 //! those acknowledged batches, never skip any.
@@ -28,7 +32,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{mpsc, Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -110,32 +114,64 @@ pub trait CursorStore: Send + Sync {
     }
 }
 
-/// Canal's file meta: `{dir}/{destination}/meta.dat`, with the log of
+/// Canal's file meta: `{dir}/{destination}/meta.dat`, with the logs of
 /// saves since it was last written beside it (see the module docs).
 pub struct FileCursorStore {
     dir: PathBuf,
-    /// The open log of each destination saved to by this store; its mutex
+    /// The logs of each destination saved to by this store; their mutex
     /// orders saves, compactions and loads of the destination.
-    logs: Mutex<HashMap<String, Arc<Mutex<DestinationLog>>>>,
+    logs: Mutex<HashMap<String, Arc<DestinationLog>>>,
     compact_at_bytes: u64,
     compact_every: Duration,
+    /// Writes `meta.dat` off the save path (started at the first
+    /// compaction; it ends when the store is dropped).
+    compactor: OnceLock<Option<mpsc::Sender<Compaction>>>,
 }
 
-/// Past this size the log is compacted into `meta.dat` at the next save.
+/// Past this size the current log is compacted into `meta.dat`.
 const COMPACT_AT_BYTES: u64 = 1 << 20;
 /// And at the first save this long after the last compaction, so `meta.dat`
-/// (what Canal reads) stays within about this much of the log.
+/// (what Canal reads) stays within about this much of the logs.
 const COMPACT_EVERY: Duration = Duration::from_secs(1);
 
-/// One destination's `meta.log`, kept open between saves.
+/// The names of a destination's two logs: saves go to one of them while
+/// the other, once compacted into `meta.dat`, is emptied.
+const LOG_NAMES: [&str; 2] = ["meta.log", "meta.log.1"];
+
+/// One destination's logs, kept open between saves.
 struct DestinationLog {
-    /// `None` until the first save, and after a failed write (reopening
+    state: Mutex<LogState>,
+    /// Signalled when a compaction ends.
+    idle: Condvar,
+}
+
+struct LogState {
+    /// Whether the logs were read and the current one opened: not yet
+    /// at the first save, and no longer after a failed write (reopening
     /// cuts off what the failure may have left).
-    file: Option<fs::File>,
+    opened: bool,
+    files: [Option<fs::File>; 2],
+    /// The log saves are appended to.
+    current: usize,
+    /// Bytes in the current log.
     len: u64,
-    /// The JSON of the last record appended by this store.
+    /// Sequence number of the last record written (the highest on disk).
+    seq: u64,
+    /// The JSON of the last record written.
     last: Option<Vec<u8>>,
     last_compaction: Instant,
+    /// A compaction of the other log is under way.
+    compacting: bool,
+}
+
+/// A compaction for the compactor thread: `json` (the newest record when
+/// the logs were switched) becomes `meta.dat`, then log `old` is emptied.
+struct Compaction {
+    log: Arc<DestinationLog>,
+    meta_path: PathBuf,
+    old: usize,
+    old_path: PathBuf,
+    json: Vec<u8>,
 }
 
 impl FileCursorStore {
@@ -145,11 +181,12 @@ impl FileCursorStore {
             logs: Mutex::new(HashMap::new()),
             compact_at_bytes: COMPACT_AT_BYTES,
             compact_every: COMPACT_EVERY,
+            compactor: OnceLock::new(),
         }
     }
 
-    /// Compacts the log into `meta.dat` once it reaches `at_bytes`, or at
-    /// the first save `every` after the last compaction.
+    /// Compacts the logs into `meta.dat` once the current one reaches
+    /// `at_bytes`, or at the first save `every` after the last compaction.
     pub fn with_compaction(mut self, at_bytes: u64, every: Duration) -> Self {
         self.compact_at_bytes = at_bytes;
         self.compact_every = every;
@@ -160,10 +197,14 @@ impl FileCursorStore {
         self.dir.join(destination).join("meta.dat")
     }
 
-    /// `{dir}/{destination}/meta.log`: the saves since `meta.dat` was last
-    /// written.
+    /// `{dir}/{destination}/meta.log`: the first of the two logs of saves
+    /// since `meta.dat` was last written (the second is `meta.log.1`).
     pub fn log_path(&self, destination: &str) -> PathBuf {
-        self.dir.join(destination).join("meta.log")
+        self.log_path_of(destination, 0)
+    }
+
+    fn log_path_of(&self, destination: &str, index: usize) -> PathBuf {
+        self.dir.join(destination).join(LOG_NAMES[index])
     }
 
     /// `{dir}/{destination}/start.dat`: the first start position, kept
@@ -172,42 +213,53 @@ impl FileCursorStore {
         self.dir.join(destination).join("start.dat")
     }
 
-    fn log_of(&self, destination: &str) -> Arc<Mutex<DestinationLog>> {
+    /// Waits until no compaction of the destination's logs is under way.
+    pub fn wait_for_compaction(&self, destination: &str) {
+        let log = self.log_of(destination);
+        drop(idle_state(&log));
+    }
+
+    fn log_of(&self, destination: &str) -> Arc<DestinationLog> {
         let mut logs = lock(&self.logs);
         logs.entry(destination.to_string())
             .or_insert_with(|| {
-                Arc::new(Mutex::new(DestinationLog {
-                    file: None,
-                    len: 0,
-                    last: None,
-                    last_compaction: Instant::now(),
-                }))
+                Arc::new(DestinationLog {
+                    state: Mutex::new(LogState {
+                        opened: false,
+                        files: [None, None],
+                        current: 0,
+                        len: 0,
+                        seq: 0,
+                        last: None,
+                        last_compaction: Instant::now(),
+                        compacting: false,
+                    }),
+                    idle: Condvar::new(),
+                })
             })
             .clone()
     }
 
-    /// Opens the destination's log for appending, creating it (and making
-    /// its existence durable) if needed, and cuts off anything after its
-    /// last intact record (a torn append).
-    fn open_log(&self, destination: &str, log: &mut DestinationLog) -> Result<(), MetaError> {
-        let path = self.log_path(destination);
+    /// Reads both logs, makes the one holding the newest record the
+    /// current one, opens it for appending (creating it, durably, if
+    /// needed) and cuts off anything after its last intact record (a torn
+    /// append).
+    fn open_logs(&self, destination: &str, st: &mut LogState) -> Result<(), MetaError> {
         let folder = self.dir.join(destination);
         fs::create_dir_all(&folder).map_err(io("create", &folder))?;
-        let existed = path.exists();
-        let file = fs::OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(&path)
-            .map_err(io("open", &path))?;
-        if !existed {
-            sync_folder(&folder)?;
-        }
-        let bytes = fs::read(&path).map_err(io("read", &path))?;
-        let scan = scan_log(&bytes);
-        if (scan.intact_end as usize) < bytes.len() {
+        let scans = [
+            self.scan_log_file(destination, 0)?,
+            self.scan_log_file(destination, 1)?,
+        ];
+        let newest = |i: usize| scans[i].last.as_ref().map(|r| r.seq);
+        let current = usize::from(newest(1) > newest(0));
+        let path = self.log_path_of(destination, current);
+        let file = open_for_append(&path)?;
+        let scan = &scans[current];
+        if scan.intact_end < scan.len {
             tracing::warn!(
                 "cutting off {} bytes at {}:{} after the last intact cursor record",
-                bytes.len() as u64 - scan.intact_end,
+                scan.len - scan.intact_end,
                 path.display(),
                 scan.intact_end
             );
@@ -215,53 +267,27 @@ impl FileCursorStore {
                 .and_then(|()| file.sync_data())
                 .map_err(io("truncate", &path))?;
         }
-        log.len = scan.intact_end;
-        log.file = Some(file);
+        st.files = [None, None];
+        st.files[current] = Some(file);
+        st.current = current;
+        st.len = scan.intact_end;
+        st.seq = scans
+            .iter()
+            .filter_map(|s| s.last.as_ref())
+            .map(|r| r.seq)
+            .max()
+            .unwrap_or(0);
+        st.last = scan.last.as_ref().map(|r| r.json.clone());
+        st.opened = true;
         Ok(())
     }
 
-    /// Writes `record` (the JSON of the last record in the log) as
-    /// `meta.dat`, then empties the log, or removes it if `remove`.
-    ///
-    /// Crash safety: `meta.dat` is replaced atomically and durably before
-    /// the log is touched. A crash before that leaves the old `meta.dat`
-    /// and the whole log, whose last record wins on load. A crash after it
-    /// but before the log is emptied leaves a log whose last record is
-    /// exactly the new `meta.dat`: loading picks the same cursors either
-    /// way. Emptying the log then only removes records that are older than
-    /// (or equal to) `meta.dat`.
-    fn compact_locked(
-        &self,
-        destination: &str,
-        log: &mut DestinationLog,
-        record: &[u8],
-        remove: bool,
-    ) -> Result<(), MetaError> {
-        write_atomically(&self.path(destination), record)?;
-        let path = self.log_path(destination);
-        if remove {
-            log.file = None;
-            match fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(io("remove", &path)(e)),
-            }
-        } else if let Some(file) = &log.file {
-            file.set_len(0)
-                .and_then(|()| file.sync_data())
-                .map_err(io("truncate", &path))?;
-        }
-        log.len = 0;
-        log.last_compaction = Instant::now();
-        Ok(())
-    }
-
-    /// The last intact record of the destination's log, if any.
-    fn read_log(&self, destination: &str) -> Result<Option<Vec<u8>>, MetaError> {
-        let path = self.log_path(destination);
+    /// What log `index` of the destination holds (nothing if it is missing).
+    fn scan_log_file(&self, destination: &str, index: usize) -> Result<LogScan, MetaError> {
+        let path = self.log_path_of(destination, index);
         let bytes = match fs::read(&path) {
             Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
             Err(e) => return Err(io("read", &path)(e)),
         };
         let scan = scan_log(&bytes);
@@ -271,26 +297,184 @@ impl FileCursorStore {
                 path.display()
             );
         }
-        Ok(scan.last.map(|r| bytes[r].to_vec()))
+        Ok(scan)
+    }
+
+    /// The JSON of the newest intact record of either log, if any.
+    fn read_logs(&self, destination: &str) -> Result<Option<Vec<u8>>, MetaError> {
+        let mut newest: Option<LogRecord> = None;
+        for index in 0..LOG_NAMES.len() {
+            if let Some(r) = self.scan_log_file(destination, index)?.last {
+                if newest.as_ref().is_none_or(|n| r.seq > n.seq) {
+                    newest = Some(r);
+                }
+            }
+        }
+        Ok(newest.map(|r| r.json))
+    }
+
+    /// Appends `json` as the next record of the current log, durably.
+    fn append(&self, destination: &str, st: &mut LogState, json: &[u8]) -> Result<(), MetaError> {
+        let path = self.log_path_of(destination, st.current);
+        let record = log_record(st.seq + 1, json);
+        let appended = match &mut st.files[st.current] {
+            Some(file) => file
+                .write_all(&record)
+                .and_then(|()| file.sync_data())
+                .map_err(io("append to", &path)),
+            None => Err(io("append to", &path)(std::io::ErrorKind::NotFound.into())),
+        };
+        if let Err(e) = appended {
+            st.opened = false;
+            st.files = [None, None];
+            return Err(e);
+        }
+        st.seq += 1;
+        st.len += record.len() as u64;
+        st.last = Some(json.to_vec());
+        Ok(())
+    }
+
+    /// Starts a compaction: saves go on in the other log, which is emptied
+    /// and given the newest record first, so it alone holds the cursors;
+    /// the compactor then writes that record as `meta.dat` and empties the
+    /// log it leaves, off the save path (replacing `meta.dat` costs several
+    /// milliseconds, which every ack waiting on the next save would pay).
+    ///
+    /// Crash safety: the newest record is always in the current log, and a
+    /// log is emptied only when every record in it is older than one
+    /// durable elsewhere (in the other log, or `meta.dat` plus the other
+    /// log). Loading takes the record with the highest sequence number of
+    /// either log, so a crash at any step loads the last save.
+    fn switch_logs(&self, destination: &str, st: &mut LogState) -> Result<Compaction, MetaError> {
+        let json = st.last.clone().unwrap_or_default();
+        let old = st.current;
+        let next = 1 - old;
+        let path = self.log_path_of(destination, next);
+        let file = match st.files[next].take() {
+            Some(f) => f,
+            None => open_for_append(&path)?,
+        };
+        // Its records are older than the current log's.
+        file.set_len(0)
+            .and_then(|()| file.sync_data())
+            .map_err(io("truncate", &path))?;
+        st.files[next] = Some(file);
+        st.current = next;
+        st.len = 0;
+        self.append(destination, st, &json)?;
+        Ok(Compaction {
+            log: self.log_of(destination),
+            meta_path: self.path(destination),
+            old,
+            old_path: self.log_path_of(destination, old),
+            json,
+        })
+    }
+
+    /// Hands `job` to the compactor thread (started on first use); runs it
+    /// here if the thread cannot be started.
+    fn start_compaction(&self, job: Compaction) {
+        let sender = self.compactor.get_or_init(|| {
+            let (tx, rx) = mpsc::channel::<Compaction>();
+            std::thread::Builder::new()
+                .name("sluice-meta-compactor".into())
+                .spawn(move || {
+                    for job in rx {
+                        job.run();
+                    }
+                })
+                .ok()
+                .map(|_| tx)
+        });
+        match sender {
+            Some(tx) => {
+                if let Err(mpsc::SendError(job)) = tx.send(job) {
+                    job.run();
+                }
+            }
+            None => job.run(),
+        }
     }
 }
 
-/// A log record: the CRC32 of the JSON in 8 hex digits, a space, the JSON,
+impl Compaction {
+    fn run(self) {
+        let written = write_atomically(&self.meta_path, &self.json);
+        let mut st = lock(&self.log.state);
+        match written {
+            Ok(()) => {
+                if let Some(file) = &st.files[self.old] {
+                    if let Err(e) = file.set_len(0).and_then(|()| file.sync_data()) {
+                        // Its records are all older than the current log's:
+                        // left as they are, they change nothing.
+                        tracing::warn!(path = %self.old_path.display(), error = %e, "cannot empty the compacted cursor log");
+                    }
+                }
+            }
+            // The cursors are durable in the current log: the next
+            // compaction writes meta.dat again.
+            Err(e) => tracing::warn!(error = %e, "cannot compact the cursor log into meta.dat"),
+        }
+        st.compacting = false;
+        st.last_compaction = Instant::now();
+        self.log.idle.notify_all();
+    }
+}
+
+/// The state of `log` once no compaction is under way.
+fn idle_state(log: &DestinationLog) -> MutexGuard<'_, LogState> {
+    let mut st = lock(&log.state);
+    while st.compacting {
+        st = log.idle.wait(st).unwrap_or_else(|p| p.into_inner());
+    }
+    st
+}
+
+/// Opens `path` for appending; creates it if missing and then makes its
+/// folder entry durable.
+fn open_for_append(path: &Path) -> Result<fs::File, MetaError> {
+    let existed = path.exists();
+    let file = fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(io("open", path))?;
+    if !existed {
+        if let Some(folder) = path.parent() {
+            sync_folder(folder)?;
+        }
+    }
+    Ok(file)
+}
+
+/// A log record: the CRC32 (8 hex digits) of what follows the space after
+/// it, a space, the record's sequence number, a space, `meta.dat`'s JSON,
 /// a newline. The JSON is serde_json's compact form, which has no newline.
-fn log_record(json: &[u8]) -> Vec<u8> {
-    let mut line = Vec::with_capacity(json.len() + 10);
-    line.extend_from_slice(format!("{:08x} ", crc32fast::hash(json)).as_bytes());
-    line.extend_from_slice(json);
+fn log_record(seq: u64, json: &[u8]) -> Vec<u8> {
+    let mut body = Vec::with_capacity(json.len() + 21);
+    body.extend_from_slice(seq.to_string().as_bytes());
+    body.push(b' ');
+    body.extend_from_slice(json);
+    let mut line = Vec::with_capacity(body.len() + 10);
+    line.extend_from_slice(format!("{:08x} ", crc32fast::hash(&body)).as_bytes());
+    line.extend_from_slice(&body);
     line.push(b'\n');
     line
 }
 
+struct LogRecord {
+    seq: u64,
+    json: Vec<u8>,
+}
+
 /// What a log holds.
 struct LogScan {
-    /// Where the JSON of the last intact record is.
-    last: Option<std::ops::Range<usize>>,
+    /// Its last intact record.
+    last: Option<LogRecord>,
     /// Where the bytes after the last intact record begin.
     intact_end: u64,
+    len: u64,
     /// Offsets of damaged lines (and of a torn tail).
     bad_at: Vec<u64>,
 }
@@ -299,6 +483,7 @@ fn scan_log(bytes: &[u8]) -> LogScan {
     let mut scan = LogScan {
         last: None,
         intact_end: 0,
+        len: bytes.len() as u64,
         bad_at: Vec::new(),
     };
     let mut at = 0;
@@ -308,11 +493,12 @@ fn scan_log(bytes: &[u8]) -> LogScan {
             scan.bad_at.push(at as u64);
             break;
         };
-        let line = &bytes[at..at + nl];
-        match parse_record(line) {
-            Some(json) => {
-                let start = at + (line.len() - json.len());
-                scan.last = Some(start..at + nl);
+        match parse_record(&bytes[at..at + nl]) {
+            Some((seq, json)) => {
+                scan.last = Some(LogRecord {
+                    seq,
+                    json: json.to_vec(),
+                });
                 scan.intact_end = (at + nl + 1) as u64;
             }
             None => scan.bad_at.push(at as u64),
@@ -322,14 +508,20 @@ fn scan_log(bytes: &[u8]) -> LogScan {
     scan
 }
 
-/// The JSON of an intact record line (without its newline).
-fn parse_record(line: &[u8]) -> Option<&[u8]> {
-    let (crc, json) = (line.get(..8)?, line.get(9..)?);
+/// The sequence number and JSON of an intact record line (without its
+/// newline).
+fn parse_record(line: &[u8]) -> Option<(u64, &[u8])> {
+    let (crc, body) = (line.get(..8)?, line.get(9..)?);
     if line[8] != b' ' {
         return None;
     }
     let crc = u32::from_str_radix(std::str::from_utf8(crc).ok()?, 16).ok()?;
-    (crc32fast::hash(json) == crc).then_some(json)
+    if crc32fast::hash(body) != crc {
+        return None;
+    }
+    let space = body.iter().position(|&b| b == b' ')?;
+    let seq = std::str::from_utf8(&body[..space]).ok()?.parse().ok()?;
+    Some((seq, &body[space + 1..]))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -395,11 +587,11 @@ fn io<'a>(action: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -
 impl CursorStore for FileCursorStore {
     fn load(&self, destination: &str) -> Result<DestinationMeta, MetaError> {
         let log = self.log_of(destination);
-        let _order = lock(&log);
+        let _order = lock(&log.state);
         let from_file = read_json::<DestinationMeta>(&self.path(destination));
-        // A log record is never older than meta.dat: compaction writes
-        // meta.dat from the last record before it empties the log.
-        if let Some(json) = self.read_log(destination)? {
+        // A log record is never older than meta.dat: meta.dat is written
+        // from a record that stays in a log until meta.dat is durable.
+        if let Some(json) = self.read_logs(destination)? {
             match serde_json::from_slice(&json) {
                 Ok(meta) => {
                     if let Err(e) = &from_file {
@@ -422,38 +614,31 @@ impl CursorStore for FileCursorStore {
 
     fn save(&self, meta: &DestinationMeta) -> Result<(), MetaError> {
         let destination = &meta.destination;
-        let path = self.log_path(destination);
         let json = serde_json::to_vec(meta).map_err(|source| MetaError::Corrupt {
-            path: path.clone(),
+            path: self.log_path(destination),
             source,
         })?;
         let log = self.log_of(destination);
-        let mut log = lock(&log);
-        if log.file.is_none() {
-            self.open_log(destination, &mut log)?;
+        let mut st = lock(&log.state);
+        if !st.opened {
+            self.open_logs(destination, &mut st)?;
         }
-        let record = log_record(&json);
-        let appended = match &mut log.file {
-            Some(file) => file
-                .write_all(&record)
-                .and_then(|()| file.sync_data())
-                .map_err(io("append to", &path)),
-            None => Ok(()),
-        };
-        if let Err(e) = appended {
-            // Reopening at the next save cuts off a partial record.
-            log.file = None;
-            return Err(e);
-        }
-        log.len += record.len() as u64;
-        log.last = Some(json);
-        if log.len >= self.compact_at_bytes || log.last_compaction.elapsed() >= self.compact_every {
-            let json = log.last.clone().unwrap_or_default();
-            // The cursors are durable in the log already: a failed
-            // compaction is retried at the next save.
-            if let Err(e) = self.compact_locked(destination, &mut log, &json, false) {
-                log.last_compaction = Instant::now();
-                tracing::warn!(error = %e, "cannot compact the cursor log into meta.dat");
+        self.append(destination, &mut st, &json)?;
+        let due =
+            st.len >= self.compact_at_bytes || st.last_compaction.elapsed() >= self.compact_every;
+        if due && !st.compacting {
+            match self.switch_logs(destination, &mut st) {
+                Ok(job) => {
+                    st.compacting = true;
+                    drop(st);
+                    self.start_compaction(job);
+                }
+                // The cursors are durable in the current log: the next
+                // save tries again.
+                Err(e) => {
+                    st.last_compaction = Instant::now();
+                    tracing::warn!(error = %e, "cannot compact the cursor log into meta.dat");
+                }
             }
         }
         Ok(())
@@ -461,24 +646,27 @@ impl CursorStore for FileCursorStore {
 
     fn compact(&self, destination: &str) -> Result<(), MetaError> {
         let log = self.log_of(destination);
-        let mut log = lock(&log);
-        let latest = match (&log.file, &log.last) {
-            (Some(_), Some(json)) if log.len > 0 => Some(json.clone()),
-            (Some(_), _) if log.len == 0 => None,
+        let mut st = idle_state(&log);
+        let latest = match (st.opened, &st.last) {
+            (true, Some(json)) => Some(json.clone()),
             // Not written by this store since it opened: what is on disk.
-            _ => self.read_log(destination)?,
+            _ => self.read_logs(destination)?,
         };
-        match latest {
-            Some(json) => self.compact_locked(destination, &mut log, &json, true),
-            None => {
-                log.file = None;
-                match fs::remove_file(self.log_path(destination)) {
-                    Ok(()) => Ok(()),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-                    Err(e) => Err(io("remove", &self.log_path(destination))(e)),
-                }
+        if let Some(json) = latest {
+            write_atomically(&self.path(destination), &json)?;
+        }
+        st.opened = false;
+        st.files = [None, None];
+        st.len = 0;
+        for index in 0..LOG_NAMES.len() {
+            let path = self.log_path_of(destination, index);
+            match fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io("remove", &path)(e)),
             }
         }
+        Ok(())
     }
 
     fn load_start(&self, destination: &str) -> Result<Option<EntryPosition>, MetaError> {
@@ -583,6 +771,18 @@ mod tests {
         dir.path().join("example/meta.log")
     }
 
+    fn second_log_path(dir: &tempfile::TempDir) -> PathBuf {
+        dir.path().join("example/meta.log.1")
+    }
+
+    fn len(path: PathBuf) -> u64 {
+        std::fs::metadata(path).unwrap().len()
+    }
+
+    fn record(seq: u64, position: u64) -> Vec<u8> {
+        log_record(seq, &serde_json::to_vec(&meta_at(position)).unwrap())
+    }
+
     #[test]
     fn saves_are_appended_to_the_log_and_the_last_one_loads() {
         let dir = tempfile::tempdir().unwrap();
@@ -594,9 +794,10 @@ mod tests {
         let lines: Vec<&str> = log.lines().collect();
         assert_eq!(lines.len(), 3, "{log}");
         let json = serde_json::to_string(&meta_at(300)).unwrap();
+        let body = format!("3 {json}");
         assert_eq!(
             lines[2],
-            format!("{:08x} {json}", crc32fast::hash(json.as_bytes()))
+            format!("{:08x} {body}", crc32fast::hash(body.as_bytes()))
         );
         assert!(!dir.path().join("example/meta.dat").exists());
         // Another process reads the same folder.
@@ -628,7 +829,7 @@ mod tests {
         store.save(&meta_at(200)).unwrap();
         drop(store);
         // A crash in the middle of appending the third record.
-        let third = log_record(&serde_json::to_vec(&meta_at(300)).unwrap());
+        let third = record(3, 300);
         let mut log = std::fs::OpenOptions::new()
             .append(true)
             .open(log_path(&dir))
@@ -655,8 +856,7 @@ mod tests {
         let store = FileCursorStore::new(dir.path());
         store.save(&meta_at(100)).unwrap();
         drop(store);
-        let json = serde_json::to_vec(&meta_at(200)).unwrap();
-        let mut bad = log_record(&json);
+        let mut bad = record(2, 200);
         bad[0] = if bad[0] == b'0' { b'1' } else { b'0' };
         let mut log = std::fs::OpenOptions::new()
             .append(true)
@@ -674,29 +874,28 @@ mod tests {
     }
 
     #[test]
-    fn compaction_at_size_writes_canal_meta_dat_and_empties_the_log() {
+    fn compaction_at_size_writes_canal_meta_dat_and_empties_the_log_it_leaves() {
         let dir = tempfile::tempdir().unwrap();
-        let record_len = log_record(&serde_json::to_vec(&meta_at(4)).unwrap()).len() as u64;
+        let r = |seq| record(seq, 4).len() as u64;
         let store = FileCursorStore::new(dir.path())
-            .with_compaction(3 * record_len, Duration::from_secs(3600));
+            .with_compaction(r(1) + r(2) + r(3), Duration::from_secs(3600));
         for _ in 0..2 {
             store.save(&meta_at(4)).unwrap();
         }
         assert!(!dir.path().join("example/meta.dat").exists());
-        assert_eq!(
-            std::fs::metadata(log_path(&dir)).unwrap().len(),
-            2 * record_len
-        );
+        assert_eq!(len(log_path(&dir)), r(1) + r(2));
         store.save(&meta_at(4)).unwrap();
+        store.wait_for_compaction("example");
         let written = std::fs::read_to_string(dir.path().join("example/meta.dat")).unwrap();
         assert_eq!(written, CANAL_META);
-        assert_eq!(std::fs::metadata(log_path(&dir)).unwrap().len(), 0);
+        assert_eq!(len(log_path(&dir)), 0);
+        // Saves went on in the second log, which starts with the newest record.
+        assert_eq!(len(second_log_path(&dir)), r(4));
         assert_eq!(position(&store.load("example").unwrap()), 4);
         store.save(&meta_at(500)).unwrap();
         assert_eq!(
-            std::fs::metadata(log_path(&dir)).unwrap().len(),
-            record_len + 2,
-            "appended from the start of the emptied log"
+            len(second_log_path(&dir)),
+            r(4) + record(5, 500).len() as u64
         );
         assert_eq!(
             position(&FileCursorStore::new(dir.path()).load("example").unwrap()),
@@ -705,15 +904,22 @@ mod tests {
     }
 
     #[test]
-    fn compaction_after_the_period_writes_the_record_just_logged() {
+    fn compaction_after_the_period_alternates_the_logs() {
         let dir = tempfile::tempdir().unwrap();
         let store = FileCursorStore::new(dir.path()).with_compaction(u64::MAX, Duration::ZERO);
         store.save(&meta_at(4)).unwrap();
+        store.wait_for_compaction("example");
         let written = std::fs::read_to_string(dir.path().join("example/meta.dat")).unwrap();
         assert_eq!(written, CANAL_META);
-        assert_eq!(std::fs::metadata(log_path(&dir)).unwrap().len(), 0);
+        assert_eq!(len(log_path(&dir)), 0);
         store.save(&meta_at(700)).unwrap();
-        assert_eq!(std::fs::metadata(log_path(&dir)).unwrap().len(), 0);
+        store.wait_for_compaction("example");
+        assert_eq!(len(second_log_path(&dir)), 0);
+        assert_eq!(len(log_path(&dir)), record(4, 700).len() as u64);
+        let written: DestinationMeta =
+            serde_json::from_slice(&std::fs::read(dir.path().join("example/meta.dat")).unwrap())
+                .unwrap();
+        assert_eq!(position(&written), 700);
         assert_eq!(
             position(&FileCursorStore::new(dir.path()).load("example").unwrap()),
             700
@@ -721,26 +927,44 @@ mod tests {
     }
 
     #[test]
-    fn a_crash_between_writing_meta_dat_and_emptying_the_log_loads_the_same_cursors() {
+    fn a_crash_at_any_step_of_a_compaction_loads_the_last_save() {
         let dir = tempfile::tempdir().unwrap();
         let store = FileCursorStore::new(dir.path());
         store.save(&meta_at(100)).unwrap();
         store.save(&meta_at(200)).unwrap();
         drop(store);
-        // The first step of compaction only.
-        let json = serde_json::to_vec(&meta_at(200)).unwrap();
-        std::fs::write(dir.path().join("example/meta.dat"), &json).unwrap();
+        let meta_dat = dir.path().join("example/meta.dat");
+        // Logs switched: the second log holds the newest record again,
+        // meta.dat is not written yet.
+        std::fs::write(second_log_path(&dir), record(3, 200)).unwrap();
+        assert_eq!(
+            position(&FileCursorStore::new(dir.path()).load("example").unwrap()),
+            200
+        );
+        // meta.dat written, the first log not emptied yet.
+        std::fs::write(&meta_dat, serde_json::to_vec(&meta_at(200)).unwrap()).unwrap();
         let store = FileCursorStore::new(dir.path());
         assert_eq!(position(&store.load("example").unwrap()), 200);
+        // Saves go on in the log holding the newest record.
         store.save(&meta_at(300)).unwrap();
+        assert_eq!(
+            len(second_log_path(&dir)),
+            (record(3, 200).len() + record(4, 300).len()) as u64
+        );
         assert_eq!(position(&store.load("example").unwrap()), 300);
-        // A clean stop on a store that did not write the log itself.
+        // A stale meta.dat and a stale first log lose to it.
+        std::fs::write(&meta_dat, serde_json::to_vec(&meta_at(50)).unwrap()).unwrap();
+        assert_eq!(
+            position(&FileCursorStore::new(dir.path()).load("example").unwrap()),
+            300
+        );
+        // A clean stop on a store that did not write the logs itself.
         let other = FileCursorStore::new(dir.path());
         other.compact("example").unwrap();
         assert!(!log_path(&dir).exists());
+        assert!(!second_log_path(&dir).exists());
         let written: DestinationMeta =
-            serde_json::from_slice(&std::fs::read(dir.path().join("example/meta.dat")).unwrap())
-                .unwrap();
+            serde_json::from_slice(&std::fs::read(&meta_dat).unwrap()).unwrap();
         assert_eq!(position(&written), 300);
     }
 
