@@ -13,8 +13,6 @@
 mod pb;
 pub mod value;
 
-use std::fmt::Write as _;
-
 use prost::Message;
 use sluice_binlog::{Cell, ColumnDef};
 use sluice_canal::proto::{
@@ -338,8 +336,13 @@ impl CanalEncoder {
                 };
                 scratch.updated.push(updated);
             }
+            // `file:offset#index`, as `RowKey` displays it, without `fmt`.
             scratch.row_key.clear();
-            let _ = write!(scratch.row_key, "{}", row.key);
+            scratch.row_key.push_str(row.key.file);
+            scratch.row_key.push(':');
+            value::push_u64(&mut scratch.row_key, row.key.offset);
+            scratch.row_key.push('#');
+            value::push_u64(&mut scratch.row_key, row.key.index as u64);
 
             let text = scratch.text.as_str();
             let before_len: usize = scratch

@@ -115,7 +115,6 @@ pub fn render_into(
     out: &mut String,
 ) -> Result<i32, sluice_binlog::DecodeError> {
     use sql_type::*;
-    use std::fmt::Write as _;
     let t = match value {
         Value::Int(v) => {
             // Canal corrects negative raw values of UNSIGNED columns and
@@ -169,7 +168,7 @@ pub fn render_into(
             DOUBLE
         }
         Value::Bit(b) => {
-            let _ = write!(out, "{}", sluice_binlog::bytes::uint_be(b));
+            push_u64(out, sluice_binlog::bytes::uint_be(b));
             BIT
         }
         Value::Enum(i) => {
@@ -177,7 +176,7 @@ pub fn render_into(
             INTEGER
         }
         Value::Set(bits) => {
-            let _ = write!(out, "{bits}");
+            push_u64(out, *bits);
             BIT
         }
         Value::Timestamp(ts) => {
@@ -252,7 +251,8 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
         return;
     }
     // Rust's `{:e}` gives the shortest digits that read back to the same
-    // value, as Java does: `[-]d[.ddd]e[-]n`.
+    // value, as Java does: `[-]d[.ddd]e[-]n`. (`ryu` is faster but breaks
+    // ties between two shortest candidates the other way.)
     let mut sci = StackText::new();
     let _ = if single {
         write!(sci, "{:e}", v as f32)
@@ -302,7 +302,10 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
             out.push('0');
         }
         out.push('E');
-        let _ = write!(out, "{exp}");
+        if exp < 0 {
+            out.push('-');
+        }
+        push_u64(out, exp.unsigned_abs() as u64);
     }
 }
 
@@ -327,7 +330,6 @@ fn init_time_zone() {
 
 /// [`local_timestamp`] appended to `out`.
 pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String) {
-    use std::fmt::Write as _;
     if seconds == 0 && micros == 0 {
         out.push_str("0000-00-00 00:00:00");
         if fsp > 0 {
@@ -356,12 +358,35 @@ pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String
         let r = seconds % 86_400;
         (y, m, d, r / 3600, (r / 60) % 60, r % 60)
     };
-    let _ = write!(out, "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02}");
+    // Digits by hand: `write!` costs more than the rest of the value.
+    if y < 0 {
+        out.push('-');
+    }
+    push_padded(out, y.unsigned_abs(), 4);
+    out.push('-');
+    push_padded(out, mo as u64, 2);
+    out.push('-');
+    push_padded(out, d as u64, 2);
+    out.push(' ');
+    push_padded(out, h as u64, 2);
+    out.push(':');
+    push_padded(out, mi as u64, 2);
+    out.push(':');
+    push_padded(out, se as u64, 2);
     if fsp > 0 {
         let fsp = fsp.min(6) as u32;
         let frac = (micros % 1_000_000) / 10u32.pow(6 - fsp);
-        let _ = write!(out, ".{frac:0width$}", width = fsp as usize);
+        out.push('.');
+        push_padded(out, frac as u64, fsp as usize);
     }
+}
+
+/// `v` in decimal, zero-padded on the left to at least `width` digits.
+fn push_padded(out: &mut String, v: u64, width: usize) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(v);
+    out.extend(std::iter::repeat_n('0', width.saturating_sub(digits.len())));
+    out.push_str(digits);
 }
 
 #[cfg(test)]
