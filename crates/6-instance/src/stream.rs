@@ -12,6 +12,7 @@
 //! encoded of it is dropped and the transaction is read again from its
 //! start, so a sink never sees part of one or one twice.
 
+use std::future::Future;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
@@ -24,6 +25,8 @@ use sluice_source::position::ResumePosition;
 use sluice_source::{BinlogStream, Event, SourceConfig, SourceError, StreamItem};
 
 use crate::runner::{EventPlace, SchemaHook};
+
+mod parallel;
 
 /// Which changes a stream passes to its encoder. Transaction boundaries
 /// always pass.
@@ -124,6 +127,10 @@ pub enum StreamError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// An encoding thread of [`ChangeStream::run_parallel`] could not be
+    /// started or stopped before its work was done.
+    #[error("{0}")]
+    Worker(String),
     #[error("destination {destination}: {message}")]
     Config {
         destination: String,
@@ -259,13 +266,7 @@ impl ChangeStream {
                 timestamp: ev.raw.header.timestamp,
             };
             if let Some(change) = builder.on_event(position, &ev.data, info.as_deref()) {
-                let passes = match (&filter, &change) {
-                    (None, _) => true,
-                    (Some(f), ChangeEvent::Rows(r)) => f.table(r.table.schema(), r.table.name()),
-                    (Some(f), ChangeEvent::Statement(st)) => f.statement(st),
-                    (Some(_), ChangeEvent::Begin { .. } | ChangeEvent::Commit { .. }) => true,
-                };
-                if passes {
+                if passes(filter.as_deref(), &change) {
                     encoder
                         .encode(&change, &mut outputs)
                         .map_err(|e| StreamError::Encode {
@@ -286,6 +287,137 @@ impl ChangeStream {
         }
         tracing::info!(position = %stream.position(), "end of the binlog reached");
         Ok(stream.position().clone())
+    }
+
+    /// As [`ChangeStream::run`], with the encoding spread over `workers`
+    /// threads, each with an encoder from `make_encoder`; the outputs reach
+    /// `sink` in stream order, a whole transaction at a time, the same as
+    /// one encoder would give them. This task still receives, decodes
+    /// events, follows the schema and writes. An encoder here must keep no
+    /// state from one transaction to the next: each sees only some of them.
+    /// When the stream fails, the transactions read before the failure are
+    /// written before the error is returned, as with one thread.
+    pub async fn run_parallel<E, F, S>(
+        self,
+        workers: usize,
+        make_encoder: F,
+        sink: &mut S,
+    ) -> Result<ResumePosition, StreamError>
+    where
+        E: Encoder + Send + 'static,
+        E::Output: Send + 'static,
+        F: FnMut() -> E,
+        S: ChangeSink<E::Output>,
+    {
+        let ChangeStream {
+            source,
+            mut schema,
+            filter,
+        } = self;
+        let mut stream = BinlogStream::connect(source).await?;
+        let (file, offset) = (stream.position().file.clone(), stream.position().offset);
+        schema
+            .on_start(&file, offset)
+            .map_err(|message| StreamError::Schema {
+                file,
+                pos: offset,
+                message,
+            })?;
+        let mut pool = parallel::Pool::start(workers, make_encoder)
+            .map_err(|e| StreamError::Worker(format!("starting an encoding thread: {e}")))?;
+        let mut pending = parallel::Pending::default();
+        let mut builder = ChangeBuilder::new();
+        let stopped: Result<(), StreamError> = loop {
+            pool.write_finished(sink)?;
+            let item = {
+                let next = stream.next();
+                tokio::pin!(next);
+                let polled =
+                    std::future::poll_fn(|cx| std::task::Poll::Ready(next.as_mut().poll(cx))).await;
+                match polled {
+                    std::task::Poll::Ready(item) => item,
+                    std::task::Poll::Pending => {
+                        // Nothing more to read for now: what is complete is
+                        // encoded and written while the stream waits.
+                        pool.dispatch(&mut pending, sink).await?;
+                        loop {
+                            let done = tokio::select! {
+                                biased;
+                                item = &mut next => break item,
+                                done = pool.next_done(), if pool.in_flight() => done,
+                            };
+                            pool.write(done, sink)?;
+                        }
+                    }
+                }
+            };
+            let mut ev = match item {
+                Ok(Some(StreamItem::Event(ev))) => ev,
+                Ok(Some(StreamItem::TransactionAborted { resume, reason })) => {
+                    tracing::warn!(
+                        %resume,
+                        %reason,
+                        "connection lost inside a transaction; it is read again from its start"
+                    );
+                    pending.drop_open_transaction();
+                    continue;
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e.into()),
+            };
+            let info = match follow_schema(&mut ev, schema.as_mut()) {
+                Ok(info) => info,
+                Err(e) => break Err(e),
+            };
+            let end = ev.ends_transaction;
+            // Rows and table maps leave the transaction state as it was;
+            // anything else may change it, as may a transaction's end.
+            if end.is_some() || !matches!(ev.data, EventData::Rows(_) | EventData::TableMap(_)) {
+                pending.state_changed();
+            }
+            if let Some(end) = end {
+                builder.set_executed_gtid_set(
+                    end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default(),
+                );
+            }
+            let position = Position {
+                file: ev.file,
+                offset: ev.pos,
+                next_offset: ev.next_pos,
+                server_id: ev.raw.header.server_id,
+                timestamp: ev.raw.header.timestamp,
+            };
+            if let Some(change) = builder.on_event(position, &ev.data, info.as_deref()) {
+                if passes(filter.as_deref(), &change) {
+                    pending.push_change(&change, &ev, info.as_ref());
+                }
+            }
+            if end.is_some() {
+                pending.push_end(ev.file, ev.pos);
+                if pending.is_full() {
+                    pool.dispatch(&mut pending, sink).await?;
+                }
+            }
+        };
+        // The transactions read before the end (or the failure) are written
+        // first; what was read of an unfinished one is dropped, as with one
+        // thread.
+        pending.drop_open_transaction();
+        pool.dispatch(&mut pending, sink).await?;
+        pool.drain(sink).await?;
+        stopped?;
+        tracing::info!(position = %stream.position(), "end of the binlog reached");
+        Ok(stream.position().clone())
+    }
+}
+
+/// Whether `change` passes `filter`.
+fn passes(filter: Option<&dyn ChangeFilter>, change: &ChangeEvent<'_>) -> bool {
+    match (filter, change) {
+        (None, _) => true,
+        (Some(f), ChangeEvent::Rows(r)) => f.table(r.table.schema(), r.table.name()),
+        (Some(f), ChangeEvent::Statement(st)) => f.statement(st),
+        (Some(_), ChangeEvent::Begin { .. } | ChangeEvent::Commit { .. }) => true,
     }
 }
 

@@ -146,3 +146,64 @@ fn a_bad_destination_configuration_is_named() {
     let err = ChangeStream::for_instance(&config, data.path()).unwrap_err();
     assert!(err.to_string().contains("is not host:port"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encoding_threads_hand_over_the_transactions_one_thread_does() {
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec(
+        "CREATE DATABASE shop; CREATE DATABASE other; \
+         CREATE TABLE shop.t (id INT PRIMARY KEY, body TEXT); \
+         CREATE TABLE other.t (id INT PRIMARY KEY)",
+    )
+    .unwrap();
+    // Enough bytes of rows for several chunks, between DDL and filtered rows.
+    for batch in 0..12 {
+        db.exec(&format!(
+            "BEGIN; INSERT INTO shop.t (id, body) SELECT {batch} * 1000 + seq, REPEAT('x', 300) \
+               FROM shop.seq_1_to_150; \
+             INSERT INTO other.t VALUES ({batch}); COMMIT; INSERT INTO other.t VALUES ({batch} + 100)"
+        ))
+        .unwrap();
+        if batch % 5 == 2 {
+            db.exec(&format!("ALTER TABLE shop.t ADD COLUMN c{batch} INT"))
+                .unwrap();
+        }
+    }
+    let config = instance(&format!(
+        "canal.instance.master.address = 127.0.0.1:{}\ncanal.instance.dbUsername = root\n\
+         canal.instance.master.journal.name = binlog.000001\ncanal.instance.master.position = 4\n\
+         canal.instance.filter.regex = shop\\\\..*\n",
+        db.port()
+    ))
+    .unwrap();
+    let mut runs = Vec::new();
+    for workers in [None, Some(1), Some(3)] {
+        let data = tempfile::tempdir().unwrap();
+        let mut stream = ChangeStream::for_instance(&config, data.path()).unwrap();
+        stream.source_mut().stop_at_end = true;
+        let mut batches: Vec<Vec<String>> = Vec::new();
+        let mut sink = FnSink(|outputs: &mut Vec<String>| {
+            batches.push(std::mem::take(outputs));
+            Ok::<_, Infallible>(())
+        });
+        let end = match workers {
+            None => stream.run(&mut Describe, &mut sink).await.unwrap(),
+            Some(n) => stream
+                .run_parallel(n, || Describe, &mut sink)
+                .await
+                .unwrap(),
+        };
+        runs.push((end, batches));
+    }
+    let (one_end, one) = &runs[0];
+    let rows = one
+        .iter()
+        .flatten()
+        .filter(|o| o.starts_with("Insert shop.t"))
+        .count();
+    assert!(rows >= 12, "{one:#?}");
+    for (end, batches) in &runs[1..] {
+        assert_eq!(end, one_end);
+        assert_eq!(batches, one, "the same transactions, in the same order");
+    }
+}

@@ -82,6 +82,12 @@ pub struct TailArgs {
     /// (256 MiB), at most 1073741824.
     #[arg(long, value_name = "BYTES", value_parser = crate::decode::parse_event_size)]
     pub max_event_size: Option<usize>,
+
+    /// Threads that turn rows into JSON beside the one reading the stream;
+    /// the output is the same whatever the number. Default: the number of
+    /// CPUs, at most 4. 0: all on the reading thread.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 pub fn run(args: &TailArgs) -> Result<()> {
@@ -126,14 +132,27 @@ pub fn run(args: &TailArgs) -> Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let mut encoder = TailEncoder::new();
-    if let Some(re) = filter {
-        encoder = encoder.with_filter(Box::new(move |name: &str| re.is_match(name)));
-    }
+    let make_encoder = move || {
+        let encoder = TailEncoder::new();
+        match filter.clone() {
+            Some(re) => encoder.with_filter(Box::new(move |name: &str| re.is_match(name))),
+            None => encoder,
+        }
+    };
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)));
     let stdout = std::io::stdout();
     let mut sink = WriteSink(BufWriter::with_capacity(1 << 16, stdout.lock()));
     let stream = ChangeStream::new(config, schema);
-    match runtime.block_on(stream.run(&mut encoder, &mut sink)) {
+    let run = async {
+        if threads == 0 {
+            stream.run(&mut make_encoder(), &mut sink).await
+        } else {
+            stream.run_parallel(threads, make_encoder, &mut sink).await
+        }
+    };
+    match runtime.block_on(run) {
         Ok(_) => Ok(()),
         Err(StreamError::Sink { source, .. }) => {
             Err(anyhow!(source).context("writing to standard output"))

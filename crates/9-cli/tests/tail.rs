@@ -351,3 +351,74 @@ fn a_compressed_event_over_max_event_size_stops_tail_with_its_position() -> Resu
     );
     Ok(())
 }
+
+/// The bytes `sluice tail --stop-at-end` prints from the start with `extra`.
+fn tail_bytes(db: &MariaDb, extra: &[&str]) -> Result<Vec<u8>> {
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args([
+            "tail",
+            "--source",
+            &db.url(),
+            "--stop-at-end",
+            "--from",
+            "earliest",
+        ])
+        .args(extra)
+        .output()
+        .context("running sluice tail")?;
+    assert!(
+        out.status.success(),
+        "sluice tail failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Ok(out.stdout)
+}
+
+#[test]
+fn encoding_threads_print_the_bytes_one_thread_prints() -> Result<()> {
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    db.exec(
+        "CREATE DATABASE shop; CREATE DATABASE other; \
+         CREATE TABLE shop.note (id INT PRIMARY KEY, body VARCHAR(300), n BIGINT); \
+         CREATE TABLE other.t (id INT PRIMARY KEY)",
+    )?;
+    // Enough transactions over enough bytes to make several chunks, with
+    // DDL and transactions the filter leaves out between them.
+    for batch in 0..24 {
+        let base = batch * 200;
+        db.exec(&format!(
+            "BEGIN; \
+             INSERT INTO shop.note (id, body, n) SELECT {base} + seq, REPEAT(CHAR(65 + seq % 26), 250), seq * 7 \
+               FROM shop.seq_1_to_200; \
+             INSERT INTO other.t VALUES ({batch}); COMMIT; \
+             INSERT INTO other.t VALUES ({batch} + 1000)"
+        ))?;
+        if batch % 8 == 3 {
+            db.exec(&format!(
+                "ALTER TABLE shop.note ADD COLUMN c{batch} INT DEFAULT {batch}"
+            ))?;
+        }
+    }
+    db.exec(
+        "UPDATE shop.note SET n = n + 1 WHERE id % 3 = 0; DELETE FROM shop.note WHERE id % 5 = 0",
+    )?;
+
+    let one = tail_bytes(&db, &["--threads", "0"])?;
+    let rows = one
+        .split(|b| *b == b'\n')
+        .filter(|l| l.starts_with(b"{\"type\":\"row\""))
+        .count();
+    assert_eq!(rows, 24 * 200 + 24 * 200 / 3 + 24 * 200 / 5 + 24 * 2);
+    for threads in ["1", "3"] {
+        let many = tail_bytes(&db, &["--threads", threads])?;
+        assert!(many == one, "--threads {threads} printed other bytes");
+    }
+    let one = tail_bytes(&db, &["--threads", "0", "--filter", r"shop\..*"])?;
+    let many = tail_bytes(&db, &["--threads", "2", "--filter", r"shop\..*"])?;
+    assert!(
+        many == one,
+        "with a filter, --threads 2 printed other bytes"
+    );
+    assert!(one.len() > 1 << 20, "only {} bytes", one.len());
+    Ok(())
+}

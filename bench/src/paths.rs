@@ -1,0 +1,177 @@
+//! Fixed paths over an in-memory binlog, run once each so that
+//! `scripts/bench-callgrind` can count their instructions: decoding every
+//! value, `sluice tail`'s JSON lines, Canal entries serialised. Each reads
+//! the file's events from its start and stops at the first transaction end
+//! after a given number of row changes, so the same file and number always
+//! do the same work.
+
+use std::ops::ControlFlow;
+
+use anyhow::{bail, Result};
+use prost::Message;
+use sluice_binlog::{walk_file, Cell, EventData, Value};
+use sluice_encode::canal::CanalEncoder;
+use sluice_encode::tail::TailEncoder;
+use sluice_events::{ChangeBuilder, Encoder, Position};
+
+/// A path to count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Path {
+    /// Frame, decode and read every value of every row.
+    Decode,
+    /// Change events encoded by `TailEncoder` into JSON lines.
+    Tail,
+    /// Change events encoded by `CanalEncoder` into entries, each serialised.
+    Canal,
+}
+
+impl Path {
+    pub const ALL: [Path; 3] = [Path::Decode, Path::Tail, Path::Canal];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Path::Decode => "decode",
+            Path::Tail => "tail",
+            Path::Canal => "canal",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Path> {
+        Path::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// What a path did: output bytes and a fold of its output, so that none of
+/// the work can be left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Done {
+    pub output_bytes: u64,
+    pub fold: u64,
+}
+
+/// The slice the paths run over: the file's events up to `end` (the offset
+/// after the first transaction end at or after the row changes asked for),
+/// holding `rows` row changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slice {
+    pub end: u64,
+    pub rows: u64,
+}
+
+/// The slice of `buf` from its start to the first transaction end at or
+/// after `rows` row changes.
+pub fn slice(file: &str, buf: &[u8], rows: u64) -> Result<Slice> {
+    let mut seen = 0u64;
+    let mut end = None;
+    let mut failed = None;
+    let walked = walk_file(file, buf, |at, _, data| {
+        match data {
+            EventData::Rows(r) => {
+                for row in r.rows() {
+                    if let Err(e) = row {
+                        failed = Some(anyhow::Error::from(e).context(format!("{file}:{}", at.pos)));
+                        return ControlFlow::Break(());
+                    }
+                    seen += 1;
+                }
+            }
+            EventData::Xid(_) if seen >= rows => {
+                end = Some(at.next_pos);
+                return ControlFlow::Break(());
+            }
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    match (end, walked) {
+        (Some(end), _) => Ok(Slice { end, rows: seen }),
+        (None, Err(e)) => Err(e.into()),
+        (None, Ok(())) => bail!("{file} holds only {seen} row changes in whole transactions"),
+    }
+}
+
+impl Done {
+    fn add(&mut self, x: u64) {
+        self.fold = (self.fold ^ x).wrapping_mul(0x0100_0000_01b3);
+    }
+}
+
+/// Runs `path` over the events of the binlog file `buf` (named `file`) that
+/// end at or before `end`. `scripts/bench-callgrind` counts the
+/// instructions of this function only (not reading the file).
+#[inline(never)]
+pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
+    let mut done = Done::default();
+    let mut builder = ChangeBuilder::new();
+    let mut tail = TailEncoder::new();
+    let mut canal = CanalEncoder::new(false);
+    let mut lines: Vec<u8> = Vec::new();
+    let mut entries = Vec::new();
+    let mut proto: Vec<u8> = Vec::new();
+    let mut failed: Option<anyhow::Error> = None;
+    let walked = walk_file(file, buf, |at, raw, data| {
+        let mut step = || -> Result<()> {
+            if path == Path::Decode {
+                return decode_values(data, &mut done);
+            }
+            let position = Position::at(file, at.pos, at.next_pos, &raw.header);
+            let Some(change) = builder.on_event(position, data, None) else {
+                return Ok(());
+            };
+            if path == Path::Tail {
+                tail.encode(&change, &mut lines)?;
+                done.output_bytes += lines.len() as u64;
+                done.add(lines.len() as u64 ^ u64::from(lines.last().copied().unwrap_or(0)));
+                lines.clear();
+            } else {
+                canal.encode(&change, &mut entries)?;
+                for built in entries.drain(..) {
+                    proto.clear();
+                    built.entry.encode(&mut proto)?;
+                    done.output_bytes += proto.len() as u64;
+                    done.add(proto.len() as u64);
+                }
+            }
+            Ok(())
+        };
+        if let Err(e) = step() {
+            failed = Some(e.context(format!("{file}:{}", at.pos)));
+            return ControlFlow::Break(());
+        }
+        if at.next_pos >= end {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    walked?;
+    Ok(done)
+}
+
+fn decode_values(data: &EventData<'_>, done: &mut Done) -> Result<()> {
+    let EventData::Rows(ev) = data else {
+        return Ok(());
+    };
+    for row in ev.rows() {
+        let row = row?;
+        for image in [&row.before, &row.after].into_iter().flatten() {
+            for cell in image.cells() {
+                match cell? {
+                    Cell::Present(Value::Null) => done.add(1),
+                    Cell::Present(v) => {
+                        std::hint::black_box(&v);
+                        done.add(2)
+                    }
+                    Cell::Absent => done.add(3),
+                }
+            }
+        }
+    }
+    Ok(())
+}
