@@ -52,10 +52,6 @@ pub fn boolean(buf: &mut Vec<u8>, field: u32, v: bool) {
     buf.push(v as u8);
 }
 
-pub fn bool_len(field: u32) -> usize {
-    key_len(field) + 1
-}
-
 pub fn bytes(buf: &mut Vec<u8>, field: u32, v: &[u8]) {
     key(buf, field, LEN);
     varint(buf, v.len() as u64);
@@ -70,42 +66,6 @@ pub fn bytes_len(field: u32, len: usize) -> usize {
 pub fn message_header(buf: &mut Vec<u8>, field: u32, len: usize) {
     key(buf, field, LEN);
     varint(buf, len as u64);
-}
-
-/// Up to 32 bytes of fields put together on the stack and appended to a
-/// buffer with one copy (fewer capacity checks than byte-by-byte pushes).
-pub struct Small {
-    buf: [u8; 32],
-    len: usize,
-}
-
-impl Small {
-    pub fn new() -> Small {
-        Small {
-            buf: [0; 32],
-            len: 0,
-        }
-    }
-
-    /// Callers write at most 32 bytes (keys below 16, varints of at most
-    /// 10 bytes: see their uses).
-    pub fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.buf[self.len] = (v as u8) | 0x80;
-            self.len += 1;
-            v >>= 7;
-        }
-        self.buf[self.len] = v as u8;
-        self.len += 1;
-    }
-
-    pub fn key(&mut self, field: u32, wire: u8) {
-        self.varint(((field << 3) | wire as u32) as u64);
-    }
-
-    pub fn as_slice(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
 }
 
 #[cfg(test)]
