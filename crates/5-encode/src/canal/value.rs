@@ -358,7 +358,42 @@ pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String
         let r = seconds % 86_400;
         (y, m, d, r / 3600, (r / 60) % 60, r % 60)
     };
-    // Digits by hand: `write!` costs more than the rest of the value.
+    let fsp = fsp.min(6) as usize;
+    let frac = (micros % 1_000_000) / 10u32.pow(6 - fsp as u32);
+    let fields = [mo, d, h, mi, se];
+    if !push_date_time_fast(out, y, fields, fsp, frac) {
+        push_date_time_padded(out, y, fields, fsp, frac);
+    }
+}
+
+/// `y-mo-d h:mi:se[.frac]` with `fsp` fraction digits, pushed as one piece
+/// for a year of four digits: `write!`, or a push per piece, costs more
+/// than the rest of the value. False, with nothing pushed, for other years.
+fn push_date_time_fast(out: &mut String, y: i64, fields: [u32; 5], fsp: usize, frac: u32) -> bool {
+    if !(0..=9999).contains(&y) || fields.iter().any(|&f| f > 99) {
+        return false;
+    }
+    let [mo, d, h, mi, se] = fields;
+    let mut text = *b"0000-00-00 00:00:00.000000";
+    put_digits(&mut text[0..4], y as u32);
+    put_digits(&mut text[5..7], mo);
+    put_digits(&mut text[8..10], d);
+    put_digits(&mut text[11..13], h);
+    put_digits(&mut text[14..16], mi);
+    put_digits(&mut text[17..19], se);
+    let len = if fsp > 0 {
+        put_digits(&mut text[20..20 + fsp], frac);
+        20 + fsp
+    } else {
+        19
+    };
+    out.push_str(std::str::from_utf8(&text[..len]).unwrap_or_default());
+    true
+}
+
+/// [`push_date_time_fast`] for any year, piece by piece.
+fn push_date_time_padded(out: &mut String, y: i64, fields: [u32; 5], fsp: usize, frac: u32) {
+    let [mo, d, h, mi, se] = fields;
     if y < 0 {
         out.push('-');
     }
@@ -374,10 +409,17 @@ pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String
     out.push(':');
     push_padded(out, se as u64, 2);
     if fsp > 0 {
-        let fsp = fsp.min(6) as u32;
-        let frac = (micros % 1_000_000) / 10u32.pow(6 - fsp);
         out.push('.');
-        push_padded(out, frac as u64, fsp as usize);
+        push_padded(out, frac as u64, fsp);
+    }
+}
+
+/// The last `digits.len()` decimal digits of `v` into `digits`, zero-padded
+/// (callers pass values that fit).
+fn put_digits(digits: &mut [u8], mut v: u32) {
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
     }
 }
 
@@ -416,6 +458,29 @@ mod tests {
         assert_eq!(java_float_string(-2.5, false), "-2.5");
         assert_eq!(java_float_string(0.1f32 as f64, true), "0.1");
         assert_eq!(java_float_string(0.0, false), "0.0");
+    }
+
+    #[test]
+    fn date_times_in_one_piece_as_piece_by_piece() {
+        let cases = [
+            (1970, [1, 1, 0, 0, 1], 0, 0),
+            (2023, [11, 14, 22, 13, 20], 6, 123_456),
+            (2023, [11, 14, 22, 13, 20], 3, 7),
+            (2000, [2, 29, 9, 5, 60], 1, 9),
+            (9999, [12, 31, 23, 59, 59], 6, 999_999),
+            (0, [1, 1, 0, 0, 0], 2, 0),
+        ];
+        for (y, fields, fsp, frac) in cases {
+            let (mut fast, mut padded) = (String::from("x"), String::from("x"));
+            assert!(push_date_time_fast(&mut fast, y, fields, fsp, frac));
+            push_date_time_padded(&mut padded, y, fields, fsp, frac);
+            assert_eq!(fast, padded, "{y} {fields:?} {fsp} {frac}");
+        }
+        for y in [-1, 10_000] {
+            let mut s = String::new();
+            assert!(!push_date_time_fast(&mut s, y, [1, 1, 0, 0, 0], 0, 0));
+            assert!(s.is_empty());
+        }
     }
 
     #[test]
