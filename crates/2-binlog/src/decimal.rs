@@ -130,24 +130,13 @@ impl Decimal<'_> {
 }
 
 pub(crate) fn push_u32(out: &mut String, v: u32) {
-    push_u64(out, v as u64)
+    out.push_str(itoa::Buffer::new().format(v));
 }
 
-pub fn push_u64(out: &mut String, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written, so this always succeeds.
-    if let Ok(digits) = std::str::from_utf8(&buf[i..]) {
-        out.push_str(digits);
-    }
+pub fn push_u64(out: &mut String, v: u64) {
+    // Two digits a step and no UTF-8 check of the digits: integers are most
+    // of the values rendered.
+    out.push_str(itoa::Buffer::new().format(v));
 }
 
 /// Appends `v` zero-padded to `width` digits (more digits if `v` is larger).

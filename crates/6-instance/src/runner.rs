@@ -891,7 +891,7 @@ impl Emitter {
         if self.progress.already_put(&e.position) {
             return Ok(());
         }
-        let bytes: EntryBytes = Arc::from(e.entry.encode_to_vec());
+        let bytes = entry_bytes(&e.entry);
         let meta = EntryMeta {
             bytes: bytes.len(),
             ack_point: e.ack_point.clone(),
@@ -915,4 +915,17 @@ impl Emitter {
         self.progress.put(&e.position, e.ack_point.as_ref());
         Ok(())
     }
+}
+
+/// The serialised entry, written straight into the shared allocation the
+/// store keeps (`Arc::from(Vec)` would copy every entry once more).
+fn entry_bytes(entry: &sluice_canal::proto::Entry) -> EntryBytes {
+    let len = entry.encoded_len();
+    let mut bytes: EntryBytes = std::iter::repeat_n(0u8, len).collect();
+    if let Some(mut buf) = Arc::get_mut(&mut bytes).map(|b| &mut b[..]) {
+        if entry.encode(&mut buf).is_ok() && buf.is_empty() {
+            return bytes;
+        }
+    }
+    Arc::from(entry.encode_to_vec())
 }

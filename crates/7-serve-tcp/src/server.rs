@@ -472,6 +472,7 @@ impl Connection {
             .min(self.options.max_request_frame);
         let mut reader = FrameReader::new(rd, login_frame);
         let mut out = Vec::with_capacity(4096);
+        let mut splits = Vec::new();
         let connected = Instant::now();
         let auth_deadline = connected + self.options.auth_timeout;
         if let Err(e) = frame::encode_into(&session.handshake_packet(), &mut out) {
@@ -524,7 +525,22 @@ impl Connection {
                 Outcome::ReplyAndClose(r) => (r, true),
             };
             out.clear();
-            if let Err(e) = reply.encode_frame(&mut out) {
+            // A batch is written with its entries' bytes where the store
+            // keeps them (see `encode_messages_head`); other replies whole.
+            let encoded = match &reply {
+                Reply::Batch(batch) => crate::session::encode_messages_head(
+                    batch.id,
+                    &batch.entries,
+                    &mut out,
+                    &mut splits,
+                ),
+                _ => {
+                    splits.clear();
+                    reply.encode_frame(&mut out)
+                }
+            };
+            if let Err(e) = encoded {
+                splits.clear();
                 // Only a batch beyond 2 GiB gets here; tell the client.
                 tracing::warn!(error = %e, "reply does not fit in a frame");
                 out.clear();
@@ -543,7 +559,22 @@ impl Connection {
             } else {
                 auth_deadline
             };
-            match self.write(&mut wr, &out, write_deadline).await {
+            let written = match &reply {
+                Reply::Batch(batch) if splits.len() == batch.entries.len() => {
+                    let mut pieces = Vec::with_capacity(2 * splits.len() + 1);
+                    let mut at = 0;
+                    for (e, &split) in batch.entries.iter().zip(&splits) {
+                        pieces.push(io::IoSlice::new(&out[at..split]));
+                        pieces.push(io::IoSlice::new(e));
+                        at = split;
+                    }
+                    pieces.push(io::IoSlice::new(&out[at..]));
+                    self.write_vectored(&mut wr, &mut pieces, write_deadline)
+                        .await
+                }
+                _ => self.write(&mut wr, &out, write_deadline).await,
+            };
+            match written {
                 Err(Close::Idle) if !self.logged_in => return Close::AuthTimeout,
                 Err(c) => return c,
                 Ok(()) => {}
@@ -573,6 +604,47 @@ impl Connection {
             },
         }
     }
+}
+
+/// Slices a `writev` takes at most (Linux's `IOV_MAX`).
+const MAX_IOV: usize = 1024;
+
+impl Connection {
+    /// [`Connection::write`] of `pieces`, one after the other, with
+    /// vectored writes.
+    async fn write_vectored(
+        &mut self,
+        wr: &mut OwnedWriteHalf,
+        pieces: &mut [io::IoSlice<'_>],
+        deadline: Instant,
+    ) -> Result<(), Close> {
+        tokio::select! {
+            _ = stopped(&mut self.stop) => Err(Close::Shutdown),
+            r = tokio::time::timeout_at(deadline, write_all_vectored(wr, pieces)) => match r {
+                Err(_) => Err(Close::Idle),
+                Ok(Err(e)) => Err(Close::Io(e)),
+                Ok(Ok(())) => Ok(()),
+            },
+        }
+    }
+}
+
+/// `write_all` over several slices; tokio has no `write_all_vectored`.
+async fn write_all_vectored(
+    wr: &mut OwnedWriteHalf,
+    mut pieces: &mut [io::IoSlice<'_>],
+) -> io::Result<()> {
+    io::IoSlice::advance_slices(&mut pieces, 0);
+    while !pieces.is_empty() {
+        let n = wr
+            .write_vectored(&pieces[..pieces.len().min(MAX_IOV)])
+            .await?;
+        if n == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        io::IoSlice::advance_slices(&mut pieces, n);
+    }
+    Ok(())
 }
 
 fn configure(stream: &TcpStream, options: &ServerOptions) {

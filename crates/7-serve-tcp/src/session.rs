@@ -151,8 +151,66 @@ pub fn encode_messages_frame(
     entries: &[EntryBytes],
     out: &mut Vec<u8>,
 ) -> Result<(), FrameError> {
-    use prost::encoding::{encode_varint, encoded_len_varint};
-    // Messages body: field 1 (varint, omitted when 0 as proto3 does), field 2 per entry.
+    use prost::encoding::encode_varint;
+    let (body_len, packet_len) = messages_lengths(batch_id, entries);
+    out.reserve(frame::HEADER_LEN + packet_len);
+    messages_prefix(batch_id, body_len, packet_len, out)?;
+    for e in entries {
+        out.push(0x12);
+        encode_varint(e.len() as u64, out);
+        out.extend_from_slice(e);
+    }
+    Ok(())
+}
+
+/// [`encode_messages_frame`] without the entries' bytes: `out` gets the
+/// frame up to the first entry's bytes and every entry's key and length,
+/// and `splits[i]` is where entry `i`'s bytes go in `out`. The frame is
+/// `out[..splits[0]]`, `entries[0]`, `out[splits[0]..splits[1]]`, … ,
+/// `out[splits[n-1]..]`: written with vectored writes, the entries go from
+/// the store to the socket without a copy.
+pub fn encode_messages_head(
+    batch_id: i64,
+    entries: &[EntryBytes],
+    out: &mut Vec<u8>,
+    splits: &mut Vec<usize>,
+) -> Result<(), FrameError> {
+    use prost::encoding::encode_varint;
+    splits.clear();
+    let (body_len, packet_len) = messages_lengths(batch_id, entries);
+    messages_prefix(batch_id, body_len, packet_len, out)?;
+    for e in entries {
+        out.push(0x12);
+        encode_varint(e.len() as u64, out);
+        splits.push(out.len());
+    }
+    Ok(())
+}
+
+/// The frame header, the Packet's version, type and body key and length,
+/// and the Messages' batch id: everything before the first entry.
+fn messages_prefix(
+    batch_id: i64,
+    body_len: usize,
+    packet_len: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), FrameError> {
+    use prost::encoding::encode_varint;
+    let header = frame::header(packet_len)?;
+    out.extend_from_slice(&header);
+    // Packet: version 1 (field 2), type (field 3), body (field 5, bytes).
+    out.extend_from_slice(&[0x10, 0x01, 0x18, PacketType::Messages as u8, 0x2a]);
+    encode_varint(body_len as u64, out);
+    if batch_id != 0 {
+        out.push(0x08);
+        encode_varint(batch_id as u64, out);
+    }
+    Ok(())
+}
+
+/// The Messages body's and the Packet's lengths for a batch.
+fn messages_lengths(batch_id: i64, entries: &[EntryBytes]) -> (usize, usize) {
+    use prost::encoding::encoded_len_varint;
     let mut body_len = 0usize;
     if batch_id != 0 {
         body_len += 1 + encoded_len_varint(batch_id as u64);
@@ -162,25 +220,10 @@ pub fn encode_messages_frame(
             .saturating_add(1 + encoded_len_varint(e.len() as u64))
             .saturating_add(e.len());
     }
-    // Packet: version (2 bytes), type (2 bytes), body (tag, length, bytes).
     let packet_len = 4usize
         .saturating_add(1 + encoded_len_varint(body_len as u64))
         .saturating_add(body_len);
-    let header = frame::header(packet_len)?;
-    out.reserve(frame::HEADER_LEN + packet_len);
-    out.extend_from_slice(&header);
-    out.extend_from_slice(&[0x10, 0x01, 0x18, PacketType::Messages as u8, 0x2a]);
-    encode_varint(body_len as u64, out);
-    if batch_id != 0 {
-        out.push(0x08);
-        encode_varint(batch_id as u64, out);
-    }
-    for e in entries {
-        out.push(0x12);
-        encode_varint(e.len() as u64, out);
-        out.extend_from_slice(e);
-    }
-    Ok(())
+    (body_len, packet_len)
 }
 
 /// A parsed request of an authenticated session.
@@ -689,6 +732,33 @@ mod tests {
             .encode_to_vec();
             assert_eq!(&out[..4], &(expected.len() as u32).to_be_bytes());
             assert_eq!(&out[4..], expected.as_slice());
+        }
+    }
+
+    /// The head with the entries put in at its splits is the whole frame.
+    #[test]
+    fn messages_head_and_entries_make_the_whole_frame() {
+        for (id, entries) in [
+            (-1i64, vec![]),
+            (0, vec![vec![1u8, 2, 3]]),
+            (300, vec![vec![0u8; 200], vec![], vec![7u8; 5]]),
+            (i64::MAX, vec![vec![9u8; 70_000], vec![4u8; 130]]),
+        ] {
+            let arcs: Vec<EntryBytes> = entries.iter().map(|e| e.as_slice().into()).collect();
+            let mut whole = Vec::new();
+            encode_messages_frame(id, &arcs, &mut whole).unwrap();
+            let (mut head, mut splits) = (Vec::new(), Vec::new());
+            encode_messages_head(id, &arcs, &mut head, &mut splits).unwrap();
+            assert_eq!(splits.len(), arcs.len());
+            let mut joined = Vec::new();
+            let mut at = 0;
+            for (e, &split) in arcs.iter().zip(&splits) {
+                joined.extend_from_slice(&head[at..split]);
+                joined.extend_from_slice(e);
+                at = split;
+            }
+            joined.extend_from_slice(&head[at..]);
+            assert_eq!(joined, whole, "batch {id}");
         }
     }
 

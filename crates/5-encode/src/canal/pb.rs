@@ -10,6 +10,7 @@ pub const VARINT: u8 = 0;
 /// Wire type of length-delimited fields (string, bytes, message).
 pub const LEN: u8 = 2;
 
+#[inline]
 pub fn varint(buf: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         buf.push((v as u8) | 0x80);
@@ -18,94 +19,64 @@ pub fn varint(buf: &mut Vec<u8>, mut v: u64) {
     buf.push(v as u8);
 }
 
+#[inline]
 pub fn varint_len(v: u64) -> usize {
     // 1 byte per 7 bits, at least one.
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// A field key; `field` is below 16 everywhere here, so one byte.
+#[inline]
 pub fn key(buf: &mut Vec<u8>, field: u32, wire: u8) {
     varint(buf, ((field << 3) | wire as u32) as u64);
 }
 
+#[inline]
 pub fn key_len(field: u32) -> usize {
     varint_len((field << 3) as u64)
 }
 
+#[inline]
 pub fn int32(buf: &mut Vec<u8>, field: u32, v: i32) {
     key(buf, field, VARINT);
     // int32 is sign-extended to 64 bits on the wire.
     varint(buf, v as i64 as u64);
 }
 
+#[inline]
 pub fn int32_len(field: u32, v: i32) -> usize {
     key_len(field) + varint_len(v as i64 as u64)
 }
 
+#[inline]
 pub fn int64(buf: &mut Vec<u8>, field: u32, v: i64) {
     key(buf, field, VARINT);
     varint(buf, v as u64);
 }
 
+#[inline]
 pub fn boolean(buf: &mut Vec<u8>, field: u32, v: bool) {
     key(buf, field, VARINT);
     buf.push(v as u8);
 }
 
-pub fn bool_len(field: u32) -> usize {
-    key_len(field) + 1
-}
-
+#[inline]
 pub fn bytes(buf: &mut Vec<u8>, field: u32, v: &[u8]) {
     key(buf, field, LEN);
     varint(buf, v.len() as u64);
     buf.extend_from_slice(v);
 }
 
+#[inline]
 pub fn bytes_len(field: u32, len: usize) -> usize {
     key_len(field) + varint_len(len as u64) + len
 }
 
 /// The key and length of a nested message whose body follows.
+#[inline]
 pub fn message_header(buf: &mut Vec<u8>, field: u32, len: usize) {
     key(buf, field, LEN);
     varint(buf, len as u64);
-}
-
-/// Up to 32 bytes of fields put together on the stack and appended to a
-/// buffer with one copy (fewer capacity checks than byte-by-byte pushes).
-pub struct Small {
-    buf: [u8; 32],
-    len: usize,
-}
-
-impl Small {
-    pub fn new() -> Small {
-        Small {
-            buf: [0; 32],
-            len: 0,
-        }
-    }
-
-    /// Callers write at most 32 bytes (keys below 16, varints of at most
-    /// 10 bytes: see their uses).
-    pub fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.buf[self.len] = (v as u8) | 0x80;
-            self.len += 1;
-            v >>= 7;
-        }
-        self.buf[self.len] = v as u8;
-        self.len += 1;
-    }
-
-    pub fn key(&mut self, field: u32, wire: u8) {
-        self.varint(((field << 3) | wire as u32) as u64);
-    }
-
-    pub fn as_slice(&self) -> &[u8] {
-        &self.buf[..self.len]
-    }
 }
 
 #[cfg(test)]

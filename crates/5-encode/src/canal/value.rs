@@ -115,7 +115,6 @@ pub fn render_into(
     out: &mut String,
 ) -> Result<i32, sluice_binlog::DecodeError> {
     use sql_type::*;
-    use std::fmt::Write as _;
     let t = match value {
         Value::Int(v) => {
             // Canal corrects negative raw values of UNSIGNED columns and
@@ -169,7 +168,7 @@ pub fn render_into(
             DOUBLE
         }
         Value::Bit(b) => {
-            let _ = write!(out, "{}", sluice_binlog::bytes::uint_be(b));
+            push_u64(out, sluice_binlog::bytes::uint_be(b));
             BIT
         }
         Value::Enum(i) => {
@@ -177,7 +176,7 @@ pub fn render_into(
             INTEGER
         }
         Value::Set(bits) => {
-            let _ = write!(out, "{bits}");
+            push_u64(out, *bits);
             BIT
         }
         Value::Timestamp(ts) => {
@@ -252,7 +251,8 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
         return;
     }
     // Rust's `{:e}` gives the shortest digits that read back to the same
-    // value, as Java does: `[-]d[.ddd]e[-]n`.
+    // value, as Java does: `[-]d[.ddd]e[-]n`. (`ryu` is faster but breaks
+    // ties between two shortest candidates the other way.)
     let mut sci = StackText::new();
     let _ = if single {
         write!(sci, "{:e}", v as f32)
@@ -302,7 +302,10 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
             out.push('0');
         }
         out.push('E');
-        let _ = write!(out, "{exp}");
+        if exp < 0 {
+            out.push('-');
+        }
+        push_u64(out, exp.unsigned_abs() as u64);
     }
 }
 
@@ -327,7 +330,6 @@ fn init_time_zone() {
 
 /// [`local_timestamp`] appended to `out`.
 pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String) {
-    use std::fmt::Write as _;
     if seconds == 0 && micros == 0 {
         out.push_str("0000-00-00 00:00:00");
         if fsp > 0 {
@@ -356,12 +358,77 @@ pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String
         let r = seconds % 86_400;
         (y, m, d, r / 3600, (r / 60) % 60, r % 60)
     };
-    let _ = write!(out, "{y:04}-{mo:02}-{d:02} {h:02}:{mi:02}:{se:02}");
-    if fsp > 0 {
-        let fsp = fsp.min(6) as u32;
-        let frac = (micros % 1_000_000) / 10u32.pow(6 - fsp);
-        let _ = write!(out, ".{frac:0width$}", width = fsp as usize);
+    let fsp = fsp.min(6) as usize;
+    let frac = (micros % 1_000_000) / 10u32.pow(6 - fsp as u32);
+    let fields = [mo, d, h, mi, se];
+    if !push_date_time_fast(out, y, fields, fsp, frac) {
+        push_date_time_padded(out, y, fields, fsp, frac);
     }
+}
+
+/// `y-mo-d h:mi:se[.frac]` with `fsp` fraction digits, pushed as one piece
+/// for a year of four digits: `write!`, or a push per piece, costs more
+/// than the rest of the value. False, with nothing pushed, for other years.
+fn push_date_time_fast(out: &mut String, y: i64, fields: [u32; 5], fsp: usize, frac: u32) -> bool {
+    if !(0..=9999).contains(&y) || fields.iter().any(|&f| f > 99) {
+        return false;
+    }
+    let [mo, d, h, mi, se] = fields;
+    let mut text = *b"0000-00-00 00:00:00.000000";
+    put_digits(&mut text[0..4], y as u32);
+    put_digits(&mut text[5..7], mo);
+    put_digits(&mut text[8..10], d);
+    put_digits(&mut text[11..13], h);
+    put_digits(&mut text[14..16], mi);
+    put_digits(&mut text[17..19], se);
+    let len = if fsp > 0 {
+        put_digits(&mut text[20..20 + fsp], frac);
+        20 + fsp
+    } else {
+        19
+    };
+    out.push_str(std::str::from_utf8(&text[..len]).unwrap_or_default());
+    true
+}
+
+/// [`push_date_time_fast`] for any year, piece by piece.
+fn push_date_time_padded(out: &mut String, y: i64, fields: [u32; 5], fsp: usize, frac: u32) {
+    let [mo, d, h, mi, se] = fields;
+    if y < 0 {
+        out.push('-');
+    }
+    push_padded(out, y.unsigned_abs(), 4);
+    out.push('-');
+    push_padded(out, mo as u64, 2);
+    out.push('-');
+    push_padded(out, d as u64, 2);
+    out.push(' ');
+    push_padded(out, h as u64, 2);
+    out.push(':');
+    push_padded(out, mi as u64, 2);
+    out.push(':');
+    push_padded(out, se as u64, 2);
+    if fsp > 0 {
+        out.push('.');
+        push_padded(out, frac as u64, fsp);
+    }
+}
+
+/// The last `digits.len()` decimal digits of `v` into `digits`, zero-padded
+/// (callers pass values that fit).
+fn put_digits(digits: &mut [u8], mut v: u32) {
+    for d in digits.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
+/// `v` in decimal, zero-padded on the left to at least `width` digits.
+fn push_padded(out: &mut String, v: u64, width: usize) {
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(v);
+    out.extend(std::iter::repeat_n('0', width.saturating_sub(digits.len())));
+    out.push_str(digits);
 }
 
 #[cfg(test)]
@@ -391,6 +458,29 @@ mod tests {
         assert_eq!(java_float_string(-2.5, false), "-2.5");
         assert_eq!(java_float_string(0.1f32 as f64, true), "0.1");
         assert_eq!(java_float_string(0.0, false), "0.0");
+    }
+
+    #[test]
+    fn date_times_in_one_piece_as_piece_by_piece() {
+        let cases = [
+            (1970, [1, 1, 0, 0, 1], 0, 0),
+            (2023, [11, 14, 22, 13, 20], 6, 123_456),
+            (2023, [11, 14, 22, 13, 20], 3, 7),
+            (2000, [2, 29, 9, 5, 60], 1, 9),
+            (9999, [12, 31, 23, 59, 59], 6, 999_999),
+            (0, [1, 1, 0, 0, 0], 2, 0),
+        ];
+        for (y, fields, fsp, frac) in cases {
+            let (mut fast, mut padded) = (String::from("x"), String::from("x"));
+            assert!(push_date_time_fast(&mut fast, y, fields, fsp, frac));
+            push_date_time_padded(&mut padded, y, fields, fsp, frac);
+            assert_eq!(fast, padded, "{y} {fields:?} {fsp} {frac}");
+        }
+        for y in [-1, 10_000] {
+            let mut s = String::new();
+            assert!(!push_date_time_fast(&mut s, y, [1, 1, 0, 0, 0], 0, 0));
+            assert!(s.is_empty());
+        }
     }
 
     #[test]
