@@ -209,6 +209,35 @@ impl ChangeStream {
         &mut self.source
     }
 
+    /// Connects to the source and tells the schema hook where the stream
+    /// starts.
+    async fn connect(
+        self,
+    ) -> Result<
+        (
+            BinlogStream,
+            Box<dyn SchemaHook>,
+            Option<Box<dyn ChangeFilter>>,
+        ),
+        StreamError,
+    > {
+        let ChangeStream {
+            source,
+            mut schema,
+            filter,
+        } = self;
+        let stream = BinlogStream::connect(source).await?;
+        let (file, offset) = (stream.position().file.clone(), stream.position().offset);
+        schema
+            .on_start(&file, offset)
+            .map_err(|message| StreamError::Schema {
+                file,
+                pos: offset,
+                message,
+            })?;
+        Ok((stream, schema, filter))
+    }
+
     /// Reads the source until the end of its binlog when `stop_at_end` is
     /// set, else until an error: every change event to `encoder`, its
     /// outputs to `sink` at each transaction's end. Returns the position
@@ -222,20 +251,7 @@ impl ChangeStream {
         E: Encoder,
         S: ChangeSink<E::Output>,
     {
-        let ChangeStream {
-            source,
-            mut schema,
-            filter,
-        } = self;
-        let mut stream = BinlogStream::connect(source).await?;
-        let (file, offset) = (stream.position().file.clone(), stream.position().offset);
-        schema
-            .on_start(&file, offset)
-            .map_err(|message| StreamError::Schema {
-                file,
-                pos: offset,
-                message,
-            })?;
+        let (mut stream, mut schema, filter) = self.connect().await?;
         let mut builder = ChangeBuilder::new();
         let mut outputs = Vec::new();
         while let Some(item) = stream.next().await? {
@@ -309,20 +325,7 @@ impl ChangeStream {
         F: FnMut() -> E,
         S: ChangeSink<E::Output>,
     {
-        let ChangeStream {
-            source,
-            mut schema,
-            filter,
-        } = self;
-        let mut stream = BinlogStream::connect(source).await?;
-        let (file, offset) = (stream.position().file.clone(), stream.position().offset);
-        schema
-            .on_start(&file, offset)
-            .map_err(|message| StreamError::Schema {
-                file,
-                pos: offset,
-                message,
-            })?;
+        let (mut stream, mut schema, filter) = self.connect().await?;
         let mut pool = parallel::Pool::start(workers, make_encoder)
             .map_err(|e| StreamError::Worker(format!("starting an encoding thread: {e}")))?;
         let mut pending = parallel::Pending::default();
