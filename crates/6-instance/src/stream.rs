@@ -269,19 +269,7 @@ impl ChangeStream {
             };
             let info = follow_schema(&mut ev, schema.as_mut())?;
             let end = ev.ends_transaction;
-            if let Some(end) = end {
-                builder.set_executed_gtid_set(
-                    end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default(),
-                );
-            }
-            let position = Position {
-                file: ev.file,
-                offset: ev.pos,
-                next_offset: ev.next_pos,
-                server_id: ev.raw.header.server_id,
-                timestamp: ev.raw.header.timestamp,
-            };
-            if let Some(change) = builder.on_event(position, &ev.data, info.as_deref()) {
+            if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
                 if passes(filter.as_deref(), &change) {
                     encoder
                         .encode(&change, &mut outputs)
@@ -378,19 +366,7 @@ impl ChangeStream {
             if end.is_some() || !matches!(ev.data, EventData::Rows(_) | EventData::TableMap(_)) {
                 pending.state_changed();
             }
-            if let Some(end) = end {
-                builder.set_executed_gtid_set(
-                    end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default(),
-                );
-            }
-            let position = Position {
-                file: ev.file,
-                offset: ev.pos,
-                next_offset: ev.next_pos,
-                server_id: ev.raw.header.server_id,
-                timestamp: ev.raw.header.timestamp,
-            };
-            if let Some(change) = builder.on_event(position, &ev.data, info.as_deref()) {
+            if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
                 if passes(filter.as_deref(), &change) {
                     pending.push_change(&change, &ev, info.as_ref());
                 }
@@ -422,6 +398,26 @@ fn passes(filter: Option<&dyn ChangeFilter>, change: &ChangeEvent<'_>) -> bool {
         (Some(f), ChangeEvent::Statement(st)) => f.statement(st),
         (Some(_), ChangeEvent::Begin { .. } | ChangeEvent::Commit { .. }) => true,
     }
+}
+
+/// The change event `ev` makes, if any; at a transaction's end the
+/// executed GTID set moves on first.
+fn build_change<'a>(
+    builder: &'a mut ChangeBuilder,
+    ev: &'a Event<'a>,
+    info: Option<&'a [ColumnInfo]>,
+) -> Option<ChangeEvent<'a>> {
+    if let Some(end) = &ev.ends_transaction {
+        builder.set_executed_gtid_set(end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default());
+    }
+    let position = Position {
+        file: ev.file,
+        offset: ev.pos,
+        next_offset: ev.next_pos,
+        server_id: ev.raw.header.server_id,
+        timestamp: ev.raw.header.timestamp,
+    };
+    builder.on_event(position, &ev.data, info)
 }
 
 /// Feeds statements to the schema hook and gives a rows event the table as
