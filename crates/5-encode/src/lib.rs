@@ -4,6 +4,7 @@
 //!
 //! - [`canal`]: Canal `Entry` protobuf, as Canal's MySQL parser fills it.
 //! - [`flat`]: Canal's FlatMessage JSON (MQ mode).
+//! - [`mq`]: a Canal batch routed into broker records (MQ mode).
 //! - [`debezium`]: Debezium's change-event JSON (key and value).
 //! - [`tail`]: the JSON lines of `sluice tail`.
 //! - [`binlog_json`]: the JSON lines of `sluice binlog decode` (raw events).
@@ -12,4 +13,5 @@ pub mod binlog_json;
 pub mod canal;
 pub mod debezium;
 pub mod flat;
+pub mod mq;
 pub mod tail;
