@@ -12,25 +12,27 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use prost::Message;
-use sluice_canal::proto::{Column, Entry, EntryType, EventType, RowChange};
+use sluice_canal::proto::{Entry, EntryType, EventType};
+use sluice_canal::view::{ColumnView, EntryView, RowChangeView, ViewError};
 use sluice_events::{ChangeEvent, Encoder};
 
 use crate::canal::{BuiltEntry, CanalEncoder, EntryError};
 
 /// One row as a map from column name to value (`None` for SQL NULL), in
 /// column order; a name seen twice keeps its first place and its last value.
-pub type FlatRow = Vec<(String, Option<String>)>;
+pub type FlatRow<S = String> = Vec<(S, Option<S>)>;
 
 /// Canal's FlatMessage: one ROWDATA entry as the JSON Canal sends to a
-/// message queue.
+/// message queue. `S` is `String` for a message of its own, `&str` for one
+/// that borrows the entry's bytes (see [`FlatMessage::from_view`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FlatMessage {
+pub struct FlatMessage<S = String> {
     /// The Canal batch id of the get that read the entry.
     pub id: i64,
-    pub database: String,
-    pub table: String,
+    pub database: S,
+    pub table: S,
     /// Names of the key columns of the first row; `None` without keys or rows.
-    pub pk_names: Option<Vec<String>>,
+    pub pk_names: Option<Vec<S>>,
     pub is_ddl: bool,
     /// `RowChange.eventType`'s name: `INSERT`, `UPDATE`, `ALTER`, ...
     pub event_type: &'static str,
@@ -39,17 +41,17 @@ pub struct FlatMessage {
     /// When the message was made, milliseconds.
     pub ts: i64,
     /// The statement of DDL and statement entries, else empty.
-    pub sql: String,
+    pub sql: S,
     /// The executed GTID set in GTID mode, else empty.
-    pub gtid: String,
+    pub gtid: S,
     /// `java.sql.Types` code per column.
-    pub sql_type: Option<Vec<(String, i32)>>,
+    pub sql_type: Option<Vec<(S, i32)>>,
     /// Declared type per column.
-    pub mysql_type: Option<Vec<(String, String)>>,
+    pub mysql_type: Option<Vec<(S, S)>>,
     /// The rows: after images, before images for DELETE.
-    pub data: Option<Vec<FlatRow>>,
+    pub data: Option<Vec<FlatRow<S>>>,
     /// UPDATE only: the before values of the updated columns, per row.
-    pub old: Option<Vec<FlatRow>>,
+    pub old: Option<Vec<FlatRow<S>>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -58,22 +60,31 @@ pub enum FlatError {
     Entry(#[from] EntryError),
     #[error("a ROWDATA entry's RowChange does not decode: {0}")]
     RowChange(#[from] prost::DecodeError),
+    #[error(transparent)]
+    View(#[from] ViewError),
 }
 
 /// Sets `key` in an insertion-ordered map (Java's `LinkedHashMap.put`).
-fn put<V>(map: &mut Vec<(String, V)>, key: &str, value: V) {
-    match map.iter_mut().find(|(k, _)| k == key) {
+/// `hint` is where the key is when the rows of an entry have the same
+/// columns in the same order (nearly always): checked first, so a row costs
+/// one comparison per column instead of a search.
+fn put<'a, V>(map: &mut Vec<(&'a str, V)>, hint: usize, key: &'a str, value: V) {
+    if let Some(slot) = map.get_mut(hint).filter(|(k, _)| *k == key) {
+        slot.1 = value;
+        return;
+    }
+    match map.iter_mut().find(|(k, _)| *k == key) {
         Some(slot) => slot.1 = value,
-        None => map.push((key.to_string(), value)),
+        None => map.push((key, value)),
     }
 }
 
 /// A column's value as Canal's converter reads it: `None` when NULL.
-fn value_of(c: &Column) -> Option<String> {
-    if c.is_null.unwrap_or(false) {
+fn value_of<'a>(c: &ColumnView<'a>) -> Option<&'a str> {
+    if c.is_null {
         None
     } else {
-        Some(c.value.clone().unwrap_or_default())
+        Some(c.value.unwrap_or_default())
     }
 }
 
@@ -99,16 +110,30 @@ pub fn event_type_name(t: EventType) -> &'static str {
     }
 }
 
-impl FlatMessage {
+impl FlatMessage<String> {
     /// The FlatMessage of a Canal entry read in batch `id` at time `ts`
     /// (ms); `None` for entries other than ROWDATA (transaction begins and
     /// ends are never sent).
     pub fn from_entry(entry: &Entry, id: i64, ts: i64) -> Result<Option<FlatMessage>, FlatError> {
+        let bytes = entry.encode_to_vec();
+        let view = EntryView::parse(&bytes)?;
+        Ok(FlatMessage::from_view(&view, id, ts)?.map(|m| m.to_owned_message()))
+    }
+}
+
+impl<'a> FlatMessage<&'a str> {
+    /// As [`FlatMessage::from_entry`], from a serialised entry read in
+    /// place: the message borrows its names and values from the bytes.
+    pub fn from_view(
+        entry: &EntryView<'a>,
+        id: i64,
+        ts: i64,
+    ) -> Result<Option<FlatMessage<&'a str>>, ViewError> {
         if entry.entry_type != Some(EntryType::RowData as i32) {
             return Ok(None);
         }
-        let change = RowChange::decode(entry.store_value.as_deref().unwrap_or_default())?;
-        let header = entry.header.clone().unwrap_or_default();
+        let change = RowChangeView::parse(entry.store_value)?;
+        let header = &entry.header;
         // An absent eventType reads as proto2's default, UPDATE.
         let event_type = change
             .event_type
@@ -117,76 +142,73 @@ impl FlatMessage {
         let is_ddl = change.is_ddl.unwrap_or(false);
         let mut message = FlatMessage {
             id,
-            database: header.schema_name.unwrap_or_default(),
-            table: header.table_name.unwrap_or_default(),
+            database: header.schema_name,
+            table: header.table_name,
             pk_names: None,
             is_ddl,
             event_type: event_type_name(event_type),
-            es: header.execute_time.unwrap_or_default(),
+            es: header.execute_time,
             ts,
-            sql: change.sql.unwrap_or_default(),
-            gtid: header.gtid.unwrap_or_default(),
+            sql: change.sql,
+            gtid: header.gtid,
             sql_type: None,
             mysql_type: None,
             data: None,
             old: None,
         };
-        if is_ddl {
+        if is_ddl
+            || !matches!(
+                event_type,
+                EventType::Insert | EventType::Update | EventType::Delete
+            )
+        {
             return Ok(Some(message));
         }
-        let mut sql_type = Vec::new();
-        let mut mysql_type = Vec::new();
-        let mut data = Vec::new();
+        let mut sql_type: Vec<(&str, i32)> = Vec::new();
+        let mut mysql_type: Vec<(&str, &str)> = Vec::new();
+        let mut data = Vec::with_capacity(change.row_count);
         let mut old = Vec::new();
         // Columns flagged updated in any row so far (Canal's set is never
         // cleared between the rows of an entry).
-        let mut updated: Vec<String> = Vec::new();
+        let mut updated: Vec<&str> = Vec::new();
         let mut pk_names_done = false;
-        if matches!(
-            event_type,
-            EventType::Insert | EventType::Update | EventType::Delete
-        ) {
-            for row in &change.row_datas {
-                let columns = if event_type == EventType::Delete {
-                    &row.before_columns
-                } else {
-                    &row.after_columns
-                };
-                let mut values = FlatRow::new();
-                for c in columns {
-                    let name = c.name.as_deref().unwrap_or_default();
-                    if !pk_names_done && c.is_key.unwrap_or(false) {
-                        message
-                            .pk_names
-                            .get_or_insert_with(Vec::new)
-                            .push(name.to_string());
-                    }
-                    put(&mut sql_type, name, c.sql_type.unwrap_or_default());
-                    put(
-                        &mut mysql_type,
-                        name,
-                        c.mysql_type.clone().unwrap_or_default(),
-                    );
-                    put(&mut values, name, value_of(c));
-                    if c.updated.unwrap_or(false) && !updated.iter().any(|u| u == name) {
-                        updated.push(name.to_string());
+        let mut width = 0;
+        for row in change.rows() {
+            let columns = if event_type == EventType::Delete {
+                row.before()
+            } else {
+                row.after()
+            };
+            let mut values = FlatRow::with_capacity(width);
+            for (i, c) in columns.enumerate() {
+                let c = c?;
+                let name = c.name;
+                if !pk_names_done && c.is_key {
+                    message.pk_names.get_or_insert_with(Vec::new).push(name);
+                }
+                put(&mut sql_type, i, name, c.sql_type);
+                put(&mut mysql_type, i, name, c.mysql_type);
+                put(&mut values, i, name, value_of(&c));
+                if c.updated && !updated.contains(&name) {
+                    updated.push(name);
+                }
+            }
+            pk_names_done = true;
+            width = values.len();
+            if !values.is_empty() {
+                data.push(values);
+            }
+            if event_type == EventType::Update {
+                let mut before = FlatRow::new();
+                for c in row.before() {
+                    let c = c?;
+                    if updated.contains(&c.name) {
+                        let at = before.len();
+                        put(&mut before, at, c.name, value_of(&c));
                     }
                 }
-                pk_names_done = true;
-                if !values.is_empty() {
-                    data.push(values);
-                }
-                if event_type == EventType::Update {
-                    let mut before = FlatRow::new();
-                    for c in &row.before_columns {
-                        let name = c.name.as_deref().unwrap_or_default();
-                        if updated.iter().any(|u| u == name) {
-                            put(&mut before, name, value_of(c));
-                        }
-                    }
-                    if !before.is_empty() {
-                        old.push(before);
-                    }
+                if !before.is_empty() {
+                    old.push(before);
                 }
             }
         }
@@ -197,6 +219,45 @@ impl FlatMessage {
         Ok(Some(message))
     }
 
+    /// The same message owning its strings.
+    pub fn to_owned_message(&self) -> FlatMessage {
+        let own = |s: &&str| s.to_string();
+        let rows = |rows: &Vec<FlatRow<&str>>| {
+            rows.iter()
+                .map(|r| {
+                    r.iter()
+                        .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+                        .collect()
+                })
+                .collect()
+        };
+        FlatMessage {
+            id: self.id,
+            database: own(&self.database),
+            table: own(&self.table),
+            pk_names: self.pk_names.as_ref().map(|p| p.iter().map(own).collect()),
+            is_ddl: self.is_ddl,
+            event_type: self.event_type,
+            es: self.es,
+            ts: self.ts,
+            sql: own(&self.sql),
+            gtid: own(&self.gtid),
+            sql_type: self
+                .sql_type
+                .as_ref()
+                .map(|m| m.iter().map(|(k, v)| (k.to_string(), *v)).collect()),
+            mysql_type: self.mysql_type.as_ref().map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect()
+            }),
+            data: self.data.as_ref().map(rows),
+            old: self.old.as_ref().map(rows),
+        }
+    }
+}
+
+impl<S: AsRef<str>> FlatMessage<S> {
     /// The JSON document, as Canal's server writes it.
     pub fn to_json(&self) -> String {
         let mut out = String::with_capacity(256);
@@ -209,17 +270,19 @@ impl FlatMessage {
         out.push_str("{\"data\":");
         write_rows(out, self.data.as_deref());
         out.push_str(",\"database\":");
-        write_str(out, &self.database);
+        write_str(out, self.database.as_ref());
         out.push_str(",\"es\":");
-        out.push_str(&self.es.to_string());
+        push_i64(out, self.es);
         out.push_str(",\"gtid\":");
-        write_str(out, &self.gtid);
+        write_str(out, self.gtid.as_ref());
         out.push_str(",\"id\":");
-        out.push_str(&self.id.to_string());
+        push_i64(out, self.id);
         out.push_str(",\"isDdl\":");
         out.push_str(if self.is_ddl { "true" } else { "false" });
         out.push_str(",\"mysqlType\":");
-        write_map(out, self.mysql_type.as_deref(), |out, v| write_str(out, v));
+        write_map(out, self.mysql_type.as_deref(), |out, v| {
+            write_str(out, v.as_ref())
+        });
         out.push_str(",\"old\":");
         write_rows(out, self.old.as_deref());
         out.push_str(",\"pkNames\":");
@@ -230,30 +293,38 @@ impl FlatMessage {
                     if i > 0 {
                         out.push(',');
                     }
-                    write_str(out, n);
+                    write_str(out, n.as_ref());
                 }
                 out.push(']');
             }
             None => out.push_str("null"),
         }
         out.push_str(",\"sql\":");
-        write_str(out, &self.sql);
+        write_str(out, self.sql.as_ref());
         out.push_str(",\"sqlType\":");
         write_map(out, self.sql_type.as_deref(), |out, v| {
-            out.push_str(&v.to_string())
+            push_i64(out, *v as i64)
         });
         out.push_str(",\"table\":");
-        write_str(out, &self.table);
+        write_str(out, self.table.as_ref());
         out.push_str(",\"ts\":");
-        out.push_str(&self.ts.to_string());
+        push_i64(out, self.ts);
         out.push_str(",\"type\":");
         write_str(out, self.event_type);
         out.push('}');
     }
 }
 
+fn push_i64(out: &mut String, v: i64) {
+    out.push_str(itoa::Buffer::new().format(v));
+}
+
 /// A JSON object from an ordered map, or `null`.
-fn write_map<V>(out: &mut String, map: Option<&[(String, V)]>, value: impl Fn(&mut String, &V)) {
+fn write_map<S: AsRef<str>, V>(
+    out: &mut String,
+    map: Option<&[(S, V)]>,
+    value: impl Fn(&mut String, &V),
+) {
     let Some(map) = map else {
         out.push_str("null");
         return;
@@ -263,7 +334,7 @@ fn write_map<V>(out: &mut String, map: Option<&[(String, V)]>, value: impl Fn(&m
         if i > 0 {
             out.push(',');
         }
-        write_str(out, k);
+        write_str(out, k.as_ref());
         out.push(':');
         value(out, v);
     }
@@ -271,7 +342,7 @@ fn write_map<V>(out: &mut String, map: Option<&[(String, V)]>, value: impl Fn(&m
 }
 
 /// An array of row objects, or `null`.
-fn write_rows(out: &mut String, rows: Option<&[FlatRow]>) {
+fn write_rows<S: AsRef<str>>(out: &mut String, rows: Option<&[FlatRow<S>]>) {
     let Some(rows) = rows else {
         out.push_str("null");
         return;
@@ -282,7 +353,7 @@ fn write_rows(out: &mut String, rows: Option<&[FlatRow]>) {
             out.push(',');
         }
         write_map(out, Some(row), |out, v| match v {
-            Some(s) => write_str(out, s),
+            Some(s) => write_str(out, s.as_ref()),
             None => out.push_str("null"),
         });
     }
@@ -293,21 +364,32 @@ fn write_rows(out: &mut String, rows: Option<&[FlatRow]>) {
 /// everything else as is (UTF-8).
 fn write_str(out: &mut String, s: &str) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                out.push_str(&format!("\\u{:04x}", c as u32));
-            }
-            c => out.push(c),
+    // Runs of characters that need no escape are copied whole; the ones
+    // that do are all ASCII, so every cut is on a character boundary.
+    let mut run = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[run..i]);
+        if escape.is_empty() {
+            out.push_str("\\u00");
+            out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+            out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+        } else {
+            out.push_str(escape);
         }
+        run = i + 1;
     }
+    out.push_str(&s[run..]);
     out.push('"');
 }
 
@@ -362,7 +444,7 @@ impl Encoder for FlatEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sluice_canal::proto::{Header, RowData};
+    use sluice_canal::proto::{Column, Header, RowChange, RowData};
 
     fn column(name: &str, key: bool, value: Option<&str>, updated: bool) -> Column {
         Column {

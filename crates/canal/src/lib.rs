@@ -7,6 +7,7 @@ pub mod auth;
 pub mod filter;
 pub mod position;
 pub mod proto;
+pub mod view;
 
 pub use filter::TableFilter;
 pub use position::{EntryPosition, LogIdentity, LogPosition};
