@@ -574,3 +574,21 @@ fn protobuf_rows_split_per_partition() {
     assert_eq!(rows_seen, 4);
     assert!(ddl_seen);
 }
+
+/// The bytes Canal's serializer writes, field by field: the raw path
+/// (type 3, body 5 with batch id 1 and entries 2) and the entries path
+/// (version 2 = 1, type 3, body 5 with entries only).
+#[test]
+fn protobuf_packets_are_byte_for_byte_canals() {
+    let entry = boundary(EntryType::TransactionBegin);
+    let mut messages = vec![0x12, entry.len() as u8];
+    messages.extend_from_slice(&entry);
+    let raw = raw_packet(9, &[&entry]);
+    let mut want = vec![0x18, 0x07, 0x2a, (2 + messages.len()) as u8, 0x08, 9];
+    want.extend_from_slice(&messages);
+    assert_eq!(raw, want);
+    let entries = entries_packet([entry.as_slice()]);
+    let mut want = vec![0x10, 0x01, 0x18, 0x07, 0x2a, messages.len() as u8];
+    want.extend_from_slice(&messages);
+    assert_eq!(entries, want);
+}
