@@ -207,9 +207,10 @@ impl<'a> FlatMessage<&'a str> {
                         put(&mut before, at, c.name, value_of(&c));
                     }
                 }
-                if !before.is_empty() {
-                    old.push(before);
-                }
+                // One `old` object per UPDATE row, even an empty one (no
+                // column flagged updated), so `old[i]` stays the before image
+                // of `data[i]` when rows are split by partition.
+                old.push(before);
             }
         }
         message.sql_type = (!sql_type.is_empty()).then_some(sql_type);
@@ -523,6 +524,33 @@ mod tests {
                 r#""sqlType":{"id":-5,"name":12,"note":12},"table":"user","ts":1704164700210,"type":"UPDATE"}"#
             )
         );
+    }
+
+    /// An UPDATE row with no column flagged updated still has its `old`
+    /// object, empty, as in Canal, so `old` stays aligned with `data`.
+    #[test]
+    fn an_update_without_updated_columns_has_an_empty_old_row() {
+        let same = || {
+            vec![
+                column("id", true, Some("1"), false),
+                column("name", false, Some("alice"), false),
+            ]
+        };
+        let change = RowChange {
+            event_type: Some(EventType::Update as i32),
+            is_ddl: Some(false),
+            row_datas: vec![RowData {
+                before_columns: same(),
+                after_columns: same(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let m = FlatMessage::from_entry(&entry(change), 4, 0)
+            .unwrap()
+            .unwrap();
+        assert_eq!(m.old, Some(vec![vec![]]));
+        assert!(m.to_json().contains(r#""old":[{}]"#), "{}", m.to_json());
     }
 
     /// Transaction boundaries give no message.

@@ -137,6 +137,43 @@ impl std::fmt::Debug for Secret {
     }
 }
 
+/// The server-wide MQ settings (`canal.properties`), used when
+/// `canal.serverMode` is not `tcp`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MqServerConfig {
+    /// `canal.mq.flatMessage` (default true): FlatMessage JSON, else
+    /// Canal's protobuf `Packet`.
+    pub flat_message: bool,
+    /// `canal.mq.canalBatchSize` (default 50): the size of each get of the
+    /// MQ worker (entries, or KB of binlog with the MEMSIZE batch mode).
+    pub canal_batch_size: usize,
+    /// `canal.mq.canalGetTimeout` (ms, default 100): how long a get waits
+    /// for data; zero (Canal: any value up to 0) is a get that does not wait.
+    pub canal_get_timeout: Duration,
+    /// `canal.mq.database.hash` (default true): column hashes start from
+    /// the database name's hash.
+    pub database_hash: bool,
+    /// `canal.mq.send.thread.size` (default 30): Canal's sender threads;
+    /// accepted, at least 1.
+    pub send_thread_size: usize,
+    /// `canal.mq.build.thread.size` (default 8): Canal's threads that build
+    /// messages; accepted, at least 1.
+    pub build_thread_size: usize,
+}
+
+impl Default for MqServerConfig {
+    fn default() -> Self {
+        MqServerConfig {
+            flat_message: true,
+            canal_batch_size: 50,
+            canal_get_timeout: Duration::from_millis(100),
+            database_hash: true,
+            send_thread_size: 30,
+            build_thread_size: 8,
+        }
+    }
+}
+
 /// Settings of the server (`canal.properties`).
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
@@ -193,6 +230,8 @@ pub struct ServerConfig {
     pub auto_scan: bool,
     pub auto_scan_interval: Duration,
     pub server_mode: ServerMode,
+    /// `canal.mq.*` of `canal.properties`: how MQ mode reads and writes.
+    pub mq: MqServerConfig,
     pub lazy: bool,
     pub meta_mode: MetaMode,
     /// Every `canal.instance.*` / `canal.mq.*` key set here: defaults for each instance.
@@ -254,6 +293,11 @@ pub struct InstanceConfig {
     pub mq_partition: Option<u32>,
     pub mq_partitions_num: Option<u32>,
     pub mq_partition_hash: String,
+    /// `canal.mq.dynamicTopicPartitionNum`, as written: `topic:count`
+    /// rules, each count checked to be a number from 1 to 2147483647.
+    pub mq_dynamic_topic_partition_num: String,
+    /// `canal.mq.enableDynamicQueuePartition` (default false; RocketMQ).
+    pub mq_enable_dynamic_queue_partition: bool,
     pub raw: Properties,
     pub warnings: Vec<String>,
 }
@@ -510,6 +554,89 @@ impl Reader<'_> {
         }
     }
 
+    /// An optional integer from `min` to Java's `Integer.MAX_VALUE` (Canal
+    /// keeps partition numbers in Java ints).
+    fn optional_java_int(
+        &self,
+        key: &str,
+        min: u32,
+        what: &str,
+    ) -> Result<Option<u32>, ConfigError> {
+        let v: Option<u32> = self.optional(key, what)?;
+        match (v, self.get(key)) {
+            (Some(n), Some(p)) if n < min || n > i32::MAX as u32 => Err(self.bad(key, p, what)),
+            _ => Ok(v),
+        }
+    }
+
+    fn mq_server(&self) -> Result<MqServerConfig, ConfigError> {
+        let d = MqServerConfig::default();
+        let count = |key, default: usize, what| {
+            self.at_least(key, default as u64, 1, what)
+                .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
+        };
+        let timeout: i64 = self.parse(
+            "canal.mq.canalGetTimeout",
+            d.canal_get_timeout.as_millis() as i64,
+            "expected milliseconds (0 or less: do not wait)",
+        )?;
+        Ok(MqServerConfig {
+            flat_message: self.bool("canal.mq.flatMessage", d.flat_message)?,
+            canal_batch_size: count(
+                "canal.mq.canalBatchSize",
+                d.canal_batch_size,
+                "expected a batch size (at least 1)",
+            )?,
+            canal_get_timeout: Duration::from_millis(timeout.max(0) as u64),
+            database_hash: self.bool("canal.mq.database.hash", d.database_hash)?,
+            send_thread_size: count(
+                "canal.mq.send.thread.size",
+                d.send_thread_size,
+                "expected a number of threads (at least 1)",
+            )?,
+            build_thread_size: count(
+                "canal.mq.build.thread.size",
+                d.build_thread_size,
+                "expected a number of threads (at least 1)",
+            )?,
+        })
+    }
+
+    /// `canal.mq.dynamicTopicPartitionNum`: every `,`/`;`-separated rule
+    /// must be `topic:count` with a count Canal can use; the topic
+    /// patterns themselves are compiled by the MQ router.
+    fn topic_partition_counts(&self) -> Result<String, ConfigError> {
+        let key = "canal.mq.dynamicTopicPartitionNum";
+        let value = self.string(key, "");
+        let Some(p) = self.get(key) else {
+            return Ok(value);
+        };
+        for rule in value
+            .split([',', ';'])
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+        {
+            let count = rule
+                .rsplit_once(':')
+                .map(|(topic, count)| (topic.trim(), count.trim()));
+            match count {
+                Some((topic, count))
+                    if !topic.is_empty()
+                        && count.parse::<i32>().is_ok_and(|n| n >= 1) => {}
+                _ => {
+                    return Err(self.bad(
+                        key,
+                        p,
+                        &format!(
+                            "rule {rule:?}: expected topic:count with a count from 1 to 2147483647, e.g. mytopic:6"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(value)
+    }
+
     fn tcp_limits(&self) -> Result<TcpLimits, ConfigError> {
         let d = TcpLimits::default();
         let count = |key, default: usize, what| {
@@ -726,6 +853,7 @@ impl ServerConfig {
                     ("pulsarMQ", ServerMode::PulsarMq),
                 ],
             )?,
+            mq: r.mq_server()?,
             lazy: r.bool("canal.instance.global.lazy", false)?,
             meta_mode,
             conf_dir,
@@ -928,10 +1056,20 @@ impl InstanceConfig {
             tsdb_enable: r.bool("canal.instance.tsdb.enable", true)?,
             mq_topic: r.string("canal.mq.topic", ""),
             mq_dynamic_topic: r.string("canal.mq.dynamicTopic", ""),
-            mq_partition: r.optional("canal.mq.partition", "expected a partition number")?,
-            mq_partitions_num: r
-                .optional("canal.mq.partitionsNum", "expected a number of partitions")?,
+            mq_partition: r.optional_java_int(
+                "canal.mq.partition",
+                0,
+                "expected a partition number (0 to 2147483647)",
+            )?,
+            mq_partitions_num: r.optional_java_int(
+                "canal.mq.partitionsNum",
+                1,
+                "expected a number of partitions (1 to 2147483647)",
+            )?,
             mq_partition_hash: r.string("canal.mq.partitionHash", ""),
+            mq_dynamic_topic_partition_num: r.topic_partition_counts()?,
+            mq_enable_dynamic_queue_partition: r
+                .bool("canal.mq.enableDynamicQueuePartition", false)?,
             warnings: unknown_key_warnings(path, &props, &[KNOWN_INSTANCE_KEYS]),
             raw: props,
         })

@@ -269,3 +269,125 @@ fn binlog_max_event_size_has_a_default_and_a_range() {
         );
     }
 }
+
+#[test]
+fn mq_server_keys_have_canal_defaults_and_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "canal.properties", "canal.serverMode = kafka\n");
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.server_mode, ServerMode::Kafka);
+    assert_eq!(server.mq, MqServerConfig::default());
+    assert!(server.mq.flat_message);
+    assert_eq!(server.mq.canal_batch_size, 50);
+    assert_eq!(server.mq.canal_get_timeout, Duration::from_millis(100));
+    assert!(server.mq.database_hash);
+    assert_eq!(
+        (server.mq.send_thread_size, server.mq.build_thread_size),
+        (30, 8)
+    );
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.mq.flatMessage = false\ncanal.mq.canalBatchSize = 200\ncanal.mq.canalGetTimeout = -1\ncanal.mq.database.hash = false\ncanal.mq.send.thread.size = 4\ncanal.mq.build.thread.size = 2\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    assert_eq!(
+        server.mq,
+        MqServerConfig {
+            flat_message: false,
+            canal_batch_size: 200,
+            canal_get_timeout: Duration::ZERO,
+            database_hash: false,
+            send_thread_size: 4,
+            build_thread_size: 2,
+        }
+    );
+
+    for bad in [
+        "canal.mq.flatMessage = json",
+        "canal.mq.canalBatchSize = 0",
+        "canal.mq.canalGetTimeout = soon",
+        "canal.mq.database.hash = 1",
+        "canal.mq.send.thread.size = 0",
+        "canal.mq.build.thread.size = -2",
+    ] {
+        write(dir.path(), "canal.properties", &format!("\n{bad}\n"));
+        let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+        let key = bad.split(' ').next().unwrap();
+        assert!(err.contains(&format!("canal.properties:2: {key}")), "{err}");
+    }
+}
+
+#[test]
+fn mq_instance_keys_are_read_with_server_defaults_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.mq.dynamicTopicPartitionNum = test.*:4\n",
+    );
+    write(
+        dir.path(),
+        "d/instance.properties",
+        "canal.instance.master.address = h:1\ncanal.mq.topic = example\ncanal.mq.dynamicTopic = shop\\\\..*\ncanal.mq.partition = 1\ncanal.mq.partitionsNum = 3\ncanal.mq.partitionHash = shop\\\\.orders:id\ncanal.mq.enableDynamicQueuePartition = true\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    let inst = InstanceConfig::load(&server, "d").unwrap();
+    assert!(inst.warnings.is_empty(), "{:?}", inst.warnings);
+    assert_eq!(inst.mq_topic, "example");
+    assert_eq!(inst.mq_dynamic_topic, "shop\\..*");
+    assert_eq!(inst.mq_partition, Some(1));
+    assert_eq!(inst.mq_partitions_num, Some(3));
+    assert_eq!(inst.mq_partition_hash, "shop\\.orders:id");
+    assert_eq!(
+        inst.mq_dynamic_topic_partition_num, "test.*:4",
+        "from canal.properties"
+    );
+    assert!(inst.mq_enable_dynamic_queue_partition);
+
+    write(
+        dir.path(),
+        "d/instance.properties",
+        "canal.instance.master.address = h:1\n",
+    );
+    let inst = InstanceConfig::load(&server, "d").unwrap();
+    assert_eq!((inst.mq_partition, inst.mq_partitions_num), (None, None));
+    assert!(!inst.mq_enable_dynamic_queue_partition);
+
+    for (bad, want) in [
+        ("canal.mq.partitionsNum = 0", "1 to 2147483647"),
+        ("canal.mq.partitionsNum = 2147483648", "1 to 2147483647"),
+        ("canal.mq.partition = -1", "0 to 2147483647"),
+        (
+            "canal.mq.dynamicTopicPartitionNum = a:4,b",
+            "rule \"b\": expected topic:count",
+        ),
+        (
+            "canal.mq.dynamicTopicPartitionNum = a:0",
+            "rule \"a:0\": expected topic:count",
+        ),
+        (
+            "canal.mq.dynamicTopicPartitionNum = :3",
+            "rule \":3\": expected topic:count",
+        ),
+        (
+            "canal.mq.enableDynamicQueuePartition = yes",
+            "true or false",
+        ),
+    ] {
+        write(
+            dir.path(),
+            "d/instance.properties",
+            &format!("canal.instance.master.address = h:1\n{bad}\n"),
+        );
+        let err = InstanceConfig::load(&server, "d").unwrap_err().to_string();
+        let key = bad.split(' ').next().unwrap();
+        assert!(
+            err.contains(&format!("instance.properties:2: {key}")),
+            "{err}"
+        );
+        assert!(err.contains(want), "{err}");
+    }
+}

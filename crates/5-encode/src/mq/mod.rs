@@ -1,0 +1,619 @@
+//! MQ mode (`canal.serverMode = kafka | rocketMQ | rabbitMQ | pulsarMQ`):
+//! one Canal batch (the serialised entries of one get) turned into the
+//! records Canal would send to a broker: their topic, partition, key and
+//! payload (FlatMessage JSON or Canal's protobuf `Packet`). Pure: no broker,
+//! no I/O; the MQ server publishes what this returns.
+//!
+//! The routing is Canal's (`CanalKafkaProducer.send` with `MQMessageUtils`):
+//! `canal.mq.dynamicTopic` picks a topic per entry, then per topic
+//! `canal.mq.partitionHash` spreads rows over `canal.mq.partitionsNum`
+//! (or the topic's `canal.mq.dynamicTopicPartitionNum`) partitions with
+//! Java's string hash, so records land where Canal would put them.
+
+pub mod hash;
+pub mod rules;
+
+use std::collections::{BTreeMap, HashMap};
+
+use prost::Message;
+use sluice_canal::proto::{Entry, EntryType, EventType, Messages, Packet, PacketType, RowChange};
+
+use crate::flat::{FlatError, FlatMessage, FlatRow};
+use hash::{java_partition, java_string_hash, row_hash};
+pub use rules::RouteError;
+use rules::{HashMode, PartitionRules, TopicPartitions, TopicRules};
+
+/// One record for the broker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MqMessage {
+    /// The topic (Kafka) or routing key (RabbitMQ). From `canal.mq.dynamicTopic`
+    /// with every `.` replaced by `_`; the static `canal.mq.topic` is used as
+    /// written, as Canal does.
+    pub topic: String,
+    /// The partition, `None` when the broker has none (RabbitMQ never uses it).
+    pub partition: Option<i32>,
+    /// The record key, when the rows were placed by a hash: what was hashed
+    /// for the first row so placed (`schema.table` for a table rule, the
+    /// hash columns' values joined with `^` for a column rule). Canal sends
+    /// no key; this one only tells consumers why a record is where it is.
+    pub key: Option<Vec<u8>>,
+    /// FlatMessage JSON (UTF-8) or a serialised Canal `Packet` (MESSAGES).
+    pub payload: Vec<u8>,
+    /// Where the record's data comes from, for errors a person can act on:
+    /// `schema.table at file:offset` of its first entry.
+    pub origin: String,
+    /// Row changes carried by the record.
+    pub rows: usize,
+}
+
+/// The routing and format settings of one destination (`canal.mq.*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RouteConfig {
+    /// `canal.mq.flatMessage` (default true): JSON, else protobuf.
+    pub flat_message: bool,
+    /// `canal.mq.topic`: the default topic.
+    pub topic: String,
+    /// `canal.mq.dynamicTopic`, as written.
+    pub dynamic_topic: String,
+    /// `canal.mq.partition`: the partition when no hash applies.
+    pub partition: Option<u32>,
+    /// `canal.mq.partitionsNum`.
+    pub partitions_num: Option<u32>,
+    /// `canal.mq.partitionHash`, as written.
+    pub partition_hash: String,
+    /// `canal.mq.dynamicTopicPartitionNum`, as written.
+    pub dynamic_topic_partition_num: String,
+    /// `canal.mq.database.hash` (default true).
+    pub database_hash: bool,
+    /// `canal.instance.memory.rawEntry` (default true). Only the protobuf
+    /// record of a batch sent whole depends on it: raw, Canal writes the
+    /// entries as read with the batch id; otherwise it writes `version = 1`,
+    /// no batch id, and honours `filter_transaction_entry`.
+    pub raw_entry: bool,
+    /// `canal.instance.filter.transaction.entry` (default false): drop
+    /// transaction begins and ends from that non-raw protobuf record.
+    pub filter_transaction_entry: bool,
+}
+
+impl Default for RouteConfig {
+    fn default() -> Self {
+        RouteConfig {
+            flat_message: true,
+            topic: String::new(),
+            dynamic_topic: String::new(),
+            partition: None,
+            partitions_num: None,
+            partition_hash: String::new(),
+            dynamic_topic_partition_num: String::new(),
+            database_hash: true,
+            raw_entry: true,
+            filter_transaction_entry: false,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MqError {
+    #[error("an entry of batch {batch_id} does not decode: {source}")]
+    Entry {
+        batch_id: i64,
+        source: prost::DecodeError,
+    },
+    #[error("batch {batch_id}: the RowChange of {origin} does not decode: {source}")]
+    RowChange {
+        batch_id: i64,
+        origin: String,
+        source: prost::DecodeError,
+    },
+    #[error(transparent)]
+    Flat(#[from] FlatError),
+}
+
+/// Turns batches into broker records for one destination.
+#[derive(Debug, Clone)]
+pub struct MqRouter {
+    config: RouteConfig,
+    /// `None` without `canal.mq.dynamicTopic`.
+    topics: Option<TopicRules>,
+    /// `None` without `canal.mq.partitionHash`.
+    hash: Option<PartitionRules>,
+    topic_partitions: TopicPartitions,
+    /// `canal.mq.partition`, 0 when unset.
+    partition: i32,
+    /// `canal.mq.partitionsNum`, 1 when unset (Canal's default).
+    partitions_num: i32,
+}
+
+/// A Java int from a `u32` setting, or an error naming the key.
+fn java_int(key: &'static str, value: u32, min: u32) -> Result<i32, RouteError> {
+    match i32::try_from(value) {
+        Ok(v) if value >= min => Ok(v),
+        _ => Err(RouteError::Value {
+            key,
+            value: value.to_string(),
+            problem: format!("expected a number from {min} to {}", i32::MAX),
+        }),
+    }
+}
+
+/// A decoded entry of the batch with its bytes as read.
+struct BatchEntry<'a> {
+    entry: Entry,
+    bytes: &'a [u8],
+}
+
+impl BatchEntry<'_> {
+    fn kind(&self) -> Option<EntryType> {
+        self.entry
+            .entry_type
+            .and_then(|t| EntryType::try_from(t).ok())
+    }
+
+    fn is_transaction_boundary(&self) -> bool {
+        matches!(
+            self.kind(),
+            Some(EntryType::TransactionBegin | EntryType::TransactionEnd)
+        )
+    }
+
+    fn schema(&self) -> &str {
+        self.entry
+            .header
+            .as_ref()
+            .and_then(|h| h.schema_name.as_deref())
+            .unwrap_or_default()
+    }
+
+    fn table(&self) -> &str {
+        self.entry
+            .header
+            .as_ref()
+            .and_then(|h| h.table_name.as_deref())
+            .unwrap_or_default()
+    }
+
+    /// `schema.table at file:offset` (just `file:offset` without a table).
+    fn origin(&self) -> String {
+        let header = self.entry.header.as_ref();
+        let file = header
+            .and_then(|h| h.logfile_name.as_deref())
+            .unwrap_or_default();
+        let offset = header.and_then(|h| h.logfile_offset).unwrap_or_default();
+        if self.table().is_empty() {
+            format!("{file}:{offset}")
+        } else {
+            format!("{}.{} at {file}:{offset}", self.schema(), self.table())
+        }
+    }
+
+    /// Row changes in the entry, counted without decoding the rows.
+    fn rows(&self) -> usize {
+        if self.kind() != Some(EntryType::RowData) {
+            return 0;
+        }
+        count_rows(self.entry.store_value.as_deref().unwrap_or_default())
+    }
+}
+
+/// The number of `rowDatas` (field 12) in a serialised RowChange; 0 when it
+/// does not parse (the record then fails where it is decoded, if anywhere).
+fn count_rows(mut buf: &[u8]) -> usize {
+    use prost::encoding::{decode_key, skip_field, DecodeContext};
+    let mut rows = 0;
+    while !buf.is_empty() {
+        let Ok((tag, wire_type)) = decode_key(&mut buf) else {
+            return rows;
+        };
+        if tag == 12 {
+            rows += 1;
+        }
+        if skip_field(wire_type, tag, &mut buf, DecodeContext::default()).is_err() {
+            return rows;
+        }
+    }
+    rows
+}
+
+/// Canal's non-raw protobuf record (`CanalMessageSerializerUtil`, entries
+/// path): `Packet{version = 1, type = MESSAGES, body = Messages{entries}}`,
+/// the batch id left out as Canal leaves it out.
+fn entries_packet<'b>(entries: impl IntoIterator<Item = &'b [u8]>) -> Vec<u8> {
+    let body = Messages {
+        batch_id: 0,
+        messages: entries.into_iter().map(<[u8]>::to_vec).collect(),
+    };
+    Packet {
+        magic_number: None,
+        version: Some(1),
+        r#type: PacketType::Messages as i32,
+        compression: None,
+        body: body.encode_to_vec(),
+    }
+    .encode_to_vec()
+}
+
+/// Canal's raw protobuf record (`CanalMessageSerializerUtil`, raw path):
+/// `Packet{type = MESSAGES, body = Messages{batch_id, entries as read}}`,
+/// the batch id always written.
+fn raw_packet<E: AsRef<[u8]>>(batch_id: i64, entries: &[E]) -> Vec<u8> {
+    let mut body = Vec::new();
+    prost::encoding::int64::encode(1, &batch_id, &mut body);
+    for e in entries {
+        prost::encoding::bytes::encode(2, &e.as_ref().to_vec(), &mut body);
+    }
+    Packet {
+        magic_number: None,
+        version: None,
+        r#type: PacketType::Messages as i32,
+        compression: None,
+        body,
+    }
+    .encode_to_vec()
+}
+
+/// The rows of a FlatMessage that go to one partition.
+struct FlatPart {
+    data: Vec<FlatRow>,
+    old: Vec<FlatRow>,
+    /// The hash input of the first row.
+    key: Vec<u8>,
+}
+
+/// What a protobuf record being built for a partition carries.
+#[derive(Default)]
+struct PartitionPart {
+    key: Option<Vec<u8>>,
+    origin: String,
+    rows: usize,
+}
+
+impl MqRouter {
+    /// Checks and compiles the rules of `config`; a rule or number that
+    /// cannot work is an error naming its `canal.mq.*` key.
+    pub fn new(config: RouteConfig) -> Result<MqRouter, RouteError> {
+        let topics = TopicRules::parse(&config.dynamic_topic)?;
+        let hash = PartitionRules::parse(&config.partition_hash)?;
+        let topic_partitions = TopicPartitions::parse(&config.dynamic_topic_partition_num)?;
+        let partition = java_int(rules::PARTITION, config.partition.unwrap_or(0), 0)?;
+        let partitions_num =
+            java_int(rules::PARTITIONS_NUM, config.partitions_num.unwrap_or(1), 1)?;
+        Ok(MqRouter {
+            topics: (!topics.is_empty()).then_some(topics),
+            hash: (!hash.is_empty()).then_some(hash),
+            topic_partitions,
+            partition,
+            partitions_num,
+            config,
+        })
+    }
+
+    pub fn config(&self) -> &RouteConfig {
+        &self.config
+    }
+
+    /// Appends to `out` the records of batch `batch_id` made at `ts` (ms).
+    /// Within each topic and partition they come in binlog order, which is
+    /// the order they must be published in; topics follow the order of
+    /// their first entry.
+    pub fn messages<E: AsRef<[u8]>>(
+        &self,
+        batch_id: i64,
+        entries: &[E],
+        ts: i64,
+        out: &mut Vec<MqMessage>,
+    ) -> Result<(), MqError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        let decoded = entries
+            .iter()
+            .map(|bytes| {
+                let bytes = bytes.as_ref();
+                Entry::decode(bytes)
+                    .map(|entry| BatchEntry { entry, bytes })
+                    .map_err(|source| MqError::Entry { batch_id, source })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+
+        let Some(topic_rules) = &self.topics else {
+            let topic = &self.config.topic;
+            if !self.config.flat_message && self.hash.is_none() {
+                // The batch as one record, as Canal sends it without routing.
+                let (payload, rows) = if self.config.raw_entry {
+                    let rows = decoded.iter().map(BatchEntry::rows).sum();
+                    (raw_packet(batch_id, entries), rows)
+                } else {
+                    let kept: Vec<&BatchEntry> = decoded
+                        .iter()
+                        .filter(|e| {
+                            !(self.config.filter_transaction_entry && e.is_transaction_boundary())
+                        })
+                        .collect();
+                    let rows = kept.iter().map(|e| e.rows()).sum();
+                    (entries_packet(kept.iter().map(|e| e.bytes)), rows)
+                };
+                out.push(MqMessage {
+                    topic: topic.clone(),
+                    partition: Some(self.partition),
+                    key: None,
+                    payload,
+                    origin: first_origin(decoded.iter()),
+                    rows,
+                });
+                return Ok(());
+            }
+            let all: Vec<&BatchEntry> = decoded.iter().collect();
+            return self.topic_records(batch_id, ts, topic, &all, out);
+        };
+
+        // Dynamic topics: transaction boundaries are dropped, each other
+        // entry goes to the topic of the first rule it matches.
+        let mut order: Vec<(String, Vec<&BatchEntry>)> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        for e in decoded.iter().filter(|e| !e.is_transaction_boundary()) {
+            let topic = topic_rules
+                .topic(e.schema(), e.table())
+                .unwrap_or_else(|| self.config.topic.clone())
+                .replace('.', "_");
+            let i = *index.entry(topic.clone()).or_insert_with(|| {
+                order.push((topic, Vec::new()));
+                order.len() - 1
+            });
+            order[i].1.push(e);
+        }
+        for (topic, group) in &order {
+            self.topic_records(batch_id, ts, topic, group, out)?;
+        }
+        Ok(())
+    }
+
+    /// The records of the entries going to `topic`.
+    fn topic_records(
+        &self,
+        batch_id: i64,
+        ts: i64,
+        topic: &str,
+        entries: &[&BatchEntry],
+        out: &mut Vec<MqMessage>,
+    ) -> Result<(), MqError> {
+        let partitions = self
+            .topic_partitions
+            .partitions(topic)
+            .unwrap_or(self.partitions_num);
+        if self.config.flat_message {
+            for e in entries {
+                if let Some(flat) = FlatMessage::from_entry(&e.entry, batch_id, ts)? {
+                    self.flat_records(flat, e, topic, partitions, out);
+                }
+            }
+            return Ok(());
+        }
+        let Some(hash) = &self.hash else {
+            let kept: Vec<&&BatchEntry> = entries
+                .iter()
+                .filter(|e| !(self.config.filter_transaction_entry && e.is_transaction_boundary()))
+                .collect();
+            if !kept.is_empty() {
+                out.push(MqMessage {
+                    topic: topic.to_string(),
+                    partition: Some(self.partition),
+                    key: None,
+                    payload: entries_packet(kept.iter().map(|e| e.bytes)),
+                    origin: first_origin(kept.iter().map(|e| **e)),
+                    rows: kept.iter().map(|e| e.rows()).sum(),
+                });
+            }
+            return Ok(());
+        };
+        self.protobuf_partitions(batch_id, hash, entries, topic, partitions, out)
+    }
+
+    /// One FlatMessage as records: whole, or split by a column hash into
+    /// one record per partition (`MQMessageUtils.messagePartition`).
+    fn flat_records(
+        &self,
+        mut flat: FlatMessage,
+        e: &BatchEntry,
+        topic: &str,
+        partitions: i32,
+        out: &mut Vec<MqMessage>,
+    ) {
+        let origin = e.origin();
+        let record = |flat: &FlatMessage, partition: i32, key: Option<Vec<u8>>| MqMessage {
+            topic: topic.to_string(),
+            partition: Some(partition),
+            key,
+            payload: flat.to_json().into_bytes(),
+            origin: origin.clone(),
+            rows: flat.data.as_ref().map_or(0, Vec::len),
+        };
+        let Some(hash) = &self.hash else {
+            out.push(record(&flat, self.partition, None));
+            return;
+        };
+        let has_rows = flat.data.as_ref().is_some_and(|d| !d.is_empty());
+        let mode = if flat.is_ddl || !has_rows {
+            None
+        } else {
+            hash.mode(&flat.database, &flat.table)
+        };
+        let columns: &[String] = match mode {
+            None => {
+                out.push(record(&flat, 0, None));
+                return;
+            }
+            Some(HashMode::Table) => {
+                let partition = java_partition(java_string_hash(&flat.table), partitions);
+                let key = format!("{}.{}", flat.database, flat.table).into_bytes();
+                out.push(record(&flat, partition, Some(key)));
+                return;
+            }
+            Some(HashMode::Columns(columns)) => columns,
+            Some(HashMode::PrimaryKey) => flat.pk_names.as_deref().unwrap_or_default(),
+        };
+        let columns = columns.to_vec();
+        let data = flat.data.take().unwrap_or_default();
+        let old = flat.old.take().filter(|o| !o.is_empty());
+        let mut parts: BTreeMap<i32, FlatPart> = BTreeMap::new();
+        for (i, row) in data.into_iter().enumerate() {
+            // Looked up by exact name, as Canal's flat path does.
+            let values: Vec<&str> = columns
+                .iter()
+                .map(|c| {
+                    row.iter()
+                        .find(|(name, _)| name == c)
+                        .and_then(|(_, v)| v.as_deref())
+                        .unwrap_or_default()
+                })
+                .collect();
+            let h = row_hash(
+                &flat.database,
+                self.config.database_hash,
+                values.iter().map(|v| Some(*v)),
+            );
+            let key = values.join("^");
+            let part = parts
+                .entry(java_partition(h, partitions))
+                .or_insert_with(|| FlatPart {
+                    data: Vec::new(),
+                    old: Vec::new(),
+                    key: key.into_bytes(),
+                });
+            part.data.push(row);
+            if let Some(before) = old.as_ref().and_then(|o| o.get(i)) {
+                part.old.push(before.clone());
+            }
+        }
+        for (partition, part) in parts {
+            flat.data = Some(part.data);
+            flat.old = old.is_some().then_some(part.old);
+            out.push(record(&flat, partition, Some(part.key)));
+        }
+    }
+
+    /// The protobuf records of a topic with `canal.mq.partitionHash`: the
+    /// entries regrouped per partition, rows split one per entry under a
+    /// column rule (`MQMessageUtils.messagePartition` on entries).
+    fn protobuf_partitions(
+        &self,
+        batch_id: i64,
+        hash: &PartitionRules,
+        entries: &[&BatchEntry],
+        topic: &str,
+        partitions: i32,
+        out: &mut Vec<MqMessage>,
+    ) -> Result<(), MqError> {
+        let mut parts: BTreeMap<i32, (Vec<Vec<u8>>, PartitionPart)> = BTreeMap::new();
+        let mut place = |partition: i32, bytes: Vec<u8>, e: &BatchEntry, rows: usize, key| {
+            let (list, part) = parts.entry(partition).or_default();
+            if list.is_empty() {
+                part.origin = e.origin();
+            }
+            if part.key.is_none() {
+                part.key = key;
+            }
+            part.rows += rows;
+            list.push(bytes);
+        };
+        for e in entries {
+            if e.is_transaction_boundary() {
+                continue;
+            }
+            if e.kind() != Some(EntryType::RowData) {
+                place(0, e.bytes.to_vec(), e, 0, None);
+                continue;
+            }
+            let change = RowChange::decode(e.entry.store_value.as_deref().unwrap_or_default())
+                .map_err(|source| MqError::RowChange {
+                    batch_id,
+                    origin: e.origin(),
+                    source,
+                })?;
+            let mode = if change.is_ddl.unwrap_or(false) || change.row_datas.is_empty() {
+                None
+            } else {
+                hash.mode(e.schema(), e.table())
+            };
+            let rows = change.row_datas.len();
+            let columns = match mode {
+                None => {
+                    place(0, e.bytes.to_vec(), e, rows, None);
+                    continue;
+                }
+                Some(HashMode::Table) => {
+                    let partition = java_partition(java_string_hash(e.table()), partitions);
+                    let key = format!("{}.{}", e.schema(), e.table()).into_bytes();
+                    place(partition, e.bytes.to_vec(), e, rows, Some(key));
+                    continue;
+                }
+                Some(HashMode::Columns(columns)) => Some(columns),
+                Some(HashMode::PrimaryKey) => None,
+            };
+            let is_delete = change.event_type == Some(EventType::Delete as i32);
+            let mut single = change.clone();
+            for row in &change.row_datas {
+                let image = if is_delete {
+                    &row.before_columns
+                } else {
+                    &row.after_columns
+                };
+                // Column names compared case-insensitively, in column
+                // order, as Canal's protobuf path does.
+                let values: Vec<&str> = image
+                    .iter()
+                    .filter(|c| match columns {
+                        Some(names) => {
+                            let name = c.name.as_deref().unwrap_or_default();
+                            names
+                                .iter()
+                                .any(|n| rules::java_equals_ignore_case(n, name))
+                        }
+                        None => c.is_key.unwrap_or(false),
+                    })
+                    .map(|c| c.value.as_deref().unwrap_or_default())
+                    .collect();
+                let h = row_hash(
+                    e.schema(),
+                    self.config.database_hash,
+                    values.iter().map(|v| Some(*v)),
+                );
+                single.row_datas = vec![row.clone()];
+                let entry = Entry {
+                    store_value: Some(single.encode_to_vec()),
+                    ..e.entry.clone()
+                };
+                place(
+                    java_partition(h, partitions),
+                    entry.encode_to_vec(),
+                    e,
+                    1,
+                    Some(values.join("^").into_bytes()),
+                );
+            }
+        }
+        for (partition, (list, part)) in parts {
+            out.push(MqMessage {
+                topic: topic.to_string(),
+                partition: Some(partition),
+                key: part.key,
+                payload: entries_packet(list.iter().map(Vec::as_slice)),
+                origin: part.origin,
+                rows: part.rows,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The origin of a record: its first entry with a table, else its first entry.
+fn first_origin<'a>(mut entries: impl Iterator<Item = &'a BatchEntry<'a>> + Clone) -> String {
+    entries
+        .clone()
+        .find(|e| !e.table().is_empty())
+        .or_else(|| entries.next())
+        .map(BatchEntry::origin)
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests;
