@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use prost::Message;
 use sluice_canal::proto::{Entry, EntryType, EventType, Messages, Packet, PacketType, RowChange};
+use sluice_canal::view::{EntryView, ViewError};
 
 use crate::flat::{FlatError, FlatMessage, FlatRow};
 use hash::{java_partition, java_string_hash, row_hash};
@@ -95,15 +96,18 @@ impl Default for RouteConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum MqError {
     #[error("an entry of batch {batch_id} does not decode: {source}")]
-    Entry {
-        batch_id: i64,
-        source: prost::DecodeError,
-    },
+    Entry { batch_id: i64, source: ViewError },
     #[error("batch {batch_id}: the RowChange of {origin} does not decode: {source}")]
     RowChange {
         batch_id: i64,
         origin: String,
         source: prost::DecodeError,
+    },
+    #[error("batch {batch_id}: the rows of {origin} do not decode: {source}")]
+    Rows {
+        batch_id: i64,
+        origin: String,
+        source: ViewError,
     },
     #[error(transparent)]
     Flat(#[from] FlatError),
@@ -136,15 +140,15 @@ fn java_int(key: &'static str, value: u32, min: u32) -> Result<i32, RouteError> 
     }
 }
 
-/// A decoded entry of the batch with its bytes as read.
+/// An entry of the batch, read in place, with its bytes as read.
 struct BatchEntry<'a> {
-    entry: Entry,
+    view: EntryView<'a>,
     bytes: &'a [u8],
 }
 
-impl BatchEntry<'_> {
+impl<'a> BatchEntry<'a> {
     fn kind(&self) -> Option<EntryType> {
-        self.entry
+        self.view
             .entry_type
             .and_then(|t| EntryType::try_from(t).ok())
     }
@@ -156,29 +160,18 @@ impl BatchEntry<'_> {
         )
     }
 
-    fn schema(&self) -> &str {
-        self.entry
-            .header
-            .as_ref()
-            .and_then(|h| h.schema_name.as_deref())
-            .unwrap_or_default()
+    fn schema(&self) -> &'a str {
+        self.view.header.schema_name
     }
 
-    fn table(&self) -> &str {
-        self.entry
-            .header
-            .as_ref()
-            .and_then(|h| h.table_name.as_deref())
-            .unwrap_or_default()
+    fn table(&self) -> &'a str {
+        self.view.header.table_name
     }
 
     /// `schema.table at file:offset` (just `file:offset` without a table).
     fn origin(&self) -> String {
-        let header = self.entry.header.as_ref();
-        let file = header
-            .and_then(|h| h.logfile_name.as_deref())
-            .unwrap_or_default();
-        let offset = header.and_then(|h| h.logfile_offset).unwrap_or_default();
+        let file = self.view.header.logfile_name;
+        let offset = self.view.header.logfile_offset;
         if self.table().is_empty() {
             format!("{file}:{offset}")
         } else {
@@ -191,7 +184,7 @@ impl BatchEntry<'_> {
         if self.kind() != Some(EntryType::RowData) {
             return 0;
         }
-        count_rows(self.entry.store_value.as_deref().unwrap_or_default())
+        count_rows(self.view.store_value)
     }
 }
 
@@ -252,9 +245,9 @@ fn raw_packet<E: AsRef<[u8]>>(batch_id: i64, entries: &[E]) -> Vec<u8> {
 }
 
 /// The rows of a FlatMessage that go to one partition.
-struct FlatPart {
-    data: Vec<FlatRow>,
-    old: Vec<FlatRow>,
+struct FlatPart<'a> {
+    data: Vec<FlatRow<&'a str>>,
+    old: Vec<FlatRow<&'a str>>,
     /// The hash input of the first row.
     key: Vec<u8>,
 }
@@ -309,8 +302,8 @@ impl MqRouter {
             .iter()
             .map(|bytes| {
                 let bytes = bytes.as_ref();
-                Entry::decode(bytes)
-                    .map(|entry| BatchEntry { entry, bytes })
+                EntryView::parse(bytes)
+                    .map(|view| BatchEntry { view, bytes })
                     .map_err(|source| MqError::Entry { batch_id, source })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -382,7 +375,14 @@ impl MqRouter {
             .unwrap_or(self.partitions_num);
         if self.config.flat_message {
             for e in entries {
-                if let Some(flat) = FlatMessage::from_entry(&e.entry, batch_id, ts)? {
+                let flat = FlatMessage::from_view(&e.view, batch_id, ts).map_err(|source| {
+                    MqError::Rows {
+                        batch_id,
+                        origin: e.origin(),
+                        source,
+                    }
+                })?;
+                if let Some(flat) = flat {
                     self.flat_records(flat, e, topic, partitions, out);
                 }
             }
@@ -412,14 +412,14 @@ impl MqRouter {
     /// one record per partition (`MQMessageUtils.messagePartition`).
     fn flat_records(
         &self,
-        mut flat: FlatMessage,
+        mut flat: FlatMessage<&str>,
         e: &BatchEntry,
         topic: &str,
         partitions: i32,
         out: &mut Vec<MqMessage>,
     ) {
         let origin = e.origin();
-        let record = |flat: &FlatMessage, partition: i32, key: Option<Vec<u8>>| MqMessage {
+        let record = |flat: &FlatMessage<&str>, partition: i32, key: Option<Vec<u8>>| MqMessage {
             topic: topic.to_string(),
             partition: Some(partition),
             key,
@@ -435,23 +435,22 @@ impl MqRouter {
         let mode = if flat.is_ddl || !has_rows {
             None
         } else {
-            hash.mode(&flat.database, &flat.table)
+            hash.mode(flat.database, flat.table)
         };
-        let columns: &[String] = match mode {
+        let columns: Vec<&str> = match mode {
             None => {
                 out.push(record(&flat, 0, None));
                 return;
             }
             Some(HashMode::Table) => {
-                let partition = java_partition(java_string_hash(&flat.table), partitions);
+                let partition = java_partition(java_string_hash(flat.table), partitions);
                 let key = format!("{}.{}", flat.database, flat.table).into_bytes();
                 out.push(record(&flat, partition, Some(key)));
                 return;
             }
-            Some(HashMode::Columns(columns)) => columns,
-            Some(HashMode::PrimaryKey) => flat.pk_names.as_deref().unwrap_or_default(),
+            Some(HashMode::Columns(columns)) => columns.iter().map(String::as_str).collect(),
+            Some(HashMode::PrimaryKey) => flat.pk_names.clone().unwrap_or_default(),
         };
-        let columns = columns.to_vec();
         let data = flat.data.take().unwrap_or_default();
         let old = flat.old.take().filter(|o| !o.is_empty());
         let mut parts: BTreeMap<i32, FlatPart> = BTreeMap::new();
@@ -462,12 +461,12 @@ impl MqRouter {
                 .map(|c| {
                     row.iter()
                         .find(|(name, _)| name == c)
-                        .and_then(|(_, v)| v.as_deref())
+                        .and_then(|(_, v)| *v)
                         .unwrap_or_default()
                 })
                 .collect();
             let h = row_hash(
-                &flat.database,
+                flat.database,
                 self.config.database_hash,
                 values.iter().map(|v| Some(*v)),
             );
@@ -523,8 +522,8 @@ impl MqRouter {
                 place(0, e.bytes.to_vec(), e, 0, None);
                 continue;
             }
-            let change = RowChange::decode(e.entry.store_value.as_deref().unwrap_or_default())
-                .map_err(|source| MqError::RowChange {
+            let change =
+                RowChange::decode(e.view.store_value).map_err(|source| MqError::RowChange {
                     batch_id,
                     origin: e.origin(),
                     source,
@@ -550,6 +549,13 @@ impl MqRouter {
                 Some(HashMode::PrimaryKey) => None,
             };
             let is_delete = change.event_type == Some(EventType::Delete as i32);
+            // Each row becomes an entry of its own: the entry's other
+            // fields as they are.
+            let whole = Entry::decode(e.bytes).map_err(|source| MqError::RowChange {
+                batch_id,
+                origin: e.origin(),
+                source,
+            })?;
             let mut single = change.clone();
             for row in &change.row_datas {
                 let image = if is_delete {
@@ -580,7 +586,7 @@ impl MqRouter {
                 single.row_datas = vec![row.clone()];
                 let entry = Entry {
                     store_value: Some(single.encode_to_vec()),
-                    ..e.entry.clone()
+                    ..whole.clone()
                 };
                 place(
                     java_partition(h, partitions),
