@@ -11,6 +11,7 @@ use anyhow::{bail, Result};
 use prost::Message;
 use sluice_binlog::{walk_file, Cell, EventData, Value};
 use sluice_encode::canal::CanalEncoder;
+use sluice_encode::mq::{MqRouter, RouteConfig};
 use sluice_encode::tail::TailEncoder;
 use sluice_events::{ChangeBuilder, Encoder, Position};
 
@@ -23,16 +24,21 @@ pub enum Path {
     Tail,
     /// Change events encoded by `CanalEncoder` into entries, each serialised.
     Canal,
+    /// As `Canal`, then each event's entries routed by `MqRouter` as MQ mode
+    /// does by default: FlatMessage JSON, rows placed by primary key over
+    /// three partitions (`canal.mq.partitionHash = .*\\..*:$pk$`).
+    Mq,
 }
 
 impl Path {
-    pub const ALL: [Path; 3] = [Path::Decode, Path::Tail, Path::Canal];
+    pub const ALL: [Path; 4] = [Path::Decode, Path::Tail, Path::Canal, Path::Mq];
 
     pub fn name(self) -> &'static str {
         match self {
             Path::Decode => "decode",
             Path::Tail => "tail",
             Path::Canal => "canal",
+            Path::Mq => "mq",
         }
     }
 
@@ -111,6 +117,14 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
     let mut lines: Vec<u8> = Vec::new();
     let mut entries = Vec::new();
     let mut proto: Vec<u8> = Vec::new();
+    let router = MqRouter::new(RouteConfig {
+        topic: "bench".into(),
+        partitions_num: Some(3),
+        partition_hash: r".*\..*:$pk$".into(),
+        ..RouteConfig::default()
+    })?;
+    let mut batch: Vec<Vec<u8>> = Vec::new();
+    let mut records = Vec::new();
     let mut failed: Option<anyhow::Error> = None;
     let walked = walk_file(file, buf, |at, raw, data| {
         let mut step = || -> Result<()> {
@@ -133,6 +147,17 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
                     built.entry.encode(&mut proto)?;
                     done.output_bytes += proto.len() as u64;
                     done.add(proto.len() as u64);
+                    if path == Path::Mq {
+                        batch.push(proto.clone());
+                    }
+                }
+                if path == Path::Mq {
+                    router.messages(1, &batch, 0, &mut records)?;
+                    for r in records.drain(..) {
+                        done.output_bytes += r.payload.len() as u64;
+                        done.add(r.payload.len() as u64 ^ r.partition.unwrap_or(-1) as u64);
+                    }
+                    batch.clear();
                 }
             }
             Ok(())

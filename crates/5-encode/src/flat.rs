@@ -367,32 +367,47 @@ fn write_str(out: &mut String, s: &str) {
     out.push('"');
     // Runs of characters that need no escape are copied whole; the ones
     // that do are all ASCII, so every cut is on a character boundary.
+    let bytes = s.as_bytes();
     let mut run = 0;
-    for (i, &b) in s.as_bytes().iter().enumerate() {
-        let escape = match b {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0..=0x1f => "",
-            _ => continue,
-        };
+    while let Some(n) = bytes[run..]
+        .iter()
+        .position(|&b| NEEDS_ESCAPE[usize::from(b)])
+    {
+        let i = run + n;
         out.push_str(&s[run..i]);
-        if escape.is_empty() {
-            out.push_str("\\u00");
-            out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-            out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
-        } else {
-            out.push_str(escape);
+        let b = bytes[i];
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+                out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+            }
         }
         run = i + 1;
     }
     out.push_str(&s[run..]);
     out.push('"');
 }
+
+/// The bytes a JSON string escapes: quote, backslash, control characters.
+const NEEDS_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        t[b] = true;
+        b += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
 
 /// Encodes change events as FlatMessages: the Canal entries of each event,
 /// each ROWDATA entry converted. Transaction boundaries give nothing.
@@ -551,6 +566,28 @@ mod tests {
             .unwrap();
         assert_eq!(m.old, Some(vec![vec![]]));
         assert!(m.to_json().contains(r#""old":[{}]"#), "{}", m.to_json());
+    }
+
+    /// Strings are escaped as a JSON writer escapes them (serde_json's
+    /// escapes are fastjson2's for these: the short forms and `\u00XX`).
+    #[test]
+    fn strings_are_escaped_as_json_writers_do() {
+        let mut cases: Vec<String> = (0u8..0x80).map(|b| char::from(b).to_string()).collect();
+        cases.extend(
+            [
+                "",
+                "plain",
+                "a\"b\\c\n",
+                "naïve 😀\u{1}x",
+                "\u{7f}\u{80}\u{ff}",
+            ]
+            .map(String::from),
+        );
+        for s in cases {
+            let mut out = String::new();
+            write_str(&mut out, &s);
+            assert_eq!(out, serde_json::to_string(&s).unwrap(), "{s:?}");
+        }
     }
 
     /// Transaction boundaries give no message.

@@ -28,12 +28,16 @@ enum Wire<'a> {
     Fixed32,
 }
 
-/// The fields of one message, in wire order.
+/// The fields of one message, in wire order. The first malformed field
+/// ends the walk and is kept in `failed`: callers read every field with
+/// plain values and ask [`finish`](Self::finish) once, which keeps the loop
+/// free of `Result`s (this walk is most of an MQ worker's reading).
 #[derive(Debug, Clone)]
 struct Fields<'a> {
     message: &'static str,
     buf: &'a [u8],
     pos: usize,
+    failed: Option<ViewError>,
 }
 
 impl<'a> Fields<'a> {
@@ -42,89 +46,143 @@ impl<'a> Fields<'a> {
             message,
             buf,
             pos: 0,
+            failed: None,
         }
     }
 
-    fn error(&self, reason: &'static str) -> ViewError {
-        ViewError {
-            message: self.message,
-            at: self.pos,
-            reason,
+    /// Records the first error; the walk stops there.
+    #[cold]
+    fn fail(&mut self, reason: &'static str) {
+        if self.failed.is_none() {
+            self.failed = Some(ViewError {
+                message: self.message,
+                at: self.pos,
+                reason,
+            });
+        }
+        self.pos = self.buf.len();
+    }
+
+    /// `Ok` when every field read well.
+    fn finish(self) -> Result<(), ViewError> {
+        match self.failed {
+            None => Ok(()),
+            Some(e) => Err(e),
         }
     }
 
-    fn varint(&mut self) -> Result<u64, ViewError> {
+    #[inline(always)]
+    fn varint(&mut self) -> Option<u64> {
+        // Most keys, lengths and flags are one byte.
+        if let Some(&b) = self.buf.get(self.pos) {
+            if b < 0x80 {
+                self.pos += 1;
+                return Some(u64::from(b));
+            }
+        }
+        self.varint_slow()
+    }
+
+    #[cold]
+    fn varint_slow(&mut self) -> Option<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let Some(&b) = self.buf.get(self.pos) else {
-                return Err(self.error("truncated varint"));
+                self.fail("truncated varint");
+                return None;
             };
             self.pos += 1;
             v |= u64::from(b & 0x7f) << shift;
             if b < 0x80 {
-                return Ok(v);
+                return Some(v);
             }
         }
-        Err(self.error("varint longer than 10 bytes"))
+        self.fail("varint longer than 10 bytes");
+        None
     }
 
-    fn take(&mut self, n: usize) -> Result<&'a [u8], ViewError> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&end| end <= self.buf.len())
-            .ok_or_else(|| self.error("field longer than its message"))?;
-        let bytes = &self.buf[self.pos..end];
-        self.pos = end;
-        Ok(bytes)
+    #[inline]
+    fn take(&mut self, n: u64) -> Option<&'a [u8]> {
+        let rest = self.buf.len() - self.pos;
+        if n > rest as u64 {
+            self.fail("field longer than its message");
+            return None;
+        }
+        let bytes = &self.buf[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Some(bytes)
     }
 
-    /// The next field, `None` at the end of the message.
-    fn next_field(&mut self) -> Result<Option<(u32, Wire<'a>)>, ViewError> {
+    /// The next field, `None` at the end of the message or at the first
+    /// malformed field (see [`finish`](Self::finish)).
+    #[inline(always)]
+    fn next_field(&mut self) -> Option<(u32, Wire<'a>)> {
         if self.pos >= self.buf.len() {
-            return Ok(None);
+            return None;
         }
         let key = self.varint()?;
         let field = (key >> 3) as u32;
         if field == 0 {
-            return Err(self.error("field number 0"));
+            self.fail("field number 0");
+            return None;
         }
         let wire = match key & 7 {
             0 => Wire::Varint(self.varint()?),
+            2 => {
+                let len = self.varint()?;
+                Wire::Bytes(self.take(len)?)
+            }
             1 => {
                 self.take(8)?;
                 Wire::Fixed64
-            }
-            2 => {
-                let len = self.varint()?;
-                let len = usize::try_from(len).map_err(|_| self.error("length too large"))?;
-                Wire::Bytes(self.take(len)?)
             }
             5 => {
                 self.take(4)?;
                 Wire::Fixed32
             }
-            _ => return Err(self.error("unsupported wire type")),
+            _ => {
+                self.fail("unsupported wire type");
+                return None;
+            }
         };
-        Ok(Some((field, wire)))
+        Some((field, wire))
     }
 
-    fn int(&self, wire: Wire<'a>) -> Result<u64, ViewError> {
+    /// An integer field's value (0, and the walk failed, for another wire type).
+    #[inline]
+    fn int(&mut self, wire: Wire<'a>) -> u64 {
         match wire {
-            Wire::Varint(v) => Ok(v),
-            _ => Err(self.error("an integer field is not a varint")),
+            Wire::Varint(v) => v,
+            _ => {
+                self.fail("an integer field is not a varint");
+                0
+            }
         }
     }
 
-    fn bytes(&self, wire: Wire<'a>) -> Result<&'a [u8], ViewError> {
+    /// A string or message field's bytes (empty, and the walk failed, for
+    /// another wire type).
+    #[inline]
+    fn bytes(&mut self, wire: Wire<'a>) -> &'a [u8] {
         match wire {
-            Wire::Bytes(b) => Ok(b),
-            _ => Err(self.error("a string or message field is not length-delimited")),
+            Wire::Bytes(b) => b,
+            _ => {
+                self.fail("a string or message field is not length-delimited");
+                &[]
+            }
         }
     }
 
-    fn str(&self, wire: Wire<'a>) -> Result<&'a str, ViewError> {
-        std::str::from_utf8(self.bytes(wire)?).map_err(|_| self.error("a string is not UTF-8"))
+    #[inline]
+    fn str(&mut self, wire: Wire<'a>) -> &'a str {
+        let bytes = self.bytes(wire);
+        match std::str::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(_) => {
+                self.fail("a string is not UTF-8");
+                ""
+            }
+        }
     }
 }
 
@@ -141,14 +199,17 @@ impl<'a> EntryView<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<EntryView<'a>, ViewError> {
         let mut entry = EntryView::default();
         let mut f = Fields::new("Entry", bytes);
-        while let Some((field, wire)) = f.next_field()? {
+        let mut header: &[u8] = &[];
+        while let Some((field, wire)) = f.next_field() {
             match field {
-                1 => entry.header = HeaderView::parse(f.bytes(wire)?)?,
-                2 => entry.entry_type = Some(f.int(wire)? as i32),
-                3 => entry.store_value = f.bytes(wire)?,
+                1 => header = f.bytes(wire),
+                2 => entry.entry_type = Some(f.int(wire) as i32),
+                3 => entry.store_value = f.bytes(wire),
                 _ => {}
             }
         }
+        f.finish()?;
+        entry.header = HeaderView::parse(header)?;
         Ok(entry)
     }
 }
@@ -170,19 +231,20 @@ impl<'a> HeaderView<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<HeaderView<'a>, ViewError> {
         let mut h = HeaderView::default();
         let mut f = Fields::new("Header", bytes);
-        while let Some((field, wire)) = f.next_field()? {
+        while let Some((field, wire)) = f.next_field() {
             match field {
-                2 => h.logfile_name = f.str(wire)?,
-                3 => h.logfile_offset = f.int(wire)? as i64,
-                4 => h.server_id = f.int(wire)? as i64,
-                6 => h.execute_time = f.int(wire)? as i64,
-                8 => h.schema_name = f.str(wire)?,
-                9 => h.table_name = f.str(wire)?,
-                11 => h.event_type = Some(f.int(wire)? as i32),
-                13 => h.gtid = f.str(wire)?,
+                2 => h.logfile_name = f.str(wire),
+                3 => h.logfile_offset = f.int(wire) as i64,
+                4 => h.server_id = f.int(wire) as i64,
+                6 => h.execute_time = f.int(wire) as i64,
+                8 => h.schema_name = f.str(wire),
+                9 => h.table_name = f.str(wire),
+                11 => h.event_type = Some(f.int(wire) as i32),
+                13 => h.gtid = f.str(wire),
                 _ => {}
             }
         }
+        f.finish()?;
         Ok(h)
     }
 }
@@ -207,20 +269,21 @@ impl<'a> RowChangeView<'a> {
             ..Default::default()
         };
         let mut f = Fields::new("RowChange", bytes);
-        while let Some((field, wire)) = f.next_field()? {
+        while let Some((field, wire)) = f.next_field() {
             match field {
-                1 => c.table_id = f.int(wire)? as i64,
-                2 => c.event_type = Some(f.int(wire)? as i32),
-                10 => c.is_ddl = Some(f.int(wire)? != 0),
-                11 => c.sql = f.str(wire)?,
+                1 => c.table_id = f.int(wire) as i64,
+                2 => c.event_type = Some(f.int(wire) as i32),
+                10 => c.is_ddl = Some(f.int(wire) != 0),
+                11 => c.sql = f.str(wire),
                 12 => {
-                    f.bytes(wire)?;
+                    f.bytes(wire);
                     c.row_count += 1;
                 }
-                14 => c.ddl_schema_name = f.str(wire)?,
+                14 => c.ddl_schema_name = f.str(wire),
                 _ => {}
             }
         }
+        f.finish()?;
         Ok(c)
     }
 
@@ -229,10 +292,9 @@ impl<'a> RowChangeView<'a> {
     pub fn rows(&self) -> impl Iterator<Item = RowDataView<'a>> + 'a {
         let mut f = Fields::new("RowChange", self.bytes);
         std::iter::from_fn(move || loop {
-            match f.next_field() {
-                Ok(Some((12, Wire::Bytes(b)))) => return Some(RowDataView { bytes: b }),
-                Ok(Some(_)) => continue,
-                Ok(None) | Err(_) => return None,
+            match f.next_field()? {
+                (12, Wire::Bytes(b)) => return Some(RowDataView { bytes: b }),
+                _ => continue,
             }
         })
     }
@@ -282,18 +344,19 @@ impl<'a> Iterator for Columns<'a> {
             return None;
         }
         loop {
-            match self.fields.next_field() {
-                Ok(None) => return None,
-                Ok(Some((n, wire))) if n == self.image => {
-                    let column = self.fields.bytes(wire).and_then(ColumnView::parse);
-                    self.failed = column.is_err();
-                    return Some(column);
-                }
-                Ok(Some(_)) => continue,
-                Err(e) => {
+            let Some((n, wire)) = self.fields.next_field() else {
+                self.failed = true;
+                return self.fields.failed.take().map(Err);
+            };
+            if n == self.image {
+                let bytes = self.fields.bytes(wire);
+                if let Some(e) = self.fields.failed.take() {
                     self.failed = true;
                     return Some(Err(e));
                 }
+                let column = ColumnView::parse(bytes);
+                self.failed = column.is_err();
+                return Some(column);
             }
         }
     }
@@ -318,20 +381,21 @@ impl<'a> ColumnView<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<ColumnView<'a>, ViewError> {
         let mut c = ColumnView::default();
         let mut f = Fields::new("Column", bytes);
-        while let Some((field, wire)) = f.next_field()? {
+        while let Some((field, wire)) = f.next_field() {
             match field {
-                1 => c.index = f.int(wire)? as i32,
-                2 => c.sql_type = f.int(wire)? as i32,
-                3 => c.name = f.str(wire)?,
-                4 => c.is_key = f.int(wire)? != 0,
-                5 => c.updated = f.int(wire)? != 0,
-                6 => c.is_null = f.int(wire)? != 0,
-                8 => c.value = Some(f.str(wire)?),
-                9 => c.length = f.int(wire)? as i32,
-                10 => c.mysql_type = f.str(wire)?,
+                1 => c.index = f.int(wire) as i32,
+                2 => c.sql_type = f.int(wire) as i32,
+                3 => c.name = f.str(wire),
+                4 => c.is_key = f.int(wire) != 0,
+                5 => c.updated = f.int(wire) != 0,
+                6 => c.is_null = f.int(wire) != 0,
+                8 => c.value = Some(f.str(wire)),
+                9 => c.length = f.int(wire) as i32,
+                10 => c.mysql_type = f.str(wire),
                 _ => {}
             }
         }
+        f.finish()?;
         Ok(c)
     }
 }
