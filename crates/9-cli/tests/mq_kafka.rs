@@ -642,15 +642,25 @@ fn ha_standby_publishes_from_the_zookeeper_cursor_after_a_kill_9() {
     if let Some((server, _)) = servers.get_mut(active) {
         server.kill();
     }
-    let killed_at = collector.snapshot().len();
+    let killed_at = Instant::now();
+    let standby_log = &servers[standby].1;
+    while !std::fs::read_to_string(standby_log)
+        .unwrap_or_default()
+        .contains("started its MQ worker")
+    {
+        assert!(
+            killed_at.elapsed() < Duration::from_secs(60),
+            "the standby did not take the destination over:\n{}",
+            log_tail(standby_log)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    eprintln!("the standby publishes {:?} after the kill", killed_at.elapsed());
+    // Rows written after the take-over come from the standby.
+    let published = inserted_ids(&collector.snapshot()).len();
     collector.wait_until(Duration::from_secs(60), "the standby publishing", |got| {
-        got.len() > killed_at + 10
+        inserted_ids(got).len() > published + 30
     });
-    let standby_log = std::fs::read_to_string(&servers[standby].1).unwrap_or_default();
-    assert!(
-        standby_log.contains("started its MQ worker"),
-        "the standby did not publish:\n{standby_log}"
-    );
     writing.store(true, Ordering::SeqCst);
     let rows = writer.join().unwrap();
     let got = collector.wait_until(
