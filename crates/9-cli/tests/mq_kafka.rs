@@ -768,3 +768,108 @@ fn a_record_too_large_holds_the_destination_until_the_limit_is_raised() {
     assert_eq!(unique, [1, 2, 3], "rows in binlog order: {ids:?}");
     assert_replays_within_a_batch(&ids, 50);
 }
+
+/// Sends SIGTERM to the server and waits for it to end.
+fn terminate(server: &mut ServerProcess) {
+    if let Some(mut child) = server.0.take() {
+        let pid = libc::pid_t::try_from(child.id()).unwrap();
+        // SAFETY: kill(2) on our own child, not yet reaped.
+        assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+        let status = child.wait().unwrap();
+        assert!(status.success(), "sluice server ended with {status}");
+    }
+}
+
+#[test]
+fn sigterm_restarts_publish_every_row_once() {
+    let broker = Tansu::start().unwrap();
+    let (db, conf) = writer_setup(&broker);
+    let log = conf.path().join("server.log");
+    let collector = Collector::start(&broker.bootstrap_servers(), "rows");
+    let stop_writing = Arc::new(AtomicBool::new(false));
+    let writer = start_writer(db.clone(), stop_writing.clone());
+    let mut server = ServerProcess::spawn(conf.path(), &log);
+    for start in 1..=3 {
+        // SIGTERM is handled once the server has started (its worker runs).
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("MQ worker publishing")
+            .count()
+            < start
+        {
+            assert!(Instant::now() < deadline, "no worker:\n{}", log_tail(&log));
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let before = collector.snapshot().len();
+        collector.wait_until(Duration::from_secs(60), "records after a start", |got| {
+            got.len() > before + 20
+        });
+        terminate(&mut server);
+        server = ServerProcess::spawn(conf.path(), &log);
+    }
+    stop_writing.store(true, Ordering::SeqCst);
+    let rows = writer.join().unwrap();
+    let got = collector.wait_until(
+        Duration::from_secs(60),
+        "every row written",
+        all_rows_arrived(rows),
+    );
+    terminate(&mut server);
+    // A clean stop acks what it published; cursors sit at transaction
+    // ends, so only the rows of a transaction cut by the last batch (at
+    // most 2 of its 3) come again.
+    let ids = inserted_ids(&got);
+    let mut seen = BTreeSet::new();
+    let again: Vec<i64> = ids.iter().copied().filter(|i| !seen.insert(*i)).collect();
+    eprintln!("rows again after 3 SIGTERM restarts: {again:?}");
+    assert_replays_within_a_batch(&ids, 3);
+    assert!(again.len() <= 3 * 2, "{again:?}");
+}
+
+#[test]
+fn a_destination_the_scan_removes_stops_publishing_and_resumes_when_back() {
+    let broker = Tansu::start().unwrap();
+    let (db, conf) = writer_setup(&broker);
+    let log = conf.path().join("server.log");
+    let properties = conf.path().join("example/instance.properties");
+    let instance = std::fs::read_to_string(&properties).unwrap();
+    let canal = conf.path().join("canal.properties");
+    let mut server_conf = std::fs::read_to_string(&canal).unwrap();
+    server_conf.push_str("canal.auto.scan = true\ncanal.auto.scan.interval = 1\n");
+    std::fs::write(&canal, server_conf).unwrap();
+    let _server = ServerProcess::spawn(conf.path(), &log);
+    let collector = Collector::start(&broker.bootstrap_servers(), "rows");
+    db.exec("INSERT INTO w.t VALUES (0, 'before')").unwrap();
+    collector.wait_until(Duration::from_secs(60), "row 0", all_rows_arrived(1));
+
+    std::fs::remove_file(&properties).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("stopping its MQ worker")
+    {
+        assert!(
+            Instant::now() < deadline,
+            "worker not stopped:\n{}",
+            log_tail(&log)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    db.exec("INSERT INTO w.t VALUES (1, 'while away'); INSERT INTO w.t VALUES (2, 'while away')")
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(
+        inserted_ids(&collector.snapshot()),
+        [0],
+        "published while stopped"
+    );
+
+    std::fs::write(&properties, instance).unwrap();
+    let got = collector.wait_until(
+        Duration::from_secs(60),
+        "the rows written while it was away",
+        all_rows_arrived(3),
+    );
+    assert_eq!(inserted_ids(&got), [0, 1, 2]);
+}
