@@ -28,7 +28,8 @@
 //! gets a copy (see `SLUICE_TESTKIT_NO_TEMPLATE` below).
 //!
 //! The [`zookeeper`] module starts ZooKeeper servers the same way
-//! ([`ZooKeeperEnsemble`]); the [`python`] module makes a virtualenv with the
+//! ([`ZooKeeperEnsemble`]), the [`rabbitmq`] module RabbitMQ brokers
+//! ([`RabbitMq`]); the [`python`] module makes a virtualenv with the
 //! official Canal Python client for tests that run it against Sluice.
 //!
 //! Cleanup: dropping a [`MariaDb`] stops the server and deletes its datadir. If the
@@ -49,12 +50,14 @@ mod config;
 pub mod corpus;
 mod process;
 pub mod python;
+pub mod rabbitmq;
 mod server;
 mod template;
 mod util;
 pub mod zookeeper;
 
 pub use config::{BinlogChecksum, BinlogFormat, BinlogRowImage, BinlogRowMetadata, MariaDbConfig};
+pub use rabbitmq::{RabbitMq, RabbitMqConfig};
 pub use server::MariaDb;
 pub use util::{find_free_port, keep_test_dirs, TempDirGuard, KEEP_ENV};
 pub use zookeeper::ZooKeeperEnsemble;
