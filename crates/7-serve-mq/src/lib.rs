@@ -5,6 +5,8 @@
 //! only when the broker confirmed every record — otherwise roll it back and
 //! send it again after a backoff, so nothing is lost or reordered.
 
+pub mod rabbit;
+
 use std::future::Future;
 use std::pin::Pin;
 
