@@ -32,6 +32,7 @@ use lapin::{
 };
 use sluice_config::{ConfigError, Properties, Property};
 use sluice_encode::mq::MqMessage;
+use tokio::task::JoinHandle;
 
 use crate::{BoxFuture, PublishError, Publisher};
 
@@ -293,6 +294,8 @@ fn split_host_port(text: &str) -> Result<(String, u16), &'static str> {
 pub struct RabbitPublisher {
     settings: RabbitSettings,
     session: Option<Session>,
+    /// The connection [`start`](Self::start) is making in the background.
+    opening: Option<JoinHandle<Result<Session, PublishError>>>,
 }
 
 impl std::fmt::Debug for RabbitPublisher {
@@ -319,7 +322,31 @@ impl RabbitPublisher {
         Ok(RabbitPublisher {
             settings,
             session: Some(session),
+            opening: None,
         })
+    }
+
+    /// A publisher that starts connecting (and declaring, as Canal does at
+    /// start-up, so consumers find the queue before the first change) in
+    /// the background of the current Tokio runtime; the first publish waits
+    /// for it. A failed start is logged, and the first publish tries again.
+    /// Outside a runtime it is [`lazy`](Self::lazy).
+    pub fn start(settings: RabbitSettings) -> RabbitPublisher {
+        let opening = tokio::runtime::Handle::try_current().ok().map(|runtime| {
+            let settings = settings.clone();
+            runtime.spawn(async move {
+                let opened = Session::open(&settings).await;
+                if let Err(e) = &opened {
+                    tracing::warn!(error = %e, "cannot connect to RabbitMQ yet; the first publish tries again");
+                }
+                opened
+            })
+        });
+        RabbitPublisher {
+            settings,
+            session: None,
+            opening,
+        }
     }
 
     /// A publisher that connects on its first publish.
@@ -327,6 +354,7 @@ impl RabbitPublisher {
         RabbitPublisher {
             settings,
             session: None,
+            opening: None,
         }
     }
 
@@ -334,13 +362,15 @@ impl RabbitPublisher {
         &self.settings
     }
 
-    /// Whether the connection and channel are open now.
+    /// Whether the connection and channel are open now (false while
+    /// [`start`](Self::start) is still connecting).
     pub fn is_connected(&self) -> bool {
         self.session.as_ref().is_some_and(Session::usable)
     }
 
     /// Closes the connection (waiting at most 2 s for the broker).
     pub async fn close(&mut self) {
+        self.finish_opening().await;
         if let Some(session) = self.session.take() {
             session.close().await;
         }
@@ -350,6 +380,7 @@ impl RabbitPublisher {
         if records.is_empty() {
             return Ok(());
         }
+        self.finish_opening().await;
         let session = match self.session.take() {
             Some(s) if s.usable() => s,
             stale => {
@@ -387,6 +418,25 @@ impl RabbitPublisher {
                     ),
                 })
             }
+        }
+    }
+}
+
+impl RabbitPublisher {
+    /// Waits for the background connection of [`start`](Self::start), if any.
+    async fn finish_opening(&mut self) {
+        if let Some(opening) = self.opening.take() {
+            if let Ok(Ok(session)) = opening.await {
+                self.session = Some(session);
+            }
+        }
+    }
+}
+
+impl Drop for RabbitPublisher {
+    fn drop(&mut self) {
+        if let Some(opening) = self.opening.take() {
+            opening.abort();
         }
     }
 }

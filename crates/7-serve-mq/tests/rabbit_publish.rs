@@ -173,6 +173,23 @@ async fn rabbit_canal_exchange_setup_declares_delivery_mode_as_exchange_type() -
     let got = consume(&broker, "canal.example", 1).await?;
     ensure!(seq_of(&got[0].data)? == 9);
 
+    // A publisher made by `start` (as the server does) declares at start-up:
+    // consumers find the queue before the first change is published.
+    let mut started = RabbitPublisher::start(settings(&broker, "rabbitmq.queue = canal.early\n")?);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while queue_len(&broker, "canal.early").await.is_err() {
+        ensure!(
+            std::time::Instant::now() < deadline,
+            "start did not declare its queue within 20 s"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    started
+        .publish(&[record("canal.early", "shop.orders", 11)])
+        .await?;
+    let got = consume(&broker, "canal.early", 1).await?;
+    ensure!(seq_of(&got[0].data)? == 11);
+
     // Without the four keys nothing but the queue is declared.
     let queue_only = settings(
         &broker,
