@@ -8,7 +8,10 @@ use sluice_server::Server;
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let conf = std::env::args().nth(1).unwrap_or_else(|| "conf".into());
     let server = Server::start(sluice_server::load_config(conf)?).await?;
-    println!("Canal clients connect to {}", server.local_addr());
+    match server.local_addr() {
+        Some(addr) => println!("Canal clients connect to {addr}"),
+        None => println!("publishing to the broker of canal.serverMode"),
+    }
     tokio::signal::ctrl_c().await?;
     server.shutdown().await?; // cursors written, destinations released, folder unlocked
     Ok(())

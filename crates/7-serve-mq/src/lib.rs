@@ -5,12 +5,17 @@
 //! only when the broker confirmed every record — otherwise roll it back and
 //! send it again after a backoff, so nothing is lost or reordered.
 
+pub mod kafka;
 pub mod rabbit;
+pub mod worker;
 
 use std::future::Future;
 use std::pin::Pin;
 
 use sluice_encode::mq::MqMessage;
+
+pub use kafka::{KafkaConfigError, KafkaPublisher, KafkaSettings};
+pub use worker::{Worker, WorkerConfig, WorkerExit, MQ_CLIENT_ID};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

@@ -23,9 +23,12 @@ pub enum ServerError {
         #[source]
         source: Box<ConfigError>,
     },
-    /// `canal.serverMode` names a mode this server does not have.
-    #[error("canal.serverMode = {mode:?} is not supported yet: use tcp")]
+    /// `canal.serverMode` names a broker this server has no client for.
+    #[error("canal.serverMode = {}: no {} client can be used by this server; publish to Kafka (canal.serverMode = kafka) or serve Canal clients (tcp)", mode_name(*mode), mode_name(*mode))]
     UnsupportedServerMode { mode: ServerMode },
+    /// The Kafka settings of `canal.properties` cannot be used.
+    #[error(transparent)]
+    Kafka(sluice_serve_mq::KafkaConfigError),
     /// Another process holds the data folder.
     #[error(transparent)]
     DataFolderLocked(#[from] LockError),
@@ -136,4 +139,15 @@ pub enum ServerError {
         owner: String,
         wait: std::time::Duration,
     },
+}
+
+/// `canal.serverMode`'s spelling of a mode.
+fn mode_name(mode: ServerMode) -> &'static str {
+    match mode {
+        ServerMode::Tcp => "tcp",
+        ServerMode::Kafka => "kafka",
+        ServerMode::RocketMq => "rocketMQ",
+        ServerMode::RabbitMq => "rabbitMQ",
+        ServerMode::PulsarMq => "pulsarMQ",
+    }
 }

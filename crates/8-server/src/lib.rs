@@ -2,7 +2,8 @@
 //! (`canal.properties` and one folder per destination), it runs the
 //! destinations with their cursor and schema history stores, their high
 //! availability in ZooKeeper when `canal.zkServers` is set, and serves them
-//! to Canal clients over TCP. `sluice server` is a thin shell around it.
+//! to Canal clients over TCP, or publishes them to Kafka in MQ mode
+//! (`canal.serverMode = kafka`). `sluice server` is a thin shell around it.
 //!
 //! ```no_run
 //! use sluice_server::Server;
@@ -10,7 +11,9 @@
 //! # async fn embed() -> Result<(), sluice_server::ServerError> {
 //! let config = sluice_server::load_config("conf")?;
 //! let server = Server::start(config).await?; // locks, binds, starts
-//! println!("Canal clients connect to {}", server.local_addr());
+//! if let Some(addr) = server.local_addr() {
+//!     println!("Canal clients connect to {addr}");
+//! }
 //! // … until the program is done:
 //! server.shutdown().await?; // the orderly stop of SIGTERM
 //! # Ok(())
@@ -27,6 +30,7 @@
 pub mod destination;
 mod error;
 mod ha;
+mod mq;
 mod release;
 mod server;
 

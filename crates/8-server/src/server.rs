@@ -1,6 +1,7 @@
 //! [`Server`]: the destinations of one configuration, their cursor and
 //! history stores, their high availability when ZooKeeper is configured,
-//! and the Canal TCP server in front of them.
+//! and the Canal TCP server in front of them, or in MQ mode
+//! (`canal.serverMode = kafka`) a broker publisher per destination instead.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -18,7 +19,8 @@ use crate::ha::HaServer;
 use crate::ServerError;
 
 /// A running server: it holds the data folder's lock, serves Canal clients
-/// on [`local_addr`](Self::local_addr) and runs its destinations (all of
+/// on [`local_addr`](Self::local_addr) (in MQ mode: publishes to the
+/// broker instead, with no port bound) and runs its destinations (all of
 /// them, or with ZooKeeper those whose election it wins) until
 /// [`shutdown`](Self::shutdown).
 ///
@@ -26,7 +28,7 @@ use crate::ServerError;
 /// background when a Tokio runtime is at hand; `shutdown` waits for it and
 /// reports its errors.
 pub struct Server {
-    local_addr: SocketAddr,
+    local_addr: Option<SocketAddr>,
     registered_address: Option<String>,
     manager: Arc<InstanceManager>,
     running: Option<Running>,
@@ -35,8 +37,10 @@ pub struct Server {
 /// What [`Server::shutdown`] stops, in order.
 struct Running {
     stop: watch::Sender<bool>,
-    tcp_shutdown: ShutdownHandle,
-    tcp_task: JoinHandle<std::io::Result<()>>,
+    /// The Canal TCP server; `None` in MQ mode.
+    tcp: Option<(ShutdownHandle, JoinHandle<std::io::Result<()>>)>,
+    /// The MQ workers' supervisor; `None` in TCP mode.
+    mq: Option<JoinHandle<()>>,
     supervision: Supervision,
     manager: Arc<InstanceManager>,
     /// Released last, once nothing of this server writes the data folder.
@@ -54,7 +58,7 @@ enum Supervision {
 
 impl Server {
     /// Starts a server for `config`: locks the data folder, binds the Canal
-    /// port, connects to ZooKeeper when `canal.zkServers` is set, opens the
+    /// port (not in MQ mode, as Canal), connects to ZooKeeper when `canal.zkServers` is set, opens the
     /// cursor and schema history stores and starts the destinations (or
     /// competes for them). Returns once clients can connect.
     ///
@@ -67,16 +71,19 @@ impl Server {
         }
         // Every destination's stream inflates compressed events under this ceiling.
         sluice_binlog::compression::set_max_uncompressed(config.binlog_max_event_size);
-        if config.server_mode != ServerMode::Tcp {
-            return Err(ServerError::UnsupportedServerMode {
-                mode: config.server_mode,
-            });
-        }
+        // Checked before anything starts: a broker the server cannot use,
+        // or a client configuration it refuses, fails here.
+        let publishers = crate::mq::publisher_factory(&config)?;
         let data_lock = DirLock::acquire(&config.file_data_dir, "the data folder")?;
         let served = Arc::new(LateDestinations::default());
-        let tcp = TcpServer::bind_config(&config, served.clone())
-            .await
-            .map_err(ServerError::Tcp)?;
+        let tcp = match (&publishers, config.server_mode) {
+            (None, ServerMode::Tcp) => Some(
+                TcpServer::bind_config(&config, served.clone())
+                    .await
+                    .map_err(ServerError::Tcp)?,
+            ),
+            _ => None,
+        };
         // With ZooKeeper, cursors always live there (see crate::ha): servers
         // that take over from each other must read the same cursors.
         let ha = if config.zk_servers.trim().is_empty() {
@@ -112,11 +119,28 @@ impl Server {
             }
         }
         served.set(manager.clone());
-        let local_addr = tcp.local_addr().map_err(ServerError::LocalAddr)?;
-        tracing::info!(addr = %local_addr, destinations = ?manager.states(), "serving Canal clients");
-        let tcp_shutdown = tcp.shutdown_handle();
-        let tcp_task = tokio::spawn(tcp.serve());
         let (stop, stop_rx) = watch::channel(false);
+        let (local_addr, tcp) = match tcp {
+            Some(tcp) => {
+                let local_addr = tcp.local_addr().map_err(ServerError::LocalAddr)?;
+                tracing::info!(addr = %local_addr, destinations = ?manager.states(), "serving Canal clients");
+                let shutdown = tcp.shutdown_handle();
+                (
+                    Some(local_addr),
+                    Some((shutdown, tokio::spawn(tcp.serve()))),
+                )
+            }
+            None => (None, None),
+        };
+        let mq = publishers.map(|factory| {
+            tracing::info!(mode = ?manager.server_config().server_mode, destinations = ?manager.states(), "MQ mode: publishing every destination that runs here, no Canal TCP port");
+            tokio::spawn(crate::mq::supervise(
+                manager.clone(),
+                factory,
+                crate::mq::worker_config(manager.server_config()),
+                stop_rx.clone(),
+            ))
+        });
         let registered_address = ha.as_ref().map(|ha| ha.address().to_string());
         // With ZooKeeper the elections decide which destinations run here.
         let supervision = match ha {
@@ -135,8 +159,8 @@ impl Server {
             manager: manager.clone(),
             running: Some(Running {
                 stop,
-                tcp_shutdown,
-                tcp_task,
+                tcp,
+                mq,
                 supervision,
                 manager,
                 data_lock,
@@ -155,8 +179,9 @@ impl Server {
         server.shutdown().await
     }
 
-    /// The address the Canal TCP server listens on.
-    pub fn local_addr(&self) -> SocketAddr {
+    /// The address the Canal TCP server listens on; `None` in MQ mode,
+    /// where no port is bound.
+    pub fn local_addr(&self) -> Option<SocketAddr> {
         self.local_addr
     }
 
@@ -219,10 +244,12 @@ impl Drop for Server {
 }
 
 impl Running {
-    /// Tells the supervision and the TCP server to stop.
+    /// Tells the supervision, the MQ workers and the TCP server to stop.
     fn signal_stop(&self) {
         let _ = self.stop.send(true);
-        self.tcp_shutdown.shutdown();
+        if let Some((shutdown, _)) = &self.tcp {
+            shutdown.shutdown();
+        }
     }
 
     /// The orderly stop of [`Server::shutdown`].
@@ -230,12 +257,20 @@ impl Running {
         tracing::info!("shutting down");
         self.signal_stop();
         let Running {
-            tcp_task,
+            tcp,
+            mq,
             supervision,
             manager,
             data_lock,
             ..
         } = self;
+        // The workers end first: their last acks reach the cursors before
+        // the destinations write them and stop.
+        if let Some(mq) = mq {
+            if let Err(e) = mq.await {
+                tracing::error!(error = %e, "the MQ supervisor failed");
+            }
+        }
         let scan = match supervision {
             Supervision::Elections(task) => {
                 match task.await {
@@ -250,13 +285,16 @@ impl Running {
         if let Some(scan) = scan {
             let _ = scan.await;
         }
-        let served = match tcp_task.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(e)) => Err(ServerError::TcpServe(e)),
-            Err(source) => Err(ServerError::Task {
-                what: "Canal TCP server task",
-                source,
-            }),
+        let served = match tcp {
+            None => Ok(()),
+            Some((_, task)) => match task.await {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(e)) => Err(ServerError::TcpServe(e)),
+                Err(source) => Err(ServerError::Task {
+                    what: "Canal TCP server task",
+                    source,
+                }),
+            },
         };
         drop(data_lock);
         served

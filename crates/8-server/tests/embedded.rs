@@ -106,7 +106,10 @@ async fn an_embedded_server_serves_clients_and_keeps_acknowledged_cursors() {
     let config = || sluice_server::load_config(conf.path()).unwrap();
 
     let server = Server::start(config()).await.unwrap();
-    assert_eq!(server.local_addr().port(), port);
+    assert_eq!(
+        server.local_addr().expect("TCP mode binds a port").port(),
+        port
+    );
     assert_eq!(server.registered_address(), None);
     assert!(
         server
@@ -122,7 +125,10 @@ async fn an_embedded_server_serves_clients_and_keeps_acknowledged_cursors() {
     assert!(matches!(err, ServerError::DataFolderLocked(_)), "{err:?}");
     assert!(err.to_string().contains("sluice.lock"), "{err}");
 
-    let addr = server.local_addr().to_string();
+    let addr = server
+        .local_addr()
+        .expect("TCP mode binds a port")
+        .to_string();
     let mut client = connect_example(&addr).await;
     assert_eq!(receive_inserts(&mut client, 3).await, vec![1, 2, 3]);
     drop(client);
@@ -181,7 +187,13 @@ async fn release_hands_a_destination_to_the_other_embedded_server() {
         let server = Server::start(config).await.unwrap();
         assert_eq!(
             server.registered_address(),
-            Some(format!("127.0.0.1:{}", server.local_addr().port()).as_str())
+            Some(
+                format!(
+                    "127.0.0.1:{}",
+                    server.local_addr().expect("TCP mode binds a port").port()
+                )
+                .as_str()
+            )
         );
         servers.push(server);
         confs.push(conf);

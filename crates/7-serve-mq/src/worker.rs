@@ -1,0 +1,311 @@
+//! The MQ worker of one destination: Canal's embedded MQ client (clientId
+//! 1001, empty filter) that gets a batch, routes it, publishes it and acks
+//! it only once the broker confirmed every record.
+//!
+//! Failures never skip data. A batch that could not be published is rolled
+//! back and read again after a backoff (100 ms doubling to 10 s), so the
+//! broker sees it again, whole and in order: duplicates of an unconfirmed
+//! batch, never a gap. A record the broker will never take as it is
+//! ([`PublishError::TooLarge`]) holds the destination at that batch (Canal
+//! retries it forever too): the worker says which table, position and size
+//! at error level and tries again every [`TOO_LARGE_RETRY`], so raising the
+//! broker's limit lets it go on; nothing is dropped.
+//!
+//! Acks go through [`Destination::ack`] and then [`Destination::durable`],
+//! like the TCP server's, so the cursor is on disk (or in ZooKeeper) before
+//! the next batch is taken: a crash replays at most the batch in flight.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use sluice_encode::mq::{MqMessage, MqRouter};
+use sluice_store::{ClientId, Destination, DestinationError, GetWait, StoreError};
+use tokio::sync::watch;
+
+use crate::{PublishError, Publisher};
+
+/// The client id Canal's MQ mode reads with.
+pub const MQ_CLIENT_ID: ClientId = 1001;
+
+/// Pause after an empty batch (Canal's).
+const EMPTY_BATCH_PAUSE: Duration = Duration::from_millis(100);
+
+/// First retry delay after a failure; doubles up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Longest retry delay after failures.
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// Retry period of a batch holding a record the broker refused as too large.
+pub const TOO_LARGE_RETRY: Duration = Duration::from_secs(30);
+
+/// The worker's settings (`canal.mq.*` of `canal.properties`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerConfig {
+    /// `canal.mq.canalBatchSize` (default 50): the GET's fetch size.
+    pub batch_size: usize,
+    /// `canal.mq.canalGetTimeout` (default 100 ms): how long a GET waits
+    /// for a full batch; `None` (a value ≤ 0) takes what is there.
+    pub get_timeout: Option<Duration>,
+}
+
+impl Default for WorkerConfig {
+    fn default() -> Self {
+        WorkerConfig {
+            batch_size: 50,
+            get_timeout: Some(Duration::from_millis(100)),
+        }
+    }
+}
+
+impl WorkerConfig {
+    /// From Canal's values: a fetch size and a timeout in ms (≤ 0: no wait).
+    pub fn from_canal(batch_size: usize, get_timeout_ms: i64) -> WorkerConfig {
+        WorkerConfig {
+            batch_size: batch_size.max(1),
+            get_timeout: u64::try_from(get_timeout_ms)
+                .ok()
+                .filter(|&ms| ms > 0)
+                .map(Duration::from_millis),
+        }
+    }
+}
+
+/// Why a worker ended on its own.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkerExit {
+    /// The destination stopped on this server.
+    #[error("destination {0} stopped")]
+    DestinationStopped(String),
+}
+
+/// One destination's worker.
+pub struct Worker {
+    destination: Arc<dyn Destination>,
+    router: MqRouter,
+    publisher: Box<dyn Publisher>,
+    config: WorkerConfig,
+}
+
+/// What one round of the loop did.
+enum Round {
+    /// A batch was published and acked.
+    Published,
+    /// Nothing to publish.
+    Empty,
+    /// The batch was rolled back; retry after this long.
+    RetryAfter(Duration),
+}
+
+impl Worker {
+    pub fn new(
+        destination: Arc<dyn Destination>,
+        router: MqRouter,
+        publisher: Box<dyn Publisher>,
+        config: WorkerConfig,
+    ) -> Worker {
+        Worker {
+            destination,
+            router,
+            publisher,
+            config,
+        }
+    }
+
+    /// Runs until `stop` turns true (`Ok`) or the destination stops.
+    pub async fn run(mut self, mut stop: watch::Receiver<bool>) -> Result<(), WorkerExit> {
+        let name = self.destination.name().to_string();
+        let mut backoff = FIRST_BACKOFF;
+        // Subscribing keeps the cursor the destination restored, if any.
+        loop {
+            if *stop.borrow() {
+                return Ok(());
+            }
+            match self.destination.subscribe(MQ_CLIENT_ID, "") {
+                Ok(()) => break,
+                Err(e) if is_stopped(&e) => return Err(WorkerExit::DestinationStopped(name)),
+                Err(e) => {
+                    tracing::warn!(destination = %name, error = %e, retry_in = ?backoff, "MQ worker cannot subscribe");
+                    if !pause(&mut stop, backoff).await {
+                        return Ok(());
+                    }
+                    backoff = next_backoff(backoff);
+                }
+            }
+        }
+        // Batches a previous worker of this destination got and never
+        // acked are sent again.
+        rollback(&*self.destination, 0);
+        tracing::info!(destination = %name, client = MQ_CLIENT_ID, "MQ worker publishing");
+        let mut backoff = FIRST_BACKOFF;
+        let mut records = Vec::new();
+        loop {
+            if *stop.borrow() {
+                return Ok(());
+            }
+            let round = tokio::select! {
+                r = self.round(&mut records) => r?,
+                _ = stop.changed() => return Ok(()),
+            };
+            let wait = match round {
+                Round::Published => {
+                    backoff = FIRST_BACKOFF;
+                    continue;
+                }
+                Round::Empty => {
+                    backoff = FIRST_BACKOFF;
+                    EMPTY_BATCH_PAUSE
+                }
+                Round::RetryAfter(d) if d >= TOO_LARGE_RETRY => d,
+                Round::RetryAfter(_) => {
+                    let d = backoff;
+                    backoff = next_backoff(backoff);
+                    d
+                }
+            };
+            if !pause(&mut stop, wait).await {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Gets, routes, publishes and acks (or rolls back) one batch.
+    async fn round(&mut self, records: &mut Vec<MqMessage>) -> Result<Round, WorkerExit> {
+        // Borrowed apart: the publisher is Send but not Sync.
+        let Worker {
+            destination,
+            router,
+            publisher,
+            config,
+        } = self;
+        let destination: &dyn Destination = &**destination;
+        let name = destination.name();
+        let wait = match config.get_timeout {
+            Some(d) => GetWait::AtMost(d),
+            None => GetWait::NoWait,
+        };
+        let batch = match destination.get(MQ_CLIENT_ID, config.batch_size, wait).await {
+            Ok(b) => b,
+            Err(e) if is_stopped(&e) => {
+                return Err(WorkerExit::DestinationStopped(name.to_string()))
+            }
+            Err(e) => {
+                tracing::warn!(destination = %name, error = %e, "MQ worker: get failed");
+                return Ok(Round::RetryAfter(FIRST_BACKOFF));
+            }
+        };
+        if batch.id < 0 || batch.entries.is_empty() {
+            if batch.id >= 0 {
+                ack(destination, batch.id).await;
+            }
+            return Ok(Round::Empty);
+        }
+        records.clear();
+        if let Err(e) = router.messages(batch.id, &batch.entries, now_ms(), records) {
+            tracing::error!(destination = %name, batch = batch.id, error = %e, "MQ worker: a batch cannot be turned into records; held, retrying");
+            rollback(destination, batch.id);
+            return Ok(Round::RetryAfter(FIRST_BACKOFF));
+        }
+        if records.is_empty() {
+            // Only transaction boundaries: nothing for the broker, but the
+            // cursor moves.
+            ack(destination, batch.id).await;
+            return Ok(Round::Published);
+        }
+        match publisher.publish(records).await {
+            Ok(()) => {
+                ack(destination, batch.id).await;
+                Ok(Round::Published)
+            }
+            Err(e @ PublishError::TooLarge { .. }) => {
+                tracing::error!(destination = %name, batch = batch.id, error = %e, retry_in = ?TOO_LARGE_RETRY, "MQ worker: the broker refuses a record as too large; the destination waits at this batch (nothing is skipped) until the broker or client limit is raised");
+                rollback(destination, batch.id);
+                Ok(Round::RetryAfter(TOO_LARGE_RETRY))
+            }
+            Err(e) => {
+                let origin = records
+                    .first()
+                    .map(|r| r.origin.as_str())
+                    .unwrap_or_default();
+                tracing::warn!(destination = %name, batch = batch.id, from = %origin, records = records.len(), error = %e, "MQ worker: publishing failed; the batch is sent again");
+                rollback(destination, batch.id);
+                Ok(Round::RetryAfter(FIRST_BACKOFF))
+            }
+        }
+    }
+}
+
+/// Acks a published batch and waits until its cursor is written.
+async fn ack(destination: &dyn Destination, batch_id: i64) {
+    let name = destination.name();
+    if let Err(e) = destination.ack(MQ_CLIENT_ID, batch_id) {
+        tracing::warn!(destination = %name, batch = batch_id, error = %e, "MQ worker: ack refused");
+        return;
+    }
+    if let Err(e) = destination.durable().await {
+        // The next ack writes the cursor again; until then a restart
+        // replays from the last cursor written.
+        tracing::warn!(destination = %name, batch = batch_id, error = %e, "MQ worker: cursor not written");
+    }
+}
+
+/// Rolls back every unacked batch: the next get starts after the last ack.
+fn rollback(destination: &dyn Destination, batch_id: i64) {
+    if let Err(e) = destination.rollback(MQ_CLIENT_ID, 0) {
+        tracing::warn!(destination = %destination.name(), batch = batch_id, error = %e, "MQ worker: rollback refused");
+    }
+}
+
+/// Whether the destination's store is stopped (the instance stopped).
+fn is_stopped(e: &DestinationError) -> bool {
+    e.message == StoreError::Stopped.to_string()
+}
+
+/// Sleeps `d`; false when told to stop meanwhile.
+async fn pause(stop: &mut watch::Receiver<bool>, d: Duration) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(d) => !*stop.borrow(),
+        _ = stop.changed() => false,
+    }
+}
+
+fn next_backoff(d: Duration) -> Duration {
+    (d * 2).min(MAX_BACKOFF)
+}
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canal_get_timeout_of_zero_or_less_does_not_wait() {
+        assert_eq!(WorkerConfig::from_canal(50, 0).get_timeout, None);
+        assert_eq!(WorkerConfig::from_canal(50, -1).get_timeout, None);
+        assert_eq!(
+            WorkerConfig::from_canal(0, 100),
+            WorkerConfig {
+                batch_size: 1,
+                get_timeout: Some(Duration::from_millis(100))
+            }
+        );
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_ten_seconds() {
+        let mut d = FIRST_BACKOFF;
+        let mut seen = vec![d];
+        for _ in 0..10 {
+            d = next_backoff(d);
+            seen.push(d);
+        }
+        assert_eq!(seen[1], Duration::from_millis(200));
+        assert_eq!(*seen.last().unwrap(), MAX_BACKOFF);
+    }
+}

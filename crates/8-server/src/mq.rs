@@ -1,0 +1,248 @@
+//! MQ mode (`canal.serverMode = kafka`): no Canal TCP port; one worker per
+//! destination running on this server publishes its batches to the broker.
+//! Which destinations run here is the instance manager's business (all of
+//! them, or those won in ZooKeeper): a supervisor follows it, starting a
+//! worker for each destination that appears and stopping the worker of one
+//! that stops, is released or reloads.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use sluice_config::{InstanceConfig, ServerConfig, ServerMode};
+use sluice_encode::mq::{MqRouter, RouteConfig};
+use sluice_instance::destination::InstanceDestination;
+use sluice_instance::manager::InstanceManager;
+use sluice_serve_mq::{KafkaPublisher, KafkaSettings, Publisher, Worker, WorkerConfig};
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::ServerError;
+
+/// How often the supervisor compares the workers with the destinations.
+const SUPERVISE_PERIOD: Duration = Duration::from_millis(200);
+
+/// How long after a failed publisher creation the supervisor tries again.
+const PUBLISHER_RETRY: Duration = Duration::from_secs(10);
+
+/// Makes the publisher of one destination (its name and routing).
+pub(crate) type PublisherFactory =
+    Arc<dyn Fn(&str, &RouteConfig) -> Result<Box<dyn Publisher>, String> + Send + Sync>;
+
+/// The publisher factory of `config`'s server mode; `None` in TCP mode.
+/// Adding a broker is one arm here.
+pub(crate) fn publisher_factory(
+    config: &ServerConfig,
+) -> Result<Option<PublisherFactory>, ServerError> {
+    match config.server_mode {
+        ServerMode::Tcp => Ok(None),
+        ServerMode::Kafka => {
+            let settings = KafkaSettings::from_properties(properties_in_order(config))
+                .map_err(ServerError::Kafka)?;
+            for w in &settings.warnings {
+                tracing::warn!("{w}");
+            }
+            // A configuration librdkafka refuses stops the start, not a worker.
+            KafkaPublisher::new("(check)", settings.clone(), None).map_err(ServerError::Kafka)?;
+            Ok(Some(Arc::new(move |destination, route| {
+                KafkaPublisher::new(destination, settings.clone(), route.partitions_num)
+                    .map(|p| Box::new(p) as Box<dyn Publisher>)
+                    .map_err(|e| e.to_string())
+            })))
+        }
+        // The RabbitMQ publisher (sluice_serve_mq::rabbit) plugs in here.
+        ServerMode::RabbitMq | ServerMode::RocketMq | ServerMode::PulsarMq => {
+            Err(ServerError::UnsupportedServerMode {
+                mode: config.server_mode,
+            })
+        }
+    }
+}
+
+/// The keys of `canal.properties` with their values, in file order.
+fn properties_in_order(config: &ServerConfig) -> impl Iterator<Item = (&str, &str)> {
+    config
+        .raw
+        .order
+        .iter()
+        .filter_map(|k| config.raw.get(k).map(|p| (k.as_str(), p.value.as_str())))
+}
+
+/// A `canal.properties` value (trimmed, non-empty).
+fn server_value<'a>(config: &'a ServerConfig, key: &str) -> Option<&'a str> {
+    config
+        .raw
+        .get(key)
+        .map(|p| p.value.trim())
+        .filter(|v| !v.is_empty())
+}
+
+/// An `instance.properties` value, else the server's.
+fn instance_value<'a>(
+    instance: &'a InstanceConfig,
+    server: &'a ServerConfig,
+    key: &str,
+) -> Option<&'a str> {
+    instance
+        .raw
+        .get(key)
+        .map(|p| p.value.trim())
+        .filter(|v| !v.is_empty())
+        .or_else(|| server_value(server, key))
+}
+
+fn parse_or<T: std::str::FromStr>(value: Option<&str>, key: &str, default: T) -> T {
+    match value.map(str::parse::<T>) {
+        None => default,
+        Some(Ok(v)) => v,
+        Some(Err(_)) => {
+            tracing::warn!(
+                key,
+                value = value.unwrap_or_default(),
+                "not understood: the default applies"
+            );
+            default
+        }
+    }
+}
+
+/// `canal.mq.canalBatchSize` and `canal.mq.canalGetTimeout`.
+pub(crate) fn worker_config(config: &ServerConfig) -> WorkerConfig {
+    WorkerConfig::from_canal(
+        parse_or(
+            server_value(config, "canal.mq.canalBatchSize"),
+            "canal.mq.canalBatchSize",
+            50,
+        ),
+        parse_or(
+            server_value(config, "canal.mq.canalGetTimeout"),
+            "canal.mq.canalGetTimeout",
+            100,
+        ),
+    )
+}
+
+/// The routing of one destination: `canal.mq.*` of its
+/// `instance.properties`, `canal.mq.flatMessage` and
+/// `canal.mq.database.hash` of `canal.properties`.
+pub(crate) fn route_config(instance: &InstanceConfig, server: &ServerConfig) -> RouteConfig {
+    let flag = |key: &str, default: bool| match server_value(server, key) {
+        None => default,
+        Some(v) => parse_or(Some(&v.to_ascii_lowercase()), key, default),
+    };
+    RouteConfig {
+        flat_message: flag("canal.mq.flatMessage", true),
+        topic: instance.mq_topic.clone(),
+        dynamic_topic: instance.mq_dynamic_topic.clone(),
+        partition: instance.mq_partition,
+        partitions_num: instance.mq_partitions_num,
+        partition_hash: instance.mq_partition_hash.clone(),
+        dynamic_topic_partition_num: instance_value(
+            instance,
+            server,
+            "canal.mq.dynamicTopicPartitionNum",
+        )
+        .unwrap_or_default()
+        .to_string(),
+        database_hash: flag("canal.mq.database.hash", true),
+    }
+}
+
+struct RunningWorker {
+    destination: Arc<InstanceDestination>,
+    stop: watch::Sender<bool>,
+    task: JoinHandle<()>,
+}
+
+impl RunningWorker {
+    async fn stop(self, name: &str) {
+        let _ = self.stop.send(true);
+        if let Err(e) = self.task.await {
+            tracing::error!(destination = %name, error = %e, "the MQ worker task failed");
+        }
+    }
+}
+
+/// Runs one worker per destination of `manager` until `stop`, then stops
+/// them all (each acks what the broker confirmed before it ends).
+pub(crate) async fn supervise(
+    manager: Arc<InstanceManager>,
+    factory: PublisherFactory,
+    worker: WorkerConfig,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut workers: HashMap<String, RunningWorker> = HashMap::new();
+    let mut failed: HashMap<String, Instant> = HashMap::new();
+    loop {
+        // Stop the workers of destinations that stopped, went away or were
+        // started again (a reload makes a new destination).
+        let names: Vec<String> = workers.keys().cloned().collect();
+        for name in names {
+            let current = manager.destination_handle(&name);
+            let keep = match (&current, workers.get(&name)) {
+                (Some(d), Some(w)) => Arc::ptr_eq(d, &w.destination) && !w.task.is_finished(),
+                _ => false,
+            };
+            if !keep {
+                if let Some(w) = workers.remove(&name) {
+                    tracing::info!(destination = %name, "stopping its MQ worker");
+                    w.stop(&name).await;
+                }
+            }
+        }
+        for (name, _) in manager.states() {
+            if workers.contains_key(&name)
+                || failed
+                    .get(&name)
+                    .is_some_and(|at| at.elapsed() < PUBLISHER_RETRY)
+            {
+                continue;
+            }
+            let (Some(destination), Some(instance)) = (
+                manager.destination_handle(&name),
+                manager.instance_config(&name),
+            ) else {
+                continue;
+            };
+            let route = route_config(&instance, manager.server_config());
+            let publisher = match factory(&name, &route) {
+                Ok(p) => p,
+                Err(error) => {
+                    tracing::error!(destination = %name, %error, retry_in = ?PUBLISHER_RETRY, "cannot create the MQ publisher");
+                    failed.insert(name, Instant::now());
+                    continue;
+                }
+            };
+            failed.remove(&name);
+            let (stop_tx, stop_rx) = watch::channel(false);
+            let run = Worker::new(
+                destination.clone(),
+                MqRouter::new(route),
+                publisher,
+                worker.clone(),
+            );
+            let task_name = name.clone();
+            let task = tokio::spawn(async move {
+                if let Err(e) = run.run(stop_rx).await {
+                    tracing::info!(destination = %task_name, reason = %e, "MQ worker ended");
+                }
+            });
+            tracing::info!(destination = %name, "started its MQ worker");
+            workers.insert(
+                name,
+                RunningWorker {
+                    destination,
+                    stop: stop_tx,
+                    task,
+                },
+            );
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(SUPERVISE_PERIOD) => {}
+            _ = stop.wait_for(|s| *s) => break,
+        }
+    }
+    for (name, w) in workers {
+        w.stop(&name).await;
+    }
+}
