@@ -616,7 +616,7 @@ mod tests {
         assert_eq!(s.get("max.request.size"), None);
         assert!(s.create_topics);
         // librdkafka takes the result.
-        s.client_config().create::<FutureProducer>().unwrap();
+        let _producer: FutureProducer = s.client_config().create().unwrap();
     }
 
     #[test]

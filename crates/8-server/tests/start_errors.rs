@@ -24,28 +24,68 @@ fn a_missing_configuration_names_its_folder() {
 }
 
 #[tokio::test]
-async fn a_server_mode_other_than_tcp_is_refused() {
+async fn rocketmq_and_pulsar_modes_are_refused_pointing_to_kafka() {
+    for (name, mode) in [
+        ("rocketMQ", ServerMode::RocketMq),
+        ("pulsarMQ", ServerMode::PulsarMq),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        write_properties(
+            dir.path(),
+            &format!(
+                "canal.port = {}\ncanal.serverMode = {name}\ncanal.file.data.dir = {}\n",
+                find_free_port().unwrap(),
+                dir.path().display()
+            ),
+        );
+        let config = sluice_server::load_config(dir.path()).unwrap();
+        let err = Server::start(config).await.expect_err("must not start");
+        assert!(
+            matches!(err, ServerError::UnsupportedServerMode { mode: m } if m == mode),
+            "{err:?}"
+        );
+        let text = err.to_string();
+        assert!(
+            text.contains(&format!("no {name} client")) && text.contains("canal.serverMode = kafka"),
+            "{text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn kafka_mode_without_brokers_is_refused_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
     write_properties(
         dir.path(),
         &format!(
-            "canal.port = {}\ncanal.serverMode = kafka\ncanal.file.data.dir = {}\n",
-            find_free_port().unwrap(),
+            "canal.serverMode = kafka\ncanal.file.data.dir = {}\n",
             dir.path().display()
         ),
     );
     let config = sluice_server::load_config(dir.path()).unwrap();
     let err = Server::start(config).await.expect_err("must not start");
-    assert!(
-        matches!(
-            err,
-            ServerError::UnsupportedServerMode {
-                mode: ServerMode::Kafka
-            }
+    assert!(matches!(err, ServerError::Kafka(_)), "{err:?}");
+    assert!(err.to_string().contains("kafka.bootstrap.servers"), "{err}");
+}
+
+#[tokio::test]
+async fn kafka_mode_binds_no_canal_port() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = find_free_port().unwrap();
+    write_properties(
+        dir.path(),
+        &format!(
+            "canal.port = {port}\ncanal.serverMode = kafka\nkafka.bootstrap.servers = 127.0.0.1:{}\ncanal.file.data.dir = {}\n",
+            find_free_port().unwrap(),
+            dir.path().display()
         ),
-        "{err:?}"
     );
-    assert!(err.to_string().contains("use tcp"), "{err}");
+    let config = sluice_server::load_config(dir.path()).unwrap();
+    let server = Server::start(config).await.unwrap();
+    assert_eq!(server.local_addr(), None);
+    // The port Canal clients would use stays free.
+    std::net::TcpListener::bind(("127.0.0.1", port)).unwrap();
+    server.shutdown().await.unwrap();
 }
 
 #[tokio::test]

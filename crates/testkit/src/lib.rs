@@ -28,9 +28,11 @@
 //! gets a copy (see `SLUICE_TESTKIT_NO_TEMPLATE` below).
 //!
 //! The [`zookeeper`] module starts ZooKeeper servers the same way
-//! ([`ZooKeeperEnsemble`]), the [`rabbitmq`] module RabbitMQ brokers
-//! ([`RabbitMq`]); the [`python`] module makes a virtualenv with the
-//! official Canal Python client for tests that run it against Sluice.
+//! ([`ZooKeeperEnsemble`]), the [`kafka`] module a Kafka-compatible broker
+//! ([`kafka::Tansu`]), the [`rabbitmq`] module RabbitMQ brokers
+//! ([`RabbitMq`]); the [`python`] module makes virtualenvs with the
+//! official Canal Python client or a Kafka client for tests that run them
+//! against Sluice.
 //!
 //! Cleanup: dropping a [`MariaDb`] stops the server and deletes its datadir. If the
 //! test process dies instead, the kernel kills its servers (Linux
@@ -48,6 +50,7 @@ pub mod bench_binlog;
 pub mod bench_docs;
 mod config;
 pub mod corpus;
+pub mod kafka;
 mod process;
 pub mod python;
 pub mod rabbitmq;

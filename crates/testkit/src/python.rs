@@ -1,6 +1,7 @@
-//! A Python virtualenv holding the official Canal Python client
-//! (`canal-python` 0.4, with `protobuf` 3.x, the newest it works with), for
-//! tests that run that client unmodified against Sluice.
+//! Python virtualenvs holding the official Canal Python client
+//! (`canal-python` 0.4, with `protobuf` 3.x, the newest it works with), or
+//! the `kafka-python` consumer, for tests that run those clients unmodified
+//! against Sluice.
 //!
 //! The venv is created once, in a directory the caller names (tests use
 //! `target/tmp/canal-python-venv`), and reused while it still imports the
@@ -28,7 +29,24 @@ const READY_CHECK: &str = "import canal.client, google.protobuf as p; \
 /// The interpreter of a venv at `venv` holding canal-python 0.4 and
 /// protobuf 3.x, created (or repaired) first when needed.
 pub fn canal_python(venv: &Path) -> Result<PathBuf> {
+    python_venv(venv, &CANAL_PYTHON_PACKAGES, READY_CHECK)
+}
+
+/// The package of the Kafka consumer the MQ tests run (pure Python, so an
+/// implementation of the protocol independent of librdkafka).
+pub const KAFKA_PYTHON_PACKAGES: [&str; 1] = ["kafka-python==3.0.12"];
+
+/// The interpreter of a venv at `venv` holding `kafka-python`, created (or
+/// repaired) first when needed.
+pub fn kafka_python(venv: &Path) -> Result<PathBuf> {
+    python_venv(venv, &KAFKA_PYTHON_PACKAGES, "import kafka")
+}
+
+/// The interpreter of a venv at `venv` where `packages` are installed and
+/// `ready_check` (Python code) runs; made (or repaired) first when needed.
+pub fn python_venv(venv: &Path, packages: &[&str], ready_check: &str) -> Result<PathBuf> {
     let py = venv.join("bin").join("python");
+    let ready = |py: &Path| ready(py, ready_check);
     if ready(&py) {
         return Ok(py);
     }
@@ -57,21 +75,22 @@ pub fn canal_python(venv: &Path) -> Result<PathBuf> {
     run(
         Command::new(&py)
             .args(["-m", "pip", "install", "--disable-pip-version-check"])
-            .args(CANAL_PYTHON_PACKAGES),
-        "pip install canal-python==0.4 'protobuf<4' (is PyPI reachable?)",
+            .args(packages),
+        &format!("pip install {} (is PyPI reachable?)", packages.join(" ")),
     )?;
     if !ready(&py) {
         bail!(
-            "canal-python is installed in {} but `{READY_CHECK}` fails there",
+            "{} installed in {} but `{ready_check}` fails there",
+            packages.join(" "),
             venv.display()
         );
     }
     Ok(py)
 }
 
-fn ready(py: &Path) -> bool {
+fn ready(py: &Path, check: &str) -> bool {
     Command::new(py)
-        .args(["-c", READY_CHECK])
+        .args(["-c", check])
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false)
