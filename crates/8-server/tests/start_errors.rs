@@ -46,7 +46,8 @@ async fn rocketmq_and_pulsar_modes_are_refused_pointing_to_kafka() {
         );
         let text = err.to_string();
         assert!(
-            text.contains(&format!("no {name} client")) && text.contains("canal.serverMode = kafka"),
+            text.contains(&format!("no {name} client"))
+                && text.contains("canal.serverMode = kafka"),
             "{text}"
         );
     }
