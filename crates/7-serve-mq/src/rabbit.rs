@@ -15,7 +15,10 @@
 //! dropped by the broker; `sluice.rabbitmq.mandatory = false` restores
 //! Canal's fire-and-forget routing.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use lapin::message::BasicReturnMessage;
@@ -578,11 +581,10 @@ impl Session {
             mandatory: settings.mandatory,
             immediate: false,
         };
-        let mut confirms = Vec::with_capacity(records.len());
-        let mut send_error = None;
-        for (i, record) in records.iter().enumerate() {
-            let Ok(routing_key) = ShortString::try_new(record.topic.as_str()) else {
-                send_error = Some(PublishError::TooLarge {
+        let mut routing_keys = Vec::with_capacity(records.len());
+        for record in records {
+            let Ok(key) = ShortString::try_new(record.topic.as_str()) else {
+                return Err(PublishError::TooLarge {
                     broker: BROKER,
                     origin: record.origin.clone(),
                     bytes: record.payload.len(),
@@ -592,19 +594,29 @@ impl Session {
                         record.topic
                     ),
                 });
-                break;
             };
-            match self
-                .channel
-                .basic_publish(
+            routing_keys.push(key);
+        }
+        // Each send queues its frames on its first poll, and the first
+        // polls go in record order; waiting for the sends together rather
+        // than one by one keeps the connection busy.
+        let sends: Vec<_> = records
+            .iter()
+            .zip(routing_keys)
+            .map(|(record, routing_key)| {
+                Box::pin(self.channel.basic_publish(
                     exchange.clone(),
                     routing_key,
                     options,
                     &record.payload,
                     properties.clone(),
-                )
-                .await
-            {
+                ))
+            })
+            .collect();
+        let mut confirms = Vec::with_capacity(records.len());
+        let mut send_error = None;
+        for (i, sent) in join_in_order(sends).await.into_iter().enumerate() {
+            match sent {
                 Ok(confirm) => confirms.push(confirm),
                 Err(e) => {
                     send_error = Some(classify(settings, records, i, &e));
@@ -648,6 +660,30 @@ impl Session {
             None => Ok(()),
         }
     }
+}
+
+/// Runs `futures` together and returns their outputs in order; the first
+/// poll of each comes in order too.
+async fn join_in_order<F: Future + Unpin>(mut futures: Vec<F>) -> Vec<F::Output> {
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                match Pin::new(future).poll(cx) {
+                    Poll::Ready(value) => *output = Some(value),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending {
+            Poll::Pending
+        } else {
+            Poll::Ready(())
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
 }
 
 /// Canal's `MessageProperties.PERSISTENT_TEXT_PLAIN`.
