@@ -54,6 +54,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long closing a connection we give up on may take.
 const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// Sends of a batch in flight at once (each window's sends are polled
+/// together, so a larger one costs more polling than it saves).
+const SEND_WINDOW: usize = 256;
+
 /// The longest AMQP short string (exchange, queue and routing key names).
 const MAX_NAME_BYTES: usize = 255;
 
@@ -598,29 +602,33 @@ impl Session {
             routing_keys.push(key);
         }
         // Each send queues its frames on its first poll, and the first
-        // polls go in record order; waiting for the sends together rather
-        // than one by one keeps the connection busy.
-        let sends: Vec<_> = records
-            .iter()
-            .zip(routing_keys)
-            .map(|(record, routing_key)| {
-                Box::pin(self.channel.basic_publish(
-                    exchange.clone(),
-                    routing_key,
-                    options,
-                    &record.payload,
-                    properties.clone(),
-                ))
-            })
-            .collect();
+        // polls go in record order; waiting for a window of sends together
+        // rather than one by one keeps the connection busy.
         let mut confirms = Vec::with_capacity(records.len());
         let mut send_error = None;
-        for (i, sent) in join_in_order(sends).await.into_iter().enumerate() {
-            match sent {
-                Ok(confirm) => confirms.push(confirm),
-                Err(e) => {
-                    send_error = Some(classify(settings, records, i, &e));
-                    break;
+        let mut keys = routing_keys.into_iter();
+        'windows: for (w, window) in records.chunks(SEND_WINDOW).enumerate() {
+            let sends: Vec<_> = window
+                .iter()
+                .zip(keys.by_ref())
+                .map(|(record, routing_key)| {
+                    Box::pin(self.channel.basic_publish(
+                        exchange.clone(),
+                        routing_key,
+                        options,
+                        &record.payload,
+                        properties.clone(),
+                    ))
+                })
+                .collect();
+            for (i, sent) in join_in_order(sends).await.into_iter().enumerate() {
+                match sent {
+                    Ok(confirm) => confirms.push(confirm),
+                    Err(e) => {
+                        let index = w * SEND_WINDOW + i;
+                        send_error = Some(classify(settings, records, index, &e));
+                        break 'windows;
+                    }
                 }
             }
         }
