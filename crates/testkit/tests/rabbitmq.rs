@@ -6,7 +6,7 @@ use sluice_testkit::rabbitmq::amqp_answers;
 use sluice_testkit::{RabbitMq, RabbitMqConfig};
 
 #[test]
-fn private_broker_stops_restarts_on_its_port_and_cleans_up() {
+fn rabbitmq_private_broker_stops_restarts_on_its_port_and_cleans_up() {
     let t0 = Instant::now();
     let broker = RabbitMq::start_with(RabbitMqConfig::default().vhost("/canal")).unwrap();
     eprintln!("RabbitMQ ready in {:?}", t0.elapsed());
