@@ -2,7 +2,8 @@
 //! a private MariaDB and a private RabbitMQ broker: the queue exists as soon
 //! as the server runs, every inserted row reaches it as FlatMessage JSON in
 //! commit order, and rows written while the broker is down arrive once it is
-//! back, none lost.
+//! back, none lost; a server killed with SIGKILL again and again loses none
+//! either (a batch is acked only once the broker confirmed it).
 
 mod common;
 
@@ -151,6 +152,15 @@ async fn consume_ids(
     Ok(ids)
 }
 
+/// The last lines of the server's log, for a failure's message (the
+/// temporary folder is gone afterwards).
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(40)..].join("\n");
+    format!("the server's log ends with:\n{tail}")
+}
+
 fn insert(db: &MariaDb, ids: std::ops::RangeInclusive<i64>) -> Result<()> {
     for id in ids {
         db.exec(&format!(
@@ -215,10 +225,64 @@ async fn rabbit_mq_mode_publishes_every_row_in_order_through_a_broker_outage() -
     .await;
     let _ = server.kill();
     let _ = server.wait();
-    outcome.with_context(|| {
-        let text = std::fs::read_to_string(&log).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        let tail = lines[lines.len().saturating_sub(40)..].join("\n");
-        format!("the server's log ends with:\n{tail}")
-    })
+    outcome.with_context(|| log_tail(&log))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rabbit_mq_mode_server_killed_while_rows_stream_loses_no_row() -> Result<()> {
+    const ROWS: i64 = 600;
+    const KILLS: usize = 3;
+    let db = std::sync::Arc::new(MariaDb::start(MariaDbConfig::default())?);
+    db.exec(
+        "CREATE DATABASE shop; CREATE TABLE shop.orders (id INT PRIMARY KEY, name VARCHAR(64))",
+    )?;
+    let broker = RabbitMq::start()?;
+    let conf = tempfile::tempdir()?;
+    write_conf(conf.path(), db.port(), &broker)?;
+    let log = conf.path().join("server.log");
+    let mut server = spawn_server(conf.path(), &log);
+    let outcome: Result<()> = async {
+        wait_for_queue(&broker, Duration::from_secs(60)).await?;
+        let written = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(0));
+        let writer = {
+            let db = db.clone();
+            let written = written.clone();
+            std::thread::spawn(move || -> Result<()> {
+                for id in 1..=ROWS {
+                    insert(&db, id..=id)?;
+                    written.store(id, std::sync::atomic::Ordering::SeqCst);
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Ok(())
+            })
+        };
+        // SIGKILL: the server acks a batch only after the broker confirmed
+        // it, so a restart sends again what was not acked, never less.
+        for _ in 0..KILLS {
+            tokio::time::sleep(Duration::from_millis(700)).await;
+            server.kill()?;
+            server.wait()?;
+            server = spawn_server(conf.path(), &log);
+        }
+        let at_last_kill = written.load(std::sync::atomic::Ordering::SeqCst);
+        ensure!(
+            at_last_kill < ROWS,
+            "every row was written before the last kill"
+        );
+        writer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the writer thread panicked"))??;
+        let want: BTreeSet<i64> = (1..=ROWS).collect();
+        let ids = consume_ids(&broker, &want, Duration::from_secs(120)).await?;
+        check_order(&ids, &want)?;
+        eprintln!(
+            "{} messages for {ROWS} rows with {KILLS} kills of the server (the last at row {at_last_kill})",
+            ids.len()
+        );
+        Ok(())
+    }
+    .await;
+    let _ = server.kill();
+    let _ = server.wait();
+    outcome.with_context(|| log_tail(&log))
 }
