@@ -365,6 +365,7 @@ impl RabbitPublisher {
         }
     }
 
+    /// The settings it connects with.
     pub fn settings(&self) -> &RabbitSettings {
         &self.settings
     }
@@ -380,6 +381,15 @@ impl RabbitPublisher {
         self.finish_opening().await;
         if let Some(session) = self.session.take() {
             session.close().await;
+        }
+    }
+
+    /// Waits for the background connection of [`start`](Self::start), if any.
+    async fn finish_opening(&mut self) {
+        if let Some(opening) = self.opening.take() {
+            if let Ok(Ok(session)) = opening.await {
+                self.session = Some(session);
+            }
         }
     }
 
@@ -424,17 +434,6 @@ impl RabbitPublisher {
                         self.settings.confirm_timeout
                     ),
                 })
-            }
-        }
-    }
-}
-
-impl RabbitPublisher {
-    /// Waits for the background connection of [`start`](Self::start), if any.
-    async fn finish_opening(&mut self) {
-        if let Some(opening) = self.opening.take() {
-            if let Ok(Ok(session)) = opening.await {
-                self.session = Some(session);
             }
         }
     }
