@@ -37,6 +37,11 @@ const METADATA_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a created topic may take to show in the metadata.
 const TOPIC_VISIBLE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a record may wait for its acknowledgement before its batch
+/// fails and is sent again by a new producer, unless
+/// `kafka.delivery.timeout.ms` (or `message.timeout.ms`) says otherwise.
+const DEFAULT_DELIVERY_TIMEOUT_MS: &str = "30000";
+
 /// Most requests in flight per connection that idempotence allows while
 /// keeping order.
 const MAX_IN_FLIGHT_IDEMPOTENT: u32 = 5;
@@ -223,6 +228,13 @@ impl KafkaSettings {
         }
         if !self.client.iter().any(|(k, _)| k == "bootstrap.servers") {
             return Err(KafkaConfigError::NoServers);
+        }
+        if !self
+            .client
+            .iter()
+            .any(|(k, _)| k == "delivery.timeout.ms" || k == "message.timeout.ms")
+        {
+            self.put("delivery.timeout.ms", DEFAULT_DELIVERY_TIMEOUT_MS);
         }
         if kerberos {
             if !self.client.iter().any(|(k, _)| k == "security.protocol") {
@@ -482,7 +494,12 @@ impl KafkaPublisher {
                         record = back;
                         tokio::time::sleep(Duration::from_millis(5)).await;
                     }
-                    Err((e, _)) => return Err(self.send_error(r, e)),
+                    Err((e, _)) => {
+                        let e = self.send_error(r, e);
+                        let old = (self.producer.take(), producer);
+                        tokio::task::spawn_blocking(move || drop(old));
+                        return Err(e);
+                    }
                 }
             }
         }
@@ -503,9 +520,12 @@ impl KafkaPublisher {
         match first_error {
             None => Ok(()),
             Some(e) => {
-                if producer.client().fatal_error().is_some() {
-                    self.producer = None;
-                }
+                // The batch goes again through a new producer: no record
+                // or sequence state of the failed attempt (a broker that
+                // restarted empty knows neither) can hold it up.
+                let old = (self.producer.take(), producer);
+                // Closing a client waits for its threads: not on a worker.
+                tokio::task::spawn_blocking(move || drop(old));
                 Err(e)
             }
         }
@@ -614,6 +634,7 @@ mod tests {
         assert_eq!(s.get("max.in.flight.requests.per.connection"), Some("1"));
         assert_eq!(s.get("retries"), None, "retries=0 would refuse idempotence");
         assert_eq!(s.get("max.request.size"), None);
+        assert_eq!(s.get("delivery.timeout.ms"), Some("30000"));
         assert!(s.create_topics);
         // librdkafka takes the result.
         let _producer: FutureProducer = s.client_config().create().unwrap();

@@ -36,6 +36,9 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// Longest retry delay after failures.
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
 
+/// How long a stop waits for the batch in flight to be confirmed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
 /// Retry period of a batch holding a record the broker refused as too large.
 pub const TOO_LARGE_RETRY: Duration = Duration::from_secs(30);
 
@@ -112,7 +115,8 @@ impl Worker {
         }
     }
 
-    /// Runs until `stop` turns true (`Ok`) or the destination stops.
+    /// Runs until `stop` turns true (`Ok`; the batch in flight is finished
+    /// first if the broker confirms it within 5 s) or the destination stops.
     pub async fn run(mut self, mut stop: watch::Receiver<bool>) -> Result<(), WorkerExit> {
         let name = self.destination.name().to_string();
         let mut backoff = FIRST_BACKOFF;
@@ -143,9 +147,21 @@ impl Worker {
             if *stop.borrow() {
                 return Ok(());
             }
-            let round = tokio::select! {
-                r = self.round(&mut records) => r?,
-                _ = stop.changed() => return Ok(()),
+            let round = {
+                let round = self.round(&mut records);
+                tokio::pin!(round);
+                tokio::select! {
+                    r = &mut round => r?,
+                    _ = stop.changed() => {
+                        // The batch in flight is finished (published and
+                        // acked) if it can be soon, so a clean stop sends
+                        // nothing twice.
+                        if let Ok(r) = tokio::time::timeout(STOP_GRACE, &mut round).await {
+                            r?;
+                        }
+                        return Ok(());
+                    }
+                }
             };
             let wait = match round {
                 Round::Published => {
