@@ -6,6 +6,7 @@
 //! send it again after a backoff, so nothing is lost or reordered.
 
 pub mod kafka;
+pub mod rabbit;
 pub mod worker;
 
 use std::future::Future;

@@ -24,7 +24,7 @@ pub enum ServerError {
         source: Box<ConfigError>,
     },
     /// `canal.serverMode` names a broker this server has no client for.
-    #[error("canal.serverMode = {}: no {} client can be used by this server; publish to Kafka (canal.serverMode = kafka) or serve Canal clients (tcp)", mode_name(*mode), mode_name(*mode))]
+    #[error("canal.serverMode = {}: no {} client can be used by this server; publish to Kafka (canal.serverMode = kafka) or RabbitMQ (rabbitMQ), or serve Canal clients (tcp)", mode_name(*mode), mode_name(*mode))]
     UnsupportedServerMode { mode: ServerMode },
     /// The Kafka settings of `canal.properties` cannot be used.
     #[error(transparent)]

@@ -1,4 +1,4 @@
-//! MQ mode (`canal.serverMode = kafka`): no Canal TCP port; one worker per
+//! MQ mode (`canal.serverMode = kafka | rabbitMQ`): no Canal TCP port; one worker per
 //! destination running on this server publishes its batches to the broker.
 //! Which destinations run here is the instance manager's business (all of
 //! them, or those won in ZooKeeper): a supervisor follows it, starting a
@@ -13,6 +13,7 @@ use sluice_config::{InstanceConfig, ServerConfig, ServerMode};
 use sluice_encode::mq::{MqRouter, RouteConfig};
 use sluice_instance::destination::InstanceDestination;
 use sluice_instance::manager::InstanceManager;
+use sluice_serve_mq::rabbit::{RabbitPublisher, RabbitSettings};
 use sluice_serve_mq::{KafkaPublisher, KafkaSettings, Publisher, Worker, WorkerConfig};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -50,12 +51,24 @@ pub(crate) fn publisher_factory(
                     .map_err(|e| e.to_string())
             })))
         }
-        // The RabbitMQ publisher (sluice_serve_mq::rabbit) plugs in here.
-        ServerMode::RabbitMq | ServerMode::RocketMq | ServerMode::PulsarMq => {
-            Err(ServerError::UnsupportedServerMode {
-                mode: config.server_mode,
-            })
+        ServerMode::RabbitMq => {
+            let settings = RabbitSettings::from_properties_at(
+                &config.conf_dir.join("canal.properties"),
+                &config.raw,
+            )
+            .map_err(|source| ServerError::Config {
+                dir: config.conf_dir.clone(),
+                source: Box::new(source),
+            })?;
+            // Each destination has its own connection, made (and Canal's
+            // queue and exchange declared) as its worker starts.
+            Ok(Some(Arc::new(move |_destination, _route| {
+                Ok(Box::new(RabbitPublisher::start(settings.clone())) as Box<dyn Publisher>)
+            })))
         }
+        ServerMode::RocketMq | ServerMode::PulsarMq => Err(ServerError::UnsupportedServerMode {
+            mode: config.server_mode,
+        }),
     }
 }
 

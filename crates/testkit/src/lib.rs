@@ -29,7 +29,8 @@
 //!
 //! The [`zookeeper`] module starts ZooKeeper servers the same way
 //! ([`ZooKeeperEnsemble`]), the [`kafka`] module a Kafka-compatible broker
-//! ([`kafka::Tansu`]); the [`python`] module makes virtualenvs with the
+//! ([`kafka::Tansu`]), the [`rabbitmq`] module RabbitMQ brokers
+//! ([`RabbitMq`]); the [`python`] module makes virtualenvs with the
 //! official Canal Python client or a Kafka client for tests that run them
 //! against Sluice.
 //!
@@ -52,12 +53,14 @@ pub mod corpus;
 pub mod kafka;
 mod process;
 pub mod python;
+pub mod rabbitmq;
 mod server;
 mod template;
 mod util;
 pub mod zookeeper;
 
 pub use config::{BinlogChecksum, BinlogFormat, BinlogRowImage, BinlogRowMetadata, MariaDbConfig};
+pub use rabbitmq::{RabbitMq, RabbitMqConfig};
 pub use server::MariaDb;
 pub use util::{find_free_port, keep_test_dirs, TempDirGuard, KEEP_ENV};
 pub use zookeeper::ZooKeeperEnsemble;
