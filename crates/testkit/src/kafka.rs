@@ -95,6 +95,11 @@ impl Tansu {
         &self.log
     }
 
+    /// The broker's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        lock(&self.child).as_ref().map(Child::id)
+    }
+
     /// Whether the broker process is alive.
     pub fn is_running(&self) -> bool {
         match lock(&self.child).as_mut() {
