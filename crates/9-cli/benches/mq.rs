@@ -10,10 +10,14 @@
 //! configuration folder: the destination starts at `binlog.000001:4` with
 //! file cursors (Canal's default), topic `bench{pass}` of 3 partitions,
 //! `canal.mq.partitionHash = .*\\..*:$pk$`. The clock runs from the
-//! server's start until the broker holds every record of the binlog (the
-//! sum of the topic's high watermarks, polled every 20 ms); the record
-//! count is what an untimed first pass delivered, read back by a consumer
-//! that counted every row of every FlatMessage.
+//! server's start until the destination's cursor (its `meta.log` /
+//! `meta.dat`, polled every 20 ms) reaches the binlog's last transaction:
+//! the worker acks a batch only once the broker confirmed all of it, so
+//! then the broker holds every record. The broker is not asked while the
+//! clock runs (a ListOffsets request costs tansu a scan of all it holds).
+//! After each pass the topic's high watermarks must add up to the records
+//! an untimed first pass delivered, which a consumer read back, counting
+//! every row of every FlatMessage.
 //!
 //! `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes,
 //! `SLUICE_BENCH_NO_DOCS=1` skips writing docs/benchmarks.md.
@@ -126,6 +130,27 @@ fn consumer(broker: &Tansu) -> BaseConsumer {
         .expect("a Kafka consumer")
 }
 
+/// The highest cursor position (`"position":N`) in the destination's
+/// cursor files, 0 before the first ack.
+fn cursor_position(dest: &Path) -> u64 {
+    ["meta.log", "meta.log.1", "meta.dat"]
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(dest.join(f)).ok())
+        .flat_map(|text| {
+            text.match_indices("\"position\":")
+                .filter_map(|(i, key)| {
+                    let digits: String = text[i + key.len()..]
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    digits.parse::<u64>().ok()
+                })
+                .collect::<Vec<_>>()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// Records in the topic now: the sum of its partitions' high watermarks
 /// (0 while the topic does not exist).
 fn records_in(consumer: &BaseConsumer, topic: &str) -> i64 {
@@ -168,9 +193,9 @@ fn read_back(consumer: &BaseConsumer, topic: &str, records: i64) -> (i64, u64) {
     (seen, rows)
 }
 
-/// One pass: wall seconds until the broker holds `records` records, and
-/// the CPU seconds and peak RSS of the server, of the broker and of
-/// MariaDB over it.
+/// One pass: wall seconds until the cursor reaches `end` (the first pass:
+/// until it stops moving for 10 s), and the CPU seconds and peak RSS of the
+/// server, of the broker and of MariaDB over it.
 struct Pass {
     secs: f64,
     server_cpu: f64,
@@ -184,8 +209,8 @@ fn run_pass(
     broker: &Tansu,
     input: &BenchBinlog,
     topic: &str,
-    records: Option<i64>,
-) -> (Pass, i64) {
+    end: Option<u64>,
+) -> (Pass, u64, i64) {
     let conf = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a conf folder");
     write_conf(conf.path(), db, broker, &input.files[0], topic);
     let probe = consumer(broker);
@@ -195,27 +220,26 @@ fn run_pass(
     let t = Instant::now();
     let mut server = spawn_server(conf.path());
     let pid = server.id();
-    // Without a known count (the first pass), the topic is complete when
-    // it stops growing for 10 s.
-    let mut last = (0i64, Instant::now());
-    let (total, usage) = loop {
+    let dest = conf.path().join("bench");
+    let mut last = (0u64, Instant::now());
+    let (reached, usage) = loop {
         std::thread::sleep(Duration::from_millis(20));
         if let Ok(Some(status)) = server.try_wait() {
             let log = std::fs::read_to_string(conf.path().join("server.log")).unwrap_or_default();
             panic!("sluice server exited ({status}):\n{log}");
         }
         let usage = proc_usage(pid);
-        let n = records_in(&probe, topic);
-        match records {
-            Some(want) if n >= want => break (n, usage),
+        let at = cursor_position(&dest);
+        match end {
+            Some(end) if at >= end => break (at, usage),
             Some(_) => {}
-            None if n > last.0 => last = (n, Instant::now()),
-            None if n > 0 && last.1.elapsed() > Duration::from_secs(10) => break (n, usage),
+            None if at > last.0 => last = (at, Instant::now()),
+            None if at > 0 && last.1.elapsed() > Duration::from_secs(10) => break (at, usage),
             None => {}
         }
         assert!(
-            t.elapsed() < Duration::from_secs(900),
-            "{topic}: {n} records after 15 minutes"
+            t.elapsed() < Duration::from_secs(1800),
+            "{topic}: the cursor is at {at} after 30 minutes"
         );
     };
     let secs = t.elapsed().as_secs_f64();
@@ -228,7 +252,7 @@ fn run_pass(
     };
     let _ = server.kill();
     let _ = server.wait();
-    (pass, total)
+    (pass, reached, records_in(&probe, topic))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -257,17 +281,17 @@ fn main() {
     );
 
     // Untimed: what the binlog gives, read back and counted.
-    let (_, records) = run_pass(&db, &broker, &input, "bench0", None);
+    let (_, end, records) = run_pass(&db, &broker, &input, "bench0", None);
     let (read, read_rows) = read_back(&consumer(&broker), "bench0", records);
     assert_eq!(
         read_rows, rows,
         "every row of the binlog reached the broker once"
     );
-    eprintln!("mq: untimed pass: {read} records holding {read_rows} rows");
+    eprintln!("mq: untimed pass: {read} records holding {read_rows} rows; cursor at {end}");
 
     let mut passes = Vec::new();
     for i in 1..=iters {
-        let (pass, n) = run_pass(&db, &broker, &input, &format!("bench{i}"), Some(records));
+        let (pass, _, n) = run_pass(&db, &broker, &input, &format!("bench{i}"), Some(end));
         assert_eq!(n, records, "pass {i}: the same records as the untimed pass");
         eprintln!(
             "mq: pass {i}: {:.3} s, {:.0} rows/s; server CPU {:.1} s, RSS {:.0} MB; tansu CPU {:.1} s; MariaDB CPU {:.1} s",
@@ -287,7 +311,7 @@ fn main() {
         "## MQ mode: rows/s from a live MariaDB into Kafka\n\n\
          Machine: {cpus} CPUs by `nproc`; MariaDB {version}, tansu (Kafka protocol, in-memory storage), `sluice server` (release build) and MariaDB on the same cores.\n\n\
          Input: {manifest}: {rows} row changes, {mb:.1} MB of binlog, served by a private MariaDB.\n\n\
-         Method: each pass starts `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key) and stops the clock when the broker holds every record (sum of the partitions' high watermarks, polled every 20 ms). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`). An untimed first pass delivered {records} records, read back by a consumer that counted {rows} rows in their `data` arrays (every row once); each timed pass delivered the same {records}. {iters} timed passes; rows/s uses the best.\n\n\
+         Method: each pass starts `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key) and stops the clock when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker itself is not asked while the clock runs). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`). An untimed first pass delivered {records} records, read back by a consumer that counted {rows} rows in their `data` arrays (every row once); each timed pass delivered the same {records}. {iters} timed passes; rows/s uses the best.\n\n\
          | what | best | median | all passes | rows/s | server CPU (median) | server peak RSS | tansu CPU (median) | MariaDB CPU (median) |\n\
          | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n\
          | MariaDB → `sluice server` → Kafka (FlatMessage, by primary key) | {best:.3} s | {med:.3} s | {all} | {rate} | {scpu:.1} s | {rss:.0} MB | {bcpu:.1} s | {dcpu:.1} s |\n\n\
