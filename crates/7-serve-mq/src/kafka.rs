@@ -42,6 +42,9 @@ const TOPIC_VISIBLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// `kafka.delivery.timeout.ms` (or `message.timeout.ms`) says otherwise.
 const DEFAULT_DELIVERY_TIMEOUT_MS: &str = "30000";
 
+/// `linger.ms` unless set: the value in Canal's shipped canal.properties.
+const DEFAULT_LINGER_MS: &str = "1";
+
 /// Most requests in flight per connection that idempotence allows while
 /// keeping order.
 const MAX_IN_FLIGHT_IDEMPOTENT: u32 = 5;
@@ -235,6 +238,16 @@ impl KafkaSettings {
             .any(|(k, _)| k == "delivery.timeout.ms" || k == "message.timeout.ms")
         {
             self.put("delivery.timeout.ms", DEFAULT_DELIVERY_TIMEOUT_MS);
+        }
+        // Canal's shipped canal.properties says `kafka.linger.ms = 1`;
+        // librdkafka would wait 5 ms, and each batch waits for its last
+        // records' acknowledgements.
+        if !self
+            .client
+            .iter()
+            .any(|(k, _)| k == "linger.ms" || k == "queue.buffering.max.ms")
+        {
+            self.put("linger.ms", DEFAULT_LINGER_MS);
         }
         if kerberos {
             if !self.client.iter().any(|(k, _)| k == "security.protocol") {
@@ -635,6 +648,7 @@ mod tests {
         assert_eq!(s.get("retries"), None, "retries=0 would refuse idempotence");
         assert_eq!(s.get("max.request.size"), None);
         assert_eq!(s.get("delivery.timeout.ms"), Some("30000"));
+        assert_eq!(s.get("linger.ms"), Some("1"));
         assert!(s.create_topics);
         // librdkafka takes the result.
         let _producer: FutureProducer = s.client_config().create().unwrap();

@@ -18,8 +18,8 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use sluice_encode::mq::{MqMessage, MqRouter};
-use sluice_store::{ClientId, Destination, DestinationError, GetWait, StoreError};
+use sluice_encode::mq::{MqError, MqMessage, MqRouter};
+use sluice_store::{ClientId, Destination, DestinationError, EntryBytes, GetWait, StoreError};
 use tokio::sync::watch;
 
 use crate::{PublishError, Publisher};
@@ -142,13 +142,13 @@ impl Worker {
         rollback(&*self.destination, 0);
         tracing::info!(destination = %name, client = MQ_CLIENT_ID, "MQ worker publishing");
         let mut backoff = FIRST_BACKOFF;
-        let mut records = Vec::new();
+        let mut next = None;
         loop {
             if *stop.borrow() {
                 return Ok(());
             }
             let round = {
-                let round = self.round(&mut records);
+                let round = self.round(&mut next);
                 tokio::pin!(round);
                 tokio::select! {
                     r = &mut round => r?,
@@ -185,8 +185,11 @@ impl Worker {
         }
     }
 
-    /// Gets, routes, publishes and acks (or rolls back) one batch.
-    async fn round(&mut self, records: &mut Vec<MqMessage>) -> Result<Round, WorkerExit> {
+    /// Publishes and acks (or rolls back) one batch: the one `next` holds,
+    /// else one got now. While the broker confirms it, the batch after it
+    /// is got and routed into `next` (getWithoutAck allows several batches
+    /// out; acks stay in order), so routing and broker round trips overlap.
+    async fn round(&mut self, next: &mut Option<Prepared>) -> Result<Round, WorkerExit> {
         // Borrowed apart: the publisher is Send but not Sync.
         let Worker {
             destination,
@@ -196,59 +199,152 @@ impl Worker {
         } = self;
         let destination: &dyn Destination = &**destination;
         let name = destination.name();
-        let wait = match config.get_timeout {
-            Some(d) => GetWait::AtMost(d),
-            None => GetWait::NoWait,
+        let current = match next.take() {
+            Some(p) => p,
+            None => match fetch(destination, router, config).await? {
+                Fetched::Ready(p) => p,
+                Fetched::Empty => return Ok(Round::Empty),
+                Fetched::GetFailed => return Ok(Round::RetryAfter(FIRST_BACKOFF)),
+                Fetched::Unroutable => {
+                    rollback(destination, 0);
+                    return Ok(Round::RetryAfter(FIRST_BACKOFF));
+                }
+            },
         };
-        let batch = match destination.get(MQ_CLIENT_ID, config.batch_size, wait).await {
-            Ok(b) => b,
-            Err(e) if is_stopped(&e) => {
-                return Err(WorkerExit::DestinationStopped(name.to_string()))
-            }
-            Err(e) => {
-                tracing::warn!(destination = %name, error = %e, "MQ worker: get failed");
-                return Ok(Round::RetryAfter(FIRST_BACKOFF));
-            }
-        };
-        if batch.id < 0 || batch.entries.is_empty() {
-            if batch.id >= 0 {
-                ack(destination, batch.id).await;
-            }
-            return Ok(Round::Empty);
-        }
-        records.clear();
-        if let Err(e) = router.messages(batch.id, &batch.entries, now_ms(), records) {
-            tracing::error!(destination = %name, batch = batch.id, error = %e, "MQ worker: a batch cannot be turned into records; held, retrying");
-            rollback(destination, batch.id);
-            return Ok(Round::RetryAfter(FIRST_BACKOFF));
-        }
-        if records.is_empty() {
+        if current.records.is_empty() {
             // Only transaction boundaries: nothing for the broker, but the
             // cursor moves.
-            ack(destination, batch.id).await;
+            ack(destination, current.id).await;
             return Ok(Round::Published);
         }
-        match publisher.publish(records).await {
+        let (published, fetched) = tokio::join!(
+            publisher.publish(&current.records),
+            fetch(destination, router, config)
+        );
+        match published {
             Ok(()) => {
-                ack(destination, batch.id).await;
+                ack(destination, current.id).await;
+                match fetched? {
+                    Fetched::Ready(p) => *next = Some(p),
+                    Fetched::Empty | Fetched::GetFailed => {}
+                    // Rolled back only now, after the ack of the batch
+                    // before it.
+                    Fetched::Unroutable => {
+                        rollback(destination, 0);
+                        return Ok(Round::RetryAfter(FIRST_BACKOFF));
+                    }
+                }
                 Ok(Round::Published)
             }
             Err(e @ PublishError::TooLarge { .. }) => {
-                tracing::error!(destination = %name, batch = batch.id, error = %e, retry_in = ?TOO_LARGE_RETRY, "MQ worker: the broker refuses a record as too large; the destination waits at this batch (nothing is skipped) until the broker or client limit is raised");
-                rollback(destination, batch.id);
+                tracing::error!(destination = %name, batch = current.id, error = %e, retry_in = ?TOO_LARGE_RETRY, "MQ worker: the broker refuses a record as too large; the destination waits at this batch (nothing is skipped) until the broker or client limit is raised");
+                rollback(destination, current.id);
                 Ok(Round::RetryAfter(TOO_LARGE_RETRY))
             }
             Err(e) => {
-                let origin = records
+                let origin = current
+                    .records
                     .first()
                     .map(|r| r.origin.as_str())
                     .unwrap_or_default();
-                tracing::warn!(destination = %name, batch = batch.id, from = %origin, records = records.len(), error = %e, "MQ worker: publishing failed; the batch is sent again");
-                rollback(destination, batch.id);
+                tracing::warn!(destination = %name, batch = current.id, from = %origin, records = current.records.len(), error = %e, "MQ worker: publishing failed; the batch is sent again");
+                rollback(destination, current.id);
                 Ok(Round::RetryAfter(FIRST_BACKOFF))
             }
         }
     }
+}
+
+/// A batch got and routed, not yet published.
+struct Prepared {
+    id: i64,
+    records: Vec<MqMessage>,
+}
+
+/// What a get and its routing gave.
+enum Fetched {
+    Ready(Prepared),
+    /// No batch (nothing new within the get's wait).
+    Empty,
+    /// The get failed (logged); the batches out stay as they are.
+    GetFailed,
+    /// The batch cannot be turned into records (logged): everything out
+    /// must be rolled back, once the batches before it are acked.
+    Unroutable,
+}
+
+/// Gets the next batch and routes it.
+async fn fetch(
+    destination: &dyn Destination,
+    router: &MqRouter,
+    config: &WorkerConfig,
+) -> Result<Fetched, WorkerExit> {
+    let name = destination.name();
+    let wait = match config.get_timeout {
+        Some(d) => GetWait::AtMost(d),
+        None => GetWait::NoWait,
+    };
+    let batch = match destination.get(MQ_CLIENT_ID, config.batch_size, wait).await {
+        Ok(b) => b,
+        Err(e) if is_stopped(&e) => return Err(WorkerExit::DestinationStopped(name.to_string())),
+        Err(e) => {
+            tracing::warn!(destination = %name, error = %e, "MQ worker: get failed");
+            return Ok(Fetched::GetFailed);
+        }
+    };
+    if batch.id < 0 {
+        return Ok(Fetched::Empty);
+    }
+    match route(router, batch.id, batch.entries).await {
+        Ok(records) => Ok(Fetched::Ready(Prepared {
+            id: batch.id,
+            records,
+        })),
+        Err(e) => {
+            tracing::error!(destination = %name, batch = batch.id, error = %e, "MQ worker: a batch cannot be turned into records; held, retrying");
+            Ok(Fetched::Unroutable)
+        }
+    }
+}
+
+/// Entries from which a batch's FlatMessages are built on two threads.
+const SPLIT_AT_ENTRIES: usize = 4;
+
+/// The records of a batch. FlatMessages are made entry by entry, so a
+/// large batch is cut in two and the second half built on a blocking
+/// thread while this task builds the first: turning entries back into rows
+/// is most of an MQ worker's CPU. Each half keeps binlog order, and the
+/// first half's records come first. Protobuf records group a batch's
+/// entries per partition and are built whole.
+async fn route(
+    router: &MqRouter,
+    batch_id: i64,
+    mut entries: Vec<EntryBytes>,
+) -> Result<Vec<MqMessage>, MqError> {
+    let ts = now_ms();
+    let mut records = Vec::new();
+    if !router.config().flat_message || entries.len() < SPLIT_AT_ENTRIES {
+        router.messages(batch_id, &entries, ts, &mut records)?;
+        return Ok(records);
+    }
+    let second = entries.split_off(entries.len() / 2);
+    let (other, half) = (router.clone(), second.clone());
+    let built = tokio::task::spawn_blocking(move || {
+        let mut records = Vec::new();
+        other
+            .messages(batch_id, &half, ts, &mut records)
+            .map(|()| records)
+    });
+    let first = router.messages(batch_id, &entries, ts, &mut records);
+    let built = built.await;
+    first?;
+    match built {
+        Ok(more) => records.extend(more?),
+        // The blocking thread panicked: build the half here, where the
+        // same panic ends this worker and its supervisor starts another.
+        Err(_) => router.messages(batch_id, &second, ts, &mut records)?,
+    }
+    Ok(records)
 }
 
 /// Acks a published batch and waits until its cursor is written.

@@ -20,6 +20,7 @@
 //! every row of every FlatMessage.
 //!
 //! `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes,
+//! `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated),
 //! `SLUICE_BENCH_NO_DOCS=1` skips writing docs/benchmarks.md.
 
 use std::path::{Path, PathBuf};
@@ -84,8 +85,9 @@ fn write_conf(dir: &Path, db: &MariaDb, broker: &Tansu, first_file: &str, topic:
              canal.auto.scan = false\n\
              canal.instance.global.spring.xml = classpath:spring/file-instance.xml\n\
              canal.mq.flatMessage = true\n\
-             kafka.bootstrap.servers = {}\n",
-            broker.bootstrap_servers()
+             kafka.bootstrap.servers = {}\n{}",
+            broker.bootstrap_servers(),
+            extra_properties()
         ),
     )
     .expect("write canal.properties");
@@ -107,12 +109,26 @@ fn write_conf(dir: &Path, db: &MariaDb, broker: &Tansu, first_file: &str, topic:
     .expect("write instance.properties");
 }
 
+/// `SLUICE_BENCH_MQ_PROPERTIES`: more `canal.properties` lines, `;`-separated
+/// (e.g. `kafka.linger.ms = 20;canal.mq.canalBatchSize = 1024`).
+fn extra_properties() -> String {
+    std::env::var("SLUICE_BENCH_MQ_PROPERTIES")
+        .unwrap_or_default()
+        .split(';')
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!("{}\n", l.trim()))
+        .collect()
+}
+
 fn spawn_server(conf: &Path) -> Child {
     let log = std::fs::File::create(conf.join("server.log")).expect("server log");
     Command::new(env!("CARGO_BIN_EXE_sluice"))
         .args(["server", "--conf"])
         .arg(conf)
-        .env("RUST_LOG", "warn")
+        .env(
+            "RUST_LOG",
+            std::env::var("SLUICE_BENCH_RUST_LOG").unwrap_or_else(|_| "warn".into()),
+        )
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log)
@@ -311,14 +327,18 @@ fn main() {
         "## MQ mode: rows/s from a live MariaDB into Kafka\n\n\
          Machine: {cpus} CPUs by `nproc`; MariaDB {version}, tansu (Kafka protocol, in-memory storage), `sluice server` (release build) and MariaDB on the same cores.\n\n\
          Input: {manifest}: {rows} row changes, {mb:.1} MB of binlog, served by a private MariaDB.\n\n\
-         Method: each pass starts `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key) and stops the clock when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker itself is not asked while the clock runs). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`). An untimed first pass delivered {records} records, read back by a consumer that counted {rows} rows in their `data` arrays (every row once); each timed pass delivered the same {records}. {iters} timed passes; rows/s uses the best.\n\n\
+         Method: each pass starts `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key{extra}) and stops the clock when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker itself is not asked while the clock runs). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`). An untimed first pass delivered {records} records, read back by a consumer that counted {rows} rows in their `data` arrays (every row once); each timed pass delivered the same {records}. {iters} timed passes; rows/s uses the best.\n\n\
          | what | best | median | all passes | rows/s | server CPU (median) | server peak RSS | tansu CPU (median) | MariaDB CPU (median) |\n\
          | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n\
          | MariaDB → `sluice server` → Kafka (FlatMessage, by primary key) | {best:.3} s | {med:.3} s | {all} | {rate} | {scpu:.1} s | {rss:.0} MB | {bcpu:.1} s | {dcpu:.1} s |\n\n\
          Target from the issue: at least 150,000 rows/s on this 2-core machine with the broker beside it: {verdict}. Canal publishes 15–60 k rows/s to Kafka on far larger machines (its published figures).\n\n\
          Reproduce:\n\n```sh\ncargo bench -p sluice-cli --bench mq\n```\n\n\
-         `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
+         `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated), `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
         cpus = std::thread::available_parallelism().map_or(0, |n| n.get()),
+        extra = match extra_properties().trim() {
+            "" => String::new(),
+            e => format!("; also `{}`", e.replace('\n', "`, `")),
+        },
         version = db
             .query("SELECT VERSION()")
             .ok()

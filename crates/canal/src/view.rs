@@ -176,6 +176,13 @@ impl<'a> Fields<'a> {
     #[inline]
     fn str(&mut self, wire: Wire<'a>) -> &'a str {
         let bytes = self.bytes(wire);
+        // Names, types and most values are ASCII: one vectorised check
+        // instead of the general validation (measured: 9 % of an MQ
+        // worker's CPU went to `from_utf8` on these short strings).
+        if bytes.is_ascii() {
+            // SAFETY: ASCII bytes are valid UTF-8.
+            return unsafe { std::str::from_utf8_unchecked(bytes) };
+        }
         match std::str::from_utf8(bytes) {
             Ok(s) => s,
             Err(_) => {
