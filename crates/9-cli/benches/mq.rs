@@ -173,7 +173,7 @@ fn records_in(consumer: &BaseConsumer, topic: &str) -> i64 {
     (0..PARTITIONS)
         .map(|p| {
             consumer
-                .fetch_watermarks(topic, p, Duration::from_secs(2))
+                .fetch_watermarks(topic, p, Duration::from_secs(30))
                 .map_or(0, |(_, high)| high)
         })
         .sum()
@@ -209,9 +209,25 @@ fn read_back(consumer: &BaseConsumer, topic: &str, records: i64) -> (i64, u64) {
     (seen, rows)
 }
 
-/// One pass: wall seconds until the cursor reaches `end` (the first pass:
-/// until it stops moving for 10 s), and the CPU seconds and peak RSS of the
-/// server, of the broker and of MariaDB over it.
+/// Where the cursor stands once the last transaction of the binlog is
+/// acked: the end of its last commit (Xid) event.
+fn last_commit_end(input: &BenchBinlog) -> u64 {
+    let last = input.files.last().expect("a binlog file");
+    let buf = std::fs::read(input.dir.join(last)).expect("read the last binlog file");
+    let mut end = 0;
+    sluice_binlog::walk_file(last, &buf, |at, _, data| {
+        if matches!(data, sluice_binlog::EventData::Xid(_)) {
+            end = at.next_pos;
+        }
+        std::ops::ControlFlow::Continue(())
+    })
+    .expect("walk the last binlog file");
+    end
+}
+
+/// One pass: wall seconds until the cursor reaches `end`, and the CPU
+/// seconds and peak RSS of the server, of the broker and of MariaDB over
+/// it.
 struct Pass {
     secs: f64,
     server_cpu: f64,
@@ -225,8 +241,8 @@ fn run_pass(
     broker: &Tansu,
     input: &BenchBinlog,
     topic: &str,
-    end: Option<u64>,
-) -> (Pass, u64, i64) {
+    end: u64,
+) -> (Pass, i64) {
     let conf = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a conf folder");
     write_conf(conf.path(), db, broker, &input.files[0], topic);
     let probe = consumer(broker);
@@ -237,8 +253,7 @@ fn run_pass(
     let mut server = spawn_server(conf.path());
     let pid = server.id();
     let dest = conf.path().join("bench");
-    let mut last = (0u64, Instant::now());
-    let (reached, usage) = loop {
+    let usage = loop {
         std::thread::sleep(Duration::from_millis(20));
         if let Ok(Some(status)) = server.try_wait() {
             let log = std::fs::read_to_string(conf.path().join("server.log")).unwrap_or_default();
@@ -246,12 +261,8 @@ fn run_pass(
         }
         let usage = proc_usage(pid);
         let at = cursor_position(&dest);
-        match end {
-            Some(end) if at >= end => break (at, usage),
-            Some(_) => {}
-            None if at > last.0 => last = (at, Instant::now()),
-            None if at > 0 && last.1.elapsed() > Duration::from_secs(10) => break (at, usage),
-            None => {}
+        if at >= end {
+            break usage;
         }
         assert!(
             t.elapsed() < Duration::from_secs(1800),
@@ -268,7 +279,7 @@ fn run_pass(
     };
     let _ = server.kill();
     let _ = server.wait();
-    (pass, reached, records_in(&probe, topic))
+    (pass, records_in(&probe, topic))
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -297,7 +308,8 @@ fn main() {
     );
 
     // Untimed: what the binlog gives, read back and counted.
-    let (_, end, records) = run_pass(&db, &broker, &input, "bench0", None);
+    let end = last_commit_end(&input);
+    let (_, records) = run_pass(&db, &broker, &input, "bench0", end);
     let (read, read_rows) = read_back(&consumer(&broker), "bench0", records);
     assert_eq!(
         read_rows, rows,
@@ -307,7 +319,7 @@ fn main() {
 
     let mut passes = Vec::new();
     for i in 1..=iters {
-        let (pass, _, n) = run_pass(&db, &broker, &input, &format!("bench{i}"), Some(end));
+        let (pass, n) = run_pass(&db, &broker, &input, &format!("bench{i}"), end);
         assert_eq!(n, records, "pass {i}: the same records as the untimed pass");
         eprintln!(
             "mq: pass {i}: {:.3} s, {:.0} rows/s; server CPU {:.1} s, RSS {:.0} MB; tansu CPU {:.1} s; MariaDB CPU {:.1} s",
