@@ -83,26 +83,6 @@ fn pct(sorted: &[u64], p: f64) -> f64 {
     sorted[i.min(sorted.len() - 1)] as f64 / 1000.0
 }
 
-/// User + system seconds and peak RSS (MB) of a process, from /proc.
-fn proc_usage(pid: u32) -> (f64, f64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name (which may hold spaces) start at ") ".
-    let rest = stat.rsplit_once(") ").map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // SAFETY: sysconf reads a constant.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    let cpu = (ticks(11) + ticks(12)) / hz.max(1.0);
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let hwm_kb = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(0.0);
-    (cpu, hwm_kb / 1024.0)
-}
-
 fn binlog_end(db: &MariaDb) -> (String, u64) {
     let rows = db.query("SHOW MASTER STATUS").expect("SHOW MASTER STATUS");
     let file = rows[0][0].clone().expect("binlog file");
@@ -297,10 +277,10 @@ fn run_sluice(
         })
     };
     warm_up(db, &table, &ready, &consumer);
-    let cpu_before = proc_usage(pid).0;
+    let cpu_before = sluice_testkit::bench_docs::process_usage(pid).0;
     let write_secs = write_rows(db, &table, rate, n, base, &committed);
     let (acks, ack_secs) = consumer.join().expect("the consumer");
-    let (cpu_after, rss) = proc_usage(pid);
+    let (cpu_after, rss) = sluice_testkit::bench_docs::process_usage(pid);
     let _ = server.kill();
     let _ = server.wait();
     Outcome {

@@ -45,37 +45,6 @@ fn root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-/// Row changes the generator wrote (the MANIFEST's counts).
-fn manifest_rows(dir: &Path) -> u64 {
-    let manifest = std::fs::read_to_string(dir.join("MANIFEST")).expect("read the MANIFEST");
-    manifest
-        .lines()
-        .flat_map(|l| l.split_whitespace())
-        .filter_map(|kv| kv.split_once('='))
-        .filter(|(k, _)| k.starts_with("rows_"))
-        .map(|(_, v)| v.parse::<u64>().expect("a row count"))
-        .sum()
-}
-
-/// user + system CPU seconds and peak RSS (MB) of a process.
-fn proc_usage(pid: u32) -> (f64, f64) {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let rest = stat.rsplit_once(") ").map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // SAFETY: sysconf reads a constant.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
-    let cpu = (ticks(11) + ticks(12)) / hz.max(1.0);
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let hwm_kb = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse::<f64>().ok())
-        .unwrap_or(0.0);
-    (cpu, hwm_kb / 1024.0)
-}
-
 fn write_conf(dir: &Path, db: &MariaDb, broker: &Tansu, first_file: &str, topic: &str) {
     std::fs::write(
         dir.join("canal.properties"),
@@ -189,7 +158,12 @@ fn read_back(consumer: &BaseConsumer, topic: &str, records: i64) -> (i64, u64) {
     consumer.assign(&tpl).expect("assign the partitions");
     let (mut seen, mut rows) = (0i64, 0u64);
     let mut idle = Instant::now();
-    while seen < records {
+    // Past the high watermarks too, until nothing comes for 5 s: the
+    // broker's watermarks are only what it says it holds.
+    loop {
+        if seen >= records && idle.elapsed() > Duration::from_secs(5) {
+            break;
+        }
         match consumer.poll(Duration::from_millis(200)) {
             Some(Ok(m)) => {
                 let v: serde_json::Value =
@@ -200,7 +174,7 @@ fn read_back(consumer: &BaseConsumer, topic: &str, records: i64) -> (i64, u64) {
             }
             Some(Err(e)) => panic!("consuming {topic}: {e}"),
             None => assert!(
-                idle.elapsed() < Duration::from_secs(60),
+                seen >= records || idle.elapsed() < Duration::from_secs(60),
                 "{topic}: {seen} of {records} records read"
             ),
         }
@@ -209,20 +183,25 @@ fn read_back(consumer: &BaseConsumer, topic: &str, records: i64) -> (i64, u64) {
     (seen, rows)
 }
 
-/// Where the cursor stands once the last transaction of the binlog is
-/// acked: the end of its last commit (Xid) event.
-fn last_commit_end(input: &BenchBinlog) -> u64 {
-    let last = input.files.last().expect("a binlog file");
-    let buf = std::fs::read(input.dir.join(last)).expect("read the last binlog file");
-    let mut end = 0;
-    sluice_binlog::walk_file(last, &buf, |at, _, data| {
-        if matches!(data, sluice_binlog::EventData::Xid(_)) {
-            end = at.next_pos;
-        }
-        std::ops::ControlFlow::Continue(())
-    })
-    .expect("walk the last binlog file");
-    end
+/// The row changes in the binlog (decoded: MariaDB does not log an
+/// UPDATE's rows that it leaves as they were, so the generator's counts can
+/// be higher), and where the cursor stands once the last transaction is
+/// acked: the end of the last commit (Xid) event.
+fn binlog_facts(input: &BenchBinlog) -> (u64, u64) {
+    let (mut rows, mut end) = (0u64, 0u64);
+    for name in &input.files {
+        let buf = std::fs::read(input.dir.join(name)).expect("read a binlog file");
+        sluice_binlog::walk_file(name, &buf, |at, _, data| {
+            match data {
+                sluice_binlog::EventData::Rows(r) => rows += r.rows().count() as u64,
+                sluice_binlog::EventData::Xid(_) => end = at.next_pos,
+                _ => {}
+            }
+            std::ops::ControlFlow::Continue(())
+        })
+        .expect("walk the bench binlog");
+    }
+    (rows, end)
 }
 
 /// One pass: wall seconds until the cursor reaches `end`, and the CPU
@@ -248,7 +227,10 @@ fn run_pass(
     let probe = consumer(broker);
     let db_pid = db.pid().expect("MariaDB runs");
     let broker_pid = broker.pid().expect("tansu runs");
-    let (db0, broker0) = (proc_usage(db_pid).0, proc_usage(broker_pid).0);
+    let (db0, broker0) = (
+        sluice_testkit::bench_docs::process_usage(db_pid).0,
+        sluice_testkit::bench_docs::process_usage(broker_pid).0,
+    );
     let t = Instant::now();
     let mut server = spawn_server(conf.path());
     let pid = server.id();
@@ -259,7 +241,7 @@ fn run_pass(
             let log = std::fs::read_to_string(conf.path().join("server.log")).unwrap_or_default();
             panic!("sluice server exited ({status}):\n{log}");
         }
-        let usage = proc_usage(pid);
+        let usage = sluice_testkit::bench_docs::process_usage(pid);
         let at = cursor_position(&dest);
         if at >= end {
             break usage;
@@ -274,8 +256,8 @@ fn run_pass(
         secs,
         server_cpu: usage.0,
         server_rss: usage.1,
-        broker_cpu: proc_usage(broker_pid).0 - broker0,
-        db_cpu: proc_usage(db_pid).0 - db0,
+        broker_cpu: sluice_testkit::bench_docs::process_usage(broker_pid).0 - broker0,
+        db_cpu: sluice_testkit::bench_docs::process_usage(db_pid).0 - db0,
     };
     let _ = server.kill();
     let _ = server.wait();
@@ -296,7 +278,7 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(3);
     let input = BenchBinlog::locate(&root()).expect("the bench binlog");
-    let rows = manifest_rows(&input.dir);
+    let (rows, end) = binlog_facts(&input);
     let db = input.serve().expect("serve the bench binlog");
     let broker = Tansu::start().expect("start tansu");
     eprintln!(
@@ -308,7 +290,6 @@ fn main() {
     );
 
     // Untimed: what the binlog gives, read back and counted.
-    let end = last_commit_end(&input);
     let (_, records) = run_pass(&db, &broker, &input, "bench0", end);
     let (read, read_rows) = read_back(&consumer(&broker), "bench0", records);
     assert_eq!(

@@ -44,6 +44,27 @@ pub fn write_section_in(path: &Path, begin: &str, end: &str, body: &str) -> io::
     std::fs::write(path, new)
 }
 
+/// CPU seconds (user + system) and peak resident memory in MB (`VmHWM`) of
+/// process `pid` so far, read from `/proc`; zeros when it is gone.
+pub fn process_usage(pid: u32) -> (f64, f64) {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces) start at ") ".
+    let rest = stat.rsplit_once(") ").map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // SAFETY: sysconf reads a constant.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    let cpu = (ticks(11) + ticks(12)) / hz.max(1.0);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let hwm_kb = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse::<f64>().ok())
+        .unwrap_or(0.0);
+    (cpu, hwm_kb / 1024.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
