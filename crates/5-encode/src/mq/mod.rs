@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use prost::Message;
 use sluice_canal::proto::{Entry, EntryType, EventType, Messages, Packet, PacketType, RowChange};
-use sluice_canal::view::{EntryView, ViewError};
+use sluice_canal::view::{EntryView, RowChangeView, ViewError};
 
 use crate::flat::{FlatError, FlatMessage, FlatRow};
 use hash::{java_partition, java_string_hash, row_hash};
@@ -184,27 +184,10 @@ impl<'a> BatchEntry<'a> {
         if self.kind() != Some(EntryType::RowData) {
             return 0;
         }
-        count_rows(self.view.store_value)
+        // 0 when the RowChange does not parse (the record then fails
+        // where it is built, if anywhere).
+        RowChangeView::parse(self.view.store_value).map_or(0, |c| c.row_count)
     }
-}
-
-/// The number of `rowDatas` (field 12) in a serialised RowChange; 0 when it
-/// does not parse (the record then fails where it is decoded, if anywhere).
-fn count_rows(mut buf: &[u8]) -> usize {
-    use prost::encoding::{decode_key, skip_field, DecodeContext};
-    let mut rows = 0;
-    while !buf.is_empty() {
-        let Ok((tag, wire_type)) = decode_key(&mut buf) else {
-            return rows;
-        };
-        if tag == 12 {
-            rows += 1;
-        }
-        if skip_field(wire_type, tag, &mut buf, DecodeContext::default()).is_err() {
-            return rows;
-        }
-    }
-    rows
 }
 
 /// Canal's non-raw protobuf record (`CanalMessageSerializerUtil`, entries
@@ -231,8 +214,12 @@ fn entries_packet<'b>(entries: impl IntoIterator<Item = &'b [u8]>) -> Vec<u8> {
 fn raw_packet<E: AsRef<[u8]>>(batch_id: i64, entries: &[E]) -> Vec<u8> {
     let mut body = Vec::new();
     prost::encoding::int64::encode(1, &batch_id, &mut body);
+    // Each entry's bytes written as they are, without a copy per entry.
     for e in entries {
-        prost::encoding::bytes::encode(2, &e.as_ref().to_vec(), &mut body);
+        let e = e.as_ref();
+        prost::encoding::encode_key(2, prost::encoding::WireType::LengthDelimited, &mut body);
+        prost::encoding::encode_varint(e.len() as u64, &mut body);
+        body.extend_from_slice(e);
     }
     Packet {
         magic_number: None,
