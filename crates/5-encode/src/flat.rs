@@ -17,6 +17,7 @@ use sluice_canal::view::{ColumnView, EntryView, RowChangeView, ViewError};
 use sluice_events::{ChangeEvent, Encoder};
 
 use crate::canal::{BuiltEntry, CanalEncoder, EntryError};
+use crate::json_escape;
 
 /// One row as a map from column name to value (`None` for SQL NULL), in
 /// column order; a name seen twice keeps its first place and its last value.
@@ -173,6 +174,7 @@ impl<'a> FlatMessage<&'a str> {
         let mut updated: Vec<&str> = Vec::new();
         let mut pk_names_done = false;
         let mut width = 0;
+        let is_update = event_type == EventType::Update;
         for row in change.rows() {
             let columns = if event_type == EventType::Delete {
                 row.before()
@@ -180,16 +182,29 @@ impl<'a> FlatMessage<&'a str> {
                 row.after()
             };
             let mut values = FlatRow::with_capacity(width);
+            // While each column of this row is where the type maps have its
+            // name (rows of one entry nearly always list the same columns),
+            // the names so far are distinct and in the maps' order: one
+            // comparison places a column in all three maps.
+            let mut aligned = true;
             for (i, c) in columns.enumerate() {
                 let c = c?;
                 let name = c.name;
                 if !pk_names_done && c.is_key {
                     message.pk_names.get_or_insert_with(Vec::new).push(name);
                 }
-                put(&mut sql_type, i, name, c.sql_type);
-                put(&mut mysql_type, i, name, c.mysql_type);
-                put(&mut values, i, name, value_of(&c));
-                if c.updated && !updated.contains(&name) {
+                aligned = aligned && sql_type.get(i).is_some_and(|(k, _)| *k == name);
+                if aligned {
+                    sql_type[i].1 = c.sql_type;
+                    mysql_type[i].1 = c.mysql_type;
+                    values.push((name, value_of(&c)));
+                } else {
+                    put(&mut sql_type, i, name, c.sql_type);
+                    put(&mut mysql_type, i, name, c.mysql_type);
+                    put(&mut values, i, name, value_of(&c));
+                }
+                // Only UPDATE messages carry `old`.
+                if is_update && c.updated && !updated.contains(&name) {
                     updated.push(name);
                 }
             }
@@ -369,11 +384,7 @@ fn write_str(out: &mut String, s: &str) {
     // that do are all ASCII, so every cut is on a character boundary.
     let bytes = s.as_bytes();
     let mut run = 0;
-    while let Some(n) = bytes[run..]
-        .iter()
-        .position(|&b| NEEDS_ESCAPE[usize::from(b)])
-    {
-        let i = run + n;
+    while let Some(i) = json_escape::next_escape(bytes, run) {
         out.push_str(&s[run..i]);
         let b = bytes[i];
         match b {
@@ -395,19 +406,6 @@ fn write_str(out: &mut String, s: &str) {
     out.push_str(&s[run..]);
     out.push('"');
 }
-
-/// The bytes a JSON string escapes: quote, backslash, control characters.
-const NEEDS_ESCAPE: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = true;
-        b += 1;
-    }
-    t[b'"' as usize] = true;
-    t[b'\\' as usize] = true;
-    t
-};
 
 /// Encodes change events as FlatMessages: the Canal entries of each event,
 /// each ROWDATA entry converted. Transaction boundaries give nothing.
@@ -566,6 +564,53 @@ mod tests {
             .unwrap();
         assert_eq!(m.old, Some(vec![vec![]]));
         assert!(m.to_json().contains(r#""old":[{}]"#), "{}", m.to_json());
+    }
+
+    /// A row whose columns differ from the first row's (another order, a
+    /// name twice) fills its maps as Java's `LinkedHashMap.put` does: a
+    /// name keeps its first place and takes its last value.
+    #[test]
+    fn rows_with_other_columns_keep_linked_hash_map_order() {
+        let row = |after: Vec<Column>| RowData {
+            after_columns: after,
+            ..Default::default()
+        };
+        let change = RowChange {
+            event_type: Some(EventType::Insert as i32),
+            is_ddl: Some(false),
+            row_datas: vec![
+                row(vec![
+                    column("id", true, Some("1"), true),
+                    column("name", false, Some("a"), true),
+                ]),
+                row(vec![
+                    column("name", false, Some("b"), true),
+                    column("id", true, Some("2"), true),
+                    column("name", false, Some("c"), true),
+                ]),
+                row(vec![
+                    column("id", true, Some("3"), true),
+                    column("name", false, None, true),
+                    column("extra", false, Some("e"), true),
+                ]),
+            ],
+            ..Default::default()
+        };
+        let m = FlatMessage::from_entry(&entry(change), 1, 0)
+            .unwrap()
+            .unwrap();
+        let json = m.to_json();
+        assert!(
+            json.starts_with(
+                r#"{"data":[{"id":"1","name":"a"},{"name":"c","id":"2"},{"id":"3","name":null,"extra":"e"}],"#
+            ),
+            "{json}"
+        );
+        assert!(
+            json.contains(r#""sqlType":{"id":-5,"name":12,"extra":12}"#),
+            "{json}"
+        );
+        assert!(json.contains(r#""old":null"#), "{json}");
     }
 
     /// Strings are escaped as a JSON writer escapes them (serde_json's

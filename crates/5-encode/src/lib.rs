@@ -13,5 +13,6 @@ pub mod binlog_json;
 pub mod canal;
 pub mod debezium;
 pub mod flat;
+mod json_escape;
 pub mod mq;
 pub mod tail;

@@ -412,7 +412,8 @@ pub fn write_json_str(w: &mut (impl Write + ?Sized), s: &str) -> std::io::Result
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    while let Some(i) = crate::json_escape::next_escape(bytes, start) {
+        let b = bytes[i];
         let short: &[u8] = match b {
             b'"' => b"\\\"",
             b'\\' => b"\\\\",
@@ -421,8 +422,7 @@ pub fn write_json_str(w: &mut (impl Write + ?Sized), s: &str) -> std::io::Result
             b'\t' => b"\\t",
             0x08 => b"\\b",
             0x0c => b"\\f",
-            0..=0x1f => b"",
-            _ => continue,
+            _ => b"",
         };
         w.write_all(&bytes[start..i])?;
         if short.is_empty() {
