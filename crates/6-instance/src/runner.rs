@@ -291,7 +291,10 @@ struct RowsWork {
 }
 
 impl RowsWork {
-    fn spawn(self) -> JoinHandle<Result<BuiltEntry, EntryError>> {
+    /// Builds the entry on another task, serialised there too: the store
+    /// takes entries one at a time in binlog order, so what is done before
+    /// is done on every core.
+    fn spawn(self) -> JoinHandle<Result<(BuiltEntry, EntryBytes), EntryError>> {
         tokio::spawn(async move {
             let RowsWork {
                 owned,
@@ -319,7 +322,9 @@ impl RowsWork {
                 timestamp,
             };
             let change = RowsChange::new(position, &txn, &rows, columns.as_deref());
-            CanalEncoder::rows_entry_on_this_thread(gtid_on, &change)
+            let built = CanalEncoder::rows_entry_on_this_thread(gtid_on, &change)?;
+            let bytes = entry_bytes(&built.entry);
+            Ok((built, bytes))
         })
     }
 }
@@ -344,8 +349,9 @@ struct Pending {
 
 enum PendingEntry {
     Ready(Box<BuiltEntry>),
-    /// The entry of a rows event, being built on another task.
-    Building(JoinHandle<Result<BuiltEntry, EntryError>>),
+    /// The entry of a rows event, being built and serialised on another
+    /// task.
+    Building(JoinHandle<Result<(BuiltEntry, EntryBytes), EntryError>>),
 }
 
 /// Entries in flight between the reader and the store: rows events are
@@ -815,10 +821,10 @@ struct Emitter {
 impl Emitter {
     async fn run(mut self, mut rx: mpsc::Receiver<Pending>) -> Result<(), RunnerError> {
         while let Some(p) = rx.recv().await {
-            let e = match p.entry {
-                PendingEntry::Ready(e) => *e,
+            let (e, bytes) = match p.entry {
+                PendingEntry::Ready(e) => (*e, None),
                 PendingEntry::Building(building) => match building.await {
-                    Ok(Ok(e)) => e,
+                    Ok(Ok((e, bytes))) => (e, Some(bytes)),
                     Ok(Err(source)) => {
                         return Err(RunnerError::Entry {
                             destination: self.name.clone(),
@@ -833,12 +839,13 @@ impl Emitter {
                     }
                 },
             };
-            self.emit(e).await?;
+            self.emit(e, bytes).await?;
         }
         Ok(())
     }
 
-    async fn emit(&mut self, e: BuiltEntry) -> Result<(), RunnerError> {
+    /// `bytes`: the entry serialised, when that was done already.
+    async fn emit(&mut self, e: BuiltEntry, bytes: Option<EntryBytes>) -> Result<(), RunnerError> {
         match e.kind {
             EntryKind::Begin => {
                 self.pending_begin = Some(e);
@@ -862,23 +869,23 @@ impl Emitter {
                     self.last_empty_emitted = Instant::now();
                     self.empty_suppressed = 0;
                     if let Some(b) = begin {
-                        self.put(b).await?;
+                        self.put(b, None).await?;
                     }
                 }
-                return self.put(e).await;
+                return self.put(e, bytes).await;
             }
             _ => {}
         }
         if let Some(b) = self.pending_begin.take() {
             if !self.transaction_entry {
-                self.put(b).await?;
+                self.put(b, None).await?;
             }
         }
         self.txn_has_entries = true;
-        self.put(e).await
+        self.put(e, bytes).await
     }
 
-    async fn put(&mut self, e: BuiltEntry) -> Result<(), RunnerError> {
+    async fn put(&mut self, e: BuiltEntry, bytes: Option<EntryBytes>) -> Result<(), RunnerError> {
         if let Some(fence) = &self.fence {
             if !fence(&self.name) {
                 return Err(RunnerError::Fenced {
@@ -891,7 +898,7 @@ impl Emitter {
         if self.progress.already_put(&e.position) {
             return Ok(());
         }
-        let bytes = entry_bytes(&e.entry);
+        let bytes = bytes.unwrap_or_else(|| entry_bytes(&e.entry));
         let meta = EntryMeta {
             bytes: bytes.len(),
             ack_point: e.ack_point.clone(),
@@ -918,13 +925,16 @@ impl Emitter {
 }
 
 /// The serialised entry, written straight into the shared allocation the
-/// store keeps (`Arc::from(Vec)` would copy every entry once more).
+/// store keeps (`Arc::from(Vec)` would copy every entry once more, and
+/// zeroing the allocation first would write it twice).
 fn entry_bytes(entry: &sluice_canal::proto::Entry) -> EntryBytes {
     let len = entry.encoded_len();
-    let mut bytes: EntryBytes = std::iter::repeat_n(0u8, len).collect();
+    let mut bytes = Arc::<[u8]>::new_uninit_slice(len);
     if let Some(mut buf) = Arc::get_mut(&mut bytes).map(|b| &mut b[..]) {
         if entry.encode(&mut buf).is_ok() && buf.is_empty() {
-            return bytes;
+            // SAFETY: `encode` wrote `encoded_len` bytes, every byte of the
+            // slice (none is left: `buf` is empty).
+            return unsafe { bytes.assume_init() };
         }
     }
     Arc::from(entry.encode_to_vec())
