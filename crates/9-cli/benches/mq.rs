@@ -280,18 +280,21 @@ fn main() {
     let input = BenchBinlog::locate(&root()).expect("the bench binlog");
     let (rows, end) = binlog_facts(&input);
     let db = input.serve().expect("serve the bench binlog");
-    let broker = Tansu::start().expect("start tansu");
     eprintln!(
-        "mq: {} ({:.1} MB, {rows} row changes), MariaDB on {}, tansu on {}",
+        "mq: {} ({:.1} MB, {rows} row changes), MariaDB on {}",
         input.dir.display(),
         input.bytes() as f64 / 1e6,
         db.port(),
-        broker.bootstrap_servers()
     );
+    // A broker of its own for every pass: tansu keeps what it is sent in
+    // memory, and one holding the passes before grows slower pass by pass.
+    let broker = || Tansu::start().expect("start tansu");
 
     // Untimed: what the binlog gives, read back and counted.
-    let (_, records) = run_pass(&db, &broker, &input, "bench0", end);
-    let (read, read_rows) = read_back(&consumer(&broker), "bench0", records);
+    let broker0 = broker();
+    let (_, records) = run_pass(&db, &broker0, &input, "bench0", end);
+    let (read, read_rows) = read_back(&consumer(&broker0), "bench0", records);
+    drop(broker0);
     assert_eq!(
         read_rows, rows,
         "every row of the binlog reached the broker once"
@@ -300,7 +303,7 @@ fn main() {
 
     let mut passes = Vec::new();
     for i in 1..=iters {
-        let (pass, n) = run_pass(&db, &broker, &input, &format!("bench{i}"), end);
+        let (pass, n) = run_pass(&db, &broker(), &input, &format!("bench{i}"), end);
         assert_eq!(n, records, "pass {i}: the same records as the untimed pass");
         eprintln!(
             "mq: pass {i}: {:.3} s, {:.0} rows/s; server CPU {:.1} s, RSS {:.0} MB; tansu CPU {:.1} s; MariaDB CPU {:.1} s",
@@ -320,7 +323,7 @@ fn main() {
         "## MQ mode: rows/s from a live MariaDB into Kafka\n\n\
          Machine: {cpus} CPUs by `nproc`; MariaDB {version}, tansu (Kafka protocol, in-memory storage), `sluice server` (release build) and MariaDB on the same cores.\n\n\
          Input: {manifest}: {rows} row changes, {mb:.1} MB of binlog, served by a private MariaDB.\n\n\
-         Method: each pass starts `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key{extra}) and stops the clock when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker itself is not asked while the clock runs). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`). An untimed first pass delivered {records} records, read back by a consumer that counted {rows} rows in their `data` arrays (every row once); each timed pass delivered the same {records}. {iters} timed passes; rows/s uses the best.\n\n\
+         Method: each pass starts a fresh tansu (it keeps what it is sent in memory; one broker for every pass slowed down pass by pass) and `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key{extra}) and stops the clock when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker itself is not asked while the clock runs). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`). After an untimed first pass a consumer read {read} records back, holding {rows} rows in their `data` arrays (every row once); the broker's high watermarks (which tansu under-reports) added up to {records}, and to the same after each timed pass. {iters} timed passes; rows/s uses the best.\n\n\
          | what | best | median | all passes | rows/s | server CPU (median) | server peak RSS | tansu CPU (median) | MariaDB CPU (median) |\n\
          | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n\
          | MariaDB → `sluice server` → Kafka (FlatMessage, by primary key) | {best:.3} s | {med:.3} s | {all} | {rate} | {scpu:.1} s | {rss:.0} MB | {bcpu:.1} s | {dcpu:.1} s |\n\n\
