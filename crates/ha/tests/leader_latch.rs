@@ -627,3 +627,68 @@ async fn java_curator_and_rust_hand_leadership_back_and_forth() {
     java2.send("close");
     java2.expect("CLOSED").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_partitioned_rust_leader_steps_down_before_java_curator_leads() {
+    init_tracing();
+    let classes = tempfile::tempdir().unwrap();
+    let Some(classpath) = compile_java_peer(classes.path()) else {
+        return;
+    };
+    let zk = ZooKeeperEnsemble::start(1).unwrap();
+    let servers = zk.connect_string();
+    let raw = raw(&servers).await;
+
+    // Rust leads, through a proxy that can cut it off; Java follows.
+    let proxy = Proxy::start(&servers).await;
+    let session = session(&proxy.addr, SESSION).await;
+    let rust = join(&session, "rust-1").await;
+    let log = Log::default();
+    log.follow("rust-1", &rust);
+    assert!(rust.await_leadership(WAIT).await.unwrap());
+    let first_node = rust.node_path().unwrap();
+    let mut java = JavaPeer::start(&classpath, &servers, "java-1");
+    java.expect("STARTED").await;
+    java.quiet("LEADER", Duration::from_millis(500)).await;
+
+    // Partitioned, Rust steps down before its session expires and Java leads.
+    let t0 = Instant::now();
+    proxy.pause();
+    let (java_led, _) = java.expect("LEADER").await;
+    let rust_stopped = log.seen("rust-1", false, t0).await;
+    eprintln!(
+        "partitioned Rust leader stepped down after {:?}; Java led after {:?}",
+        rust_stopped - t0,
+        java_led - t0
+    );
+    assert!(
+        rust_stopped < java_led,
+        "Rust still led when Java took over"
+    );
+    assert!(!rust.has_leadership());
+
+    // Healed: Rust's session expired; it rejoins behind Java, which sees the
+    // new node as a participant.
+    proxy.resume();
+    let mut node = rust.watch_node();
+    tokio::time::timeout(
+        WAIT,
+        node.wait_for(|n| n.as_ref().is_some_and(|n| *n != first_node)),
+    )
+    .await
+    .expect("Rust rejoined")
+    .unwrap();
+    assert!(raw_get(&raw, &first_node).await.is_none());
+    assert!(stays_follower(&rust, Duration::from_millis(500)).await);
+    assert_eq!(
+        java.participants().await,
+        [("java-1".to_string(), true), ("rust-1".to_string(), false)]
+    );
+
+    // Java leaves: Rust leads again.
+    java.send("close");
+    java.expect("CLOSED").await;
+    assert!(rust.await_leadership(WAIT).await.unwrap());
+    rust.close().await.unwrap();
+    assert!(participants(&raw, LATCH).await.unwrap().is_empty());
+}
