@@ -392,6 +392,46 @@ async fn a_node_deleted_by_someone_else_or_a_vanished_predecessor_is_handled() {
     log.assert_one_leader_at_a_time();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn participants_leaving_together_leave_one_leader_in_sequence_order() {
+    // Predecessors vanish while their followers re-list and set watches:
+    // the races of the checklist (predecessor gone before the watch).
+    init_tracing();
+    let zk = ZooKeeperEnsemble::start(1).unwrap();
+    let servers = zk.connect_string();
+    let log = Log::default();
+    let mut sessions = Vec::new();
+    let mut latches = Vec::new();
+    for i in 0..6 {
+        let id = format!("p{i}");
+        let s = session(&servers, SESSION).await;
+        let l = join(&s, &id).await;
+        log.follow(&id, &l);
+        sessions.push(s);
+        latches.push(l);
+    }
+    assert!(latches[0].await_leadership(WAIT).await.unwrap());
+    // p0 (the leader), p1, p2 and p4 leave at once; p3 is first now.
+    let p5 = latches.pop().unwrap();
+    let p4 = latches.pop().unwrap();
+    let p3 = latches.pop().unwrap();
+    let t0 = Instant::now();
+    let closes = latches
+        .into_iter()
+        .chain([p4])
+        .map(|l| tokio::spawn(l.close()));
+    for c in closes.collect::<Vec<_>>() {
+        c.await.unwrap().unwrap();
+    }
+    assert!(p3.await_leadership(WAIT).await.unwrap());
+    assert!(stays_follower(&p5, Duration::from_millis(500)).await);
+    log.seen("p3", true, t0).await;
+    log.assert_one_leader_at_a_time();
+    p3.close().await.unwrap();
+    assert!(p5.await_leadership(WAIT).await.unwrap());
+    p5.close().await.unwrap();
+}
+
 // --- Java Curator ------------------------------------------------------------
 
 /// Jars the Java participant is compiled and run with (their manifests
