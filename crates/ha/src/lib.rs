@@ -9,6 +9,8 @@
 //! - [`nodes`]: small node operations the stores share (and tools may use).
 //! - [`election`]: who runs a destination (the `running` node), with Canal's
 //!   delay rules and fencing, and an observer for clients that follow it.
+//! - [`latch`]: leader election in Apache Curator's `LeaderLatch` layout
+//!   (`/leader/_c_<uuid>-latch-<sequence>`), shared with Java processes.
 //! - [`cursor_store`]: subscriptions and cursors in ZooKeeper behind
 //!   [`sluice_meta::CursorStore`], plus Canal's period-mixed wrapper
 //!   (memory, flushed periodically and on demand).
@@ -27,6 +29,7 @@
 pub mod blocking;
 pub mod cursor_store;
 pub mod election;
+pub mod latch;
 pub mod nodes;
 pub mod paths;
 pub mod registry;
@@ -38,6 +41,7 @@ use std::time::Duration;
 
 pub use cursor_store::{PeriodMixedCursorStore, ZooKeeperCursorStore};
 pub use election::{ElectionConfig, Role, RunningElection, RunningObserver, DEFAULT_DELAY};
+pub use latch::{LatchConfig, LeaderLatch, Participant, DEFAULT_LATCH_PATH};
 pub use paths::{ClientRunningData, InvalidName, RunningInfo, ServerRunningData};
 pub use registry::ServerRegistry;
 #[cfg(feature = "schema-history")]
@@ -69,6 +73,12 @@ pub enum HaError {
     Corrupt { path: String, reason: String },
     #[error(transparent)]
     InvalidName(#[from] InvalidName),
+    #[error("{what} {path:?} is not a valid ZooKeeper path: {reason}")]
+    InvalidPath {
+        what: &'static str,
+        path: String,
+        reason: &'static str,
+    },
     #[error("{what} did not finish within {timeout:?}")]
     Timeout {
         what: &'static str,
