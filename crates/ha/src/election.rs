@@ -56,8 +56,6 @@
 //! SIGCONT the first check fails even before any task has run. Dumping code
 //! should check it before each batch it publishes.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,7 +67,7 @@ use tracing::{debug, info, warn};
 use zookeeper_client::{Client, CreateMode, EventType, OneshotWatcher, WatchedEvent};
 
 use crate::paths::{self, check_node_name, ClientRunningData, RunningInfo, ServerRunningData};
-use crate::session::{ConnState, SessionStatus, ZkSession};
+use crate::session::{spawn_fence, AbortOnDrop, ConnState, SessionStatus, WatchFuture, ZkSession};
 use crate::HaError;
 
 /// Canal's delay before a server other than the previous owner takes a
@@ -189,11 +187,20 @@ impl RunningElection {
     pub fn start(session: &ZkSession, config: ElectionConfig) -> RunningElection {
         let (role_tx, role_rx) = watch::channel(Role::Standby);
         let role_tx = Arc::new(role_tx);
-        let fence_task = tokio::spawn(fence(
-            session.subscribe(),
-            role_tx.clone(),
-            config.path.clone(),
-        ));
+        // Setting Running (in [`Task::set_role`]) re-checks the session
+        // under the role channel's lock, so this cannot interleave into a
+        // stale Running.
+        let fence = spawn_fence(session.subscribe(), {
+            let role = role_tx.clone();
+            let path = config.path.clone();
+            move |state| {
+                let flipped =
+                    role.send_if_modified(|r| std::mem::replace(r, Role::Standby) != Role::Standby);
+                if flipped {
+                    warn!(%path, ?state, "ZooKeeper session not connected: standing by");
+                }
+            }
+        });
         let (active_tx, active_rx) = watch::channel(None);
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let running_generation = Arc::new(AtomicU64::new(0));
@@ -203,7 +210,7 @@ impl RunningElection {
             session: session.clone(),
             status: session.subscribe(),
             role: role_tx,
-            _fence: AbortOnDrop(fence_task),
+            _fence: fence,
             active: active_tx,
             commands: cmd_rx,
             last_seen: None,
@@ -298,42 +305,6 @@ impl Drop for RunningElection {
             // The task releases the node and ends; nobody waits for it.
             let (tx, _rx) = oneshot::channel();
             let _ = self.commands.send(Command::Stop(tx));
-        }
-    }
-}
-
-type WatchFuture = Pin<Box<dyn Future<Output = WatchedEvent> + Send>>;
-
-struct AbortOnDrop(JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Sets the role to Standby whenever the session stops being connected.
-/// Setting Running (in [`Task::set_role`]) re-checks the session under the
-/// role channel's lock, so the two cannot interleave into a stale Running.
-async fn fence(
-    mut status: watch::Receiver<SessionStatus>,
-    role: Arc<watch::Sender<Role>>,
-    path: String,
-) {
-    loop {
-        let state = status.borrow_and_update().state;
-        if state != ConnState::Connected {
-            let flipped = role.send_if_modified(|r| {
-                let was = *r;
-                *r = Role::Standby;
-                was != Role::Standby
-            });
-            if flipped {
-                warn!(%path, ?state, "ZooKeeper session not connected: standing by");
-            }
-        }
-        if status.changed().await.is_err() {
-            return;
         }
     }
 }

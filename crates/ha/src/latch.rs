@@ -41,8 +41,6 @@
 //! the clock on every call, so work guarded by it stops even when this
 //! process was paused and no task has run since.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -51,9 +49,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tokio::time::sleep_until;
 use tracing::{debug, info, warn};
-use zookeeper_client::{Client, CreateMode, WatchedEvent};
+use zookeeper_client::{Client, CreateMode};
 
-use crate::session::{ConnState, SessionStatus, ZkSession};
+use crate::session::{spawn_fence, AbortOnDrop, ConnState, SessionStatus, WatchFuture, ZkSession};
 use crate::HaError;
 
 /// Where the latch lives unless configured otherwise.
@@ -234,18 +232,25 @@ impl LeaderLatch {
         let (node_tx, node_rx) = watch::channel(None);
         let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
         let leader_generation = Arc::new(AtomicU64::new(0));
-        let fence_task = tokio::spawn(fence(
-            session.subscribe(),
-            leader_tx.clone(),
-            config.path.clone(),
-        ));
+        // Taking leadership (in [`Task::set_leader`]) re-checks the session
+        // under the channel's lock, so this cannot interleave into a stale
+        // `true`.
+        let fence = spawn_fence(session.subscribe(), {
+            let leader = leader_tx.clone();
+            let path = config.path.clone();
+            move |state| {
+                if leader.send_if_modified(|l| std::mem::replace(l, false)) {
+                    warn!(%path, ?state, "ZooKeeper session not connected: no longer the latch leader");
+                }
+            }
+        });
         let task = Task {
             config: config.clone(),
             session: session.clone(),
             status: session.subscribe(),
             leader: leader_tx,
             leader_generation: leader_generation.clone(),
-            _fence: AbortOnDrop(fence_task),
+            _fence: fence,
             node_tx,
             commands: cmd_rx,
             node: None,
@@ -348,37 +353,6 @@ impl Drop for LeaderLatch {
             // The task deletes the node and ends; nobody waits for it.
             let (tx, _rx) = oneshot::channel();
             let _ = self.commands.send(Command::Close(tx));
-        }
-    }
-}
-
-type WatchFuture = Pin<Box<dyn Future<Output = WatchedEvent> + Send>>;
-
-struct AbortOnDrop(JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-/// Drops leadership whenever the session stops being connected, even while
-/// the latch task waits on a request. Taking leadership (in
-/// [`Task::set_leader`]) re-checks the session under the channel's lock, so
-/// the two cannot interleave into a stale `true`.
-async fn fence(
-    mut status: watch::Receiver<SessionStatus>,
-    leader: Arc<watch::Sender<bool>>,
-    path: String,
-) {
-    loop {
-        let state = status.borrow_and_update().state;
-        if state != ConnState::Connected && leader.send_if_modified(|l| std::mem::replace(l, false))
-        {
-            warn!(%path, ?state, "ZooKeeper session not connected: no longer the latch leader");
-        }
-        if status.changed().await.is_err() {
-            return;
         }
     }
 }

@@ -633,6 +633,39 @@ impl Supervisor {
     }
 }
 
+/// A one-shot node watch, kept in a task's state between polls.
+pub(crate) type WatchFuture = Pin<Box<dyn Future<Output = zookeeper_client::WatchedEvent> + Send>>;
+
+/// A spawned task that ends when this is dropped.
+pub(crate) struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Calls `step_down` with the state each time the session is seen other
+/// than connected, until the session ends or the returned guard is
+/// dropped. Elections give up a role this way the moment the connection is
+/// in doubt, even while their own task waits on a request.
+pub(crate) fn spawn_fence(
+    mut status: watch::Receiver<SessionStatus>,
+    step_down: impl Fn(ConnState) + Send + 'static,
+) -> AbortOnDrop {
+    AbortOnDrop(tokio::spawn(async move {
+        loop {
+            let state = status.borrow_and_update().state;
+            if state != ConnState::Connected {
+                step_down(state);
+            }
+            if status.changed().await.is_err() {
+                return;
+            }
+        }
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
