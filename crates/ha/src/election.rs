@@ -67,7 +67,9 @@ use tracing::{debug, info, warn};
 use zookeeper_client::{Client, CreateMode, EventType, OneshotWatcher, WatchedEvent};
 
 use crate::paths::{self, check_node_name, ClientRunningData, RunningInfo, ServerRunningData};
-use crate::session::{spawn_fence, AbortOnDrop, ConnState, SessionStatus, WatchFuture, ZkSession};
+use crate::session::{
+    spawn_fence, watch_event, AbortOnDrop, ConnState, SessionStatus, WatchFuture, ZkSession,
+};
 use crate::HaError;
 
 /// Canal's delay before a server other than the previous owner takes a
@@ -407,12 +409,7 @@ impl Task {
                         return;
                     }
                 },
-                event = async {
-                    match self.watch.as_mut() {
-                        Some(w) => w.await,
-                        None => std::future::pending().await,
-                    }
-                }, if self.watch.is_some() => {
+                event = watch_event(&mut self.watch), if self.watch.is_some() => {
                     self.watch = None;
                     self.on_event(event);
                 }

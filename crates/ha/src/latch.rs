@@ -51,7 +51,9 @@ use tokio::time::sleep_until;
 use tracing::{debug, info, warn};
 use zookeeper_client::{Client, CreateMode};
 
-use crate::session::{spawn_fence, AbortOnDrop, ConnState, SessionStatus, WatchFuture, ZkSession};
+use crate::session::{
+    spawn_fence, watch_event, AbortOnDrop, ConnState, SessionStatus, WatchFuture, ZkSession,
+};
 use crate::HaError;
 
 /// Where the latch lives unless configured otherwise.
@@ -456,12 +458,7 @@ impl Task {
                     }
                     return;
                 }
-                event = async {
-                    match self.watch.as_mut() {
-                        Some(w) => w.await,
-                        None => std::future::pending().await,
-                    }
-                }, if self.watch.is_some() => {
+                event = watch_event(&mut self.watch), if self.watch.is_some() => {
                     debug!(path = %self.config.path, ?event, "latch watch fired");
                     self.watch = None;
                     self.dirty = true;

@@ -636,6 +636,15 @@ impl Supervisor {
 /// A one-shot node watch, kept in a task's state between polls.
 pub(crate) type WatchFuture = Pin<Box<dyn Future<Output = zookeeper_client::WatchedEvent> + Send>>;
 
+/// The event of a task's pending watch; never ready without one (for a
+/// `select!` arm guarded on the watch being set).
+pub(crate) async fn watch_event(watch: &mut Option<WatchFuture>) -> zookeeper_client::WatchedEvent {
+    match watch.as_mut() {
+        Some(w) => w.await,
+        None => std::future::pending().await,
+    }
+}
+
 /// A spawned task that ends when this is dropped.
 pub(crate) struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
