@@ -72,6 +72,10 @@ pub struct TransactionState {
     /// (anonymous or not), which comes before its BEGIN query: where a
     /// replay of the whole transaction starts.
     pub gtid_event: Option<(u64, u32)>,
+    /// Events of the current transaction read before the current one,
+    /// counting the event that opened it (its BEGIN query, or MariaDB's GTID
+    /// event) and table maps: Debezium's offset `event` for a rows event.
+    pub events_before: u64,
 }
 
 /// A column of a described table: the binlog's definition and what the
@@ -289,6 +293,8 @@ impl<'a> ChangeEvent<'a> {
 #[derive(Debug, Default)]
 pub struct ChangeBuilder {
     state: TransactionState,
+    /// Events read since the current transaction opened, that one included.
+    events_in_transaction: u64,
 }
 
 impl ChangeBuilder {
@@ -298,6 +304,12 @@ impl ChangeBuilder {
 
     pub fn state(&self) -> &TransactionState {
         &self.state
+    }
+
+    /// The event being read opened a transaction: it is the first counted.
+    fn opened_transaction(&mut self) {
+        self.state.events_before = 0;
+        self.events_in_transaction = 1;
     }
 
     /// The caller keeps the executed GTID set up to date from the stream.
@@ -313,6 +325,8 @@ impl ChangeBuilder {
         data: &'a EventData<'a>,
         columns: Option<&'a [ColumnInfo]>,
     ) -> Option<ChangeEvent<'a>> {
+        self.state.events_before = self.events_in_transaction;
+        self.events_in_transaction += 1;
         match data {
             EventData::Gtid(g) => {
                 self.state.gtid_event = Some((position.offset, position.timestamp));
@@ -331,6 +345,7 @@ impl ChangeBuilder {
                 }
                 self.state.in_transaction = true;
                 self.state.thread_id = None;
+                self.opened_transaction();
                 Some(ChangeEvent::Begin {
                     position,
                     txn: &self.state,
@@ -356,6 +371,7 @@ impl ChangeBuilder {
                 if upper == "BEGIN" || upper.ends_with(" BEGIN") || upper.starts_with("XA START") {
                     self.state.in_transaction = true;
                     self.state.thread_id = Some(q.thread_id);
+                    self.opened_transaction();
                     return Some(ChangeEvent::Begin {
                         position,
                         txn: &self.state,

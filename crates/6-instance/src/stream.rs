@@ -361,11 +361,9 @@ impl ChangeStream {
                 Err(e) => break Err(e),
             };
             let end = ev.ends_transaction;
-            // Rows and table maps leave the transaction state as it was;
-            // anything else may change it, as may a transaction's end.
-            if end.is_some() || !matches!(ev.data, EventData::Rows(_) | EventData::TableMap(_)) {
-                pending.state_changed();
-            }
+            // Every event moves the transaction's event count (Debezium's
+            // offset `event`), so no state is shared between two events.
+            pending.state_changed();
             if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
                 if passes(filter.as_deref(), &change) {
                     pending.push_change(&change, &ev, info.as_ref());

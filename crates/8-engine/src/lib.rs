@@ -1,21 +1,54 @@
 //! Sluice embedded in an application, the way the Debezium engine is: the
 //! application builds an [`Engine`], and the engine hands it Debezium change
-//! events (or typed events) from a MySQL or MariaDB binlog, with the offset
-//! of each, and commits the offsets the application marks processed.
+//! events from a MySQL or MariaDB binlog, each with its offset, and commits
+//! the offsets the application marks processed.
 //!
 //! Several processes of one application can each embed an engine on the
 //! same ZooKeeper latch (Apache Curator's `LeaderLatch` layout, so Java
 //! processes can join it too): only the leader streams, and a new leader
 //! continues from the committed offset, decoding with the schema history
 //! the previous leader wrote. Offsets and history are kept in Debezium's
-//! formats, in files or in ZooKeeper (see [`offset_store`] and
-//! [`history_store`]).
+//! formats, in files or in ZooKeeper.
+//!
+//! ```no_run
+//! use sluice_engine::Engine;
+//!
+//! # async fn embed() -> Result<(), sluice_engine::EngineError> {
+//! let engine = Engine::builder()
+//!     .properties([
+//!         ("name", "orders-cdc"),
+//!         ("topic.prefix", "shop"),
+//!         ("database.hostname", "127.0.0.1"),
+//!         ("database.user", "cdc"),
+//!         ("database.password", "secret"),
+//!         ("table.include.list", "shop\\.orders"),
+//!         ("offset.storage.file.filename", "/var/lib/app/offsets.dat"),
+//!         ("schema.history.internal.file.filename", "/var/lib/app/history.dat"),
+//!     ])
+//!     .notifying(|record| {
+//!         println!("{} {}", record.destination, record.value.as_deref().unwrap_or("null"));
+//!         Ok(())
+//!     })
+//!     .build()?;
+//! let handle = engine.handle(); // handle.close() stops it from anywhere
+//! engine.run().await
+//! # }
+//! ```
 
+pub mod config;
+pub mod engine;
 pub mod offset;
 pub mod offset_store;
+pub mod record;
+pub mod stores;
 
+pub use config::{
+    CommitPolicy, EngineConfig, HistoryStorage, LatchSettings, OffsetStorage, StartAt,
+};
+pub use engine::{BatchConsumer, Committer, ConsumerError, Engine, EngineBuilder, EngineHandle};
 pub use offset::{OffsetKey, SourceOffset};
 pub use offset_store::OffsetStore;
+pub use record::ChangeRecord;
 
 /// Why the engine, or one of its stores, failed.
 #[derive(Debug, thiserror::Error)]

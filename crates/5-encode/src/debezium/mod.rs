@@ -42,6 +42,10 @@ pub struct DebeziumRecord {
     pub destination: String,
     pub key: Option<String>,
     pub value: Option<String>,
+    /// The index of the row the record is about in its rows event (the
+    /// `source.row` field; 0 for records not about a row), so an engine
+    /// can tell how much of a rows event a record completes.
+    pub row: usize,
 }
 
 /// Which Debezium connector the output imitates: it names the `source`
@@ -659,6 +663,7 @@ impl DebeziumEncoder {
                 destination: plan.topic.clone(),
                 key,
                 value: None,
+                row: source.row,
             });
         }
         Ok(())
@@ -849,6 +854,7 @@ impl DebeziumEncoder {
             destination: plan.topic.clone(),
             key,
             value: Some(v),
+            row: source.row,
         });
         Ok(true)
     }
@@ -957,6 +963,7 @@ impl DebeziumEncoder {
             destination: format!("{}.transaction", self.options.topic_prefix),
             key: Some(key),
             value: Some(v),
+            row: 0,
         }
     }
 

@@ -1,0 +1,630 @@
+//! The engine's configuration, read from Debezium's property names so that
+//! a Debezium engine's `Properties` carry over: `name`, `topic.prefix`,
+//! `database.*`, the include/exclude lists, `snapshot.mode`,
+//! `offset.storage*`, `schema.history.internal*` (and the older
+//! `database.history*`), `offset.flush.interval.ms`, `max.batch.size`, the
+//! converter options; plus Sluice's own `sluice.*` keys and the leader
+//! latch's `leader.latch.*` keys.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use regex::Regex;
+use sluice_encode::debezium::DebeziumOptions;
+use sluice_events::Statement;
+use sluice_instance::stream::ChangeFilter;
+use sluice_source::conn::ConnectOptions;
+use sluice_source::position::StartPosition;
+
+use crate::EngineError;
+
+/// Where committed offsets are kept (`offset.storage`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OffsetStorage {
+    /// In memory: lost when the process ends (`MemoryOffsetBackingStore`).
+    Memory,
+    /// Kafka's `FileOffsetBackingStore` file (`offset.storage.file.filename`).
+    File(PathBuf),
+    /// One ZooKeeper node (`offset.storage.zookeeper.connect.string`,
+    /// `offset.storage.zookeeper.path`).
+    ZooKeeper { servers: String, path: String },
+}
+
+/// Where the schema history is kept (`schema.history.internal`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryStorage {
+    Memory,
+    /// Debezium's `FileSchemaHistory` file
+    /// (`schema.history.internal.file.filename`).
+    File(PathBuf),
+    /// Persistent sequential children of a ZooKeeper node
+    /// (`schema.history.internal.zookeeper.connect.string`, `.path`).
+    ZooKeeper {
+        servers: String,
+        path: String,
+    },
+}
+
+/// When staged offsets are written (`offset.commit.policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitPolicy {
+    /// After every batch.
+    Always,
+    /// At the end of the first batch this long after the last commit
+    /// (`offset.flush.interval.ms`, default 60 s).
+    Periodic(Duration),
+}
+
+impl CommitPolicy {
+    pub fn due(&self, since_last: Duration) -> bool {
+        match self {
+            CommitPolicy::Always => true,
+            CommitPolicy::Periodic(every) => since_last >= *every,
+        }
+    }
+}
+
+/// The leader latch the engine's processes share (`leader.latch.*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LatchSettings {
+    /// `leader.latch.zookeeper.connect.string`.
+    pub servers: String,
+    /// `leader.latch.path`, default `/leader`.
+    pub path: String,
+    /// `leader.latch.id`: this participant's id, stored in its node.
+    pub id: String,
+    /// `leader.latch.session.timeout.ms`, default 10 s.
+    pub session_timeout: Duration,
+}
+
+/// Where the stream starts when no offset is stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartAt {
+    /// Debezium's `initial`: a snapshot of the existing rows, then the
+    /// binlog. Without a snapshot the engine reads the binlog from its
+    /// oldest file and says so.
+    Initial,
+    /// `no_data` (`schema_only`): only changes from now on.
+    Latest,
+    /// `never`: the binlog from its oldest file.
+    Earliest,
+    /// `sluice.start`: a position (`FILE:POS`, `gtid:SET`, `time:...`).
+    Position(StartPosition),
+}
+
+/// Everything an engine needs but the application's consumer.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    /// `name`: the engine's name, the first part of its offset key.
+    pub name: String,
+    pub connect: ConnectOptions,
+    /// `database.server.id`: this replica's id (derived when absent).
+    pub server_id: Option<u32>,
+    pub start: StartAt,
+    pub tables: TableSelection,
+    pub debezium: DebeziumOptions,
+    pub offsets: OffsetStorage,
+    pub history: HistoryStorage,
+    pub commit_policy: CommitPolicy,
+    /// `max.batch.size` (default 2048): most records per consumer call.
+    pub max_batch_size: usize,
+    /// `sluice.encode.threads` (default 1): threads encoding records; with
+    /// more than one the order of records stays the binlog's.
+    pub encode_threads: usize,
+    pub latch: Option<LatchSettings>,
+    /// `offset.storage.zookeeper.session.timeout.ms` and the history's,
+    /// for the stores' own sessions (default 10 s).
+    pub store_session_timeout: Duration,
+}
+
+/// The properties the Debezium encoder takes as they are.
+const ENCODER_PROPERTIES: &[&str] = &[
+    "topic.prefix",
+    "connector",
+    "version",
+    "converter.schemas.enable",
+    "value.converter.schemas.enable",
+    "decimal.handling.mode",
+    "converter.decimal.format",
+    "value.converter.decimal.format",
+    "bigint.unsigned.handling.mode",
+    "binary.handling.mode",
+    "time.precision.mode",
+    "tombstones.on.delete",
+    "skipped.operations",
+    "provide.transaction.metadata",
+];
+
+/// Properties read and not used (they configure Java classes or features
+/// with a fixed behaviour here); accepted so Debezium files load.
+const IGNORED_PROPERTIES: &[&str] = &[
+    "connector.class",
+    "database.server.name",
+    "include.schema.changes",
+    "offset.flush.timeout.ms",
+    "key.converter.schemas.enable",
+    "record.processing.order",
+    "record.processing.threads",
+    "errors.max.retries",
+    "database.ssl.mode",
+];
+
+impl EngineConfig {
+    /// A configuration from Debezium properties. Unknown properties are an
+    /// error naming them (a misspelt key would otherwise be ignored).
+    pub fn from_properties<K, V>(
+        properties: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<EngineConfig, EngineError>
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let mut p: BTreeMap<String, String> = properties
+            .into_iter()
+            .map(|(k, v)| (k.as_ref().trim().to_string(), v.as_ref().trim().to_string()))
+            .collect();
+        // Debezium 1.x names, as the reference design's fleets have them.
+        if let Some(v) = p.remove("database.server.name") {
+            p.entry("topic.prefix".into()).or_insert(v);
+        }
+        for (old, new) in [
+            ("database.history", "schema.history.internal"),
+            (
+                "database.history.file.filename",
+                "schema.history.internal.file.filename",
+            ),
+            (
+                "database.history.zookeeper.connect.string",
+                "schema.history.internal.zookeeper.connect.string",
+            ),
+            (
+                "database.history.zookeeper.path",
+                "schema.history.internal.zookeeper.path",
+            ),
+            (
+                "database.history.zookeeper.session.timeout.ms",
+                "schema.history.internal.zookeeper.session.timeout.ms",
+            ),
+            (
+                "database.history.zookeeper.connection.timeout.ms",
+                "schema.history.internal.zookeeper.connection.timeout.ms",
+            ),
+        ] {
+            if let Some(v) = p.remove(old) {
+                p.entry(new.into()).or_insert(v);
+            }
+        }
+        let mut used: Vec<&str> = Vec::new();
+        let mut get = |key: &'static str| -> Option<String> {
+            used.push(key);
+            p.get(key).filter(|v| !v.is_empty()).cloned()
+        };
+        let invalid = |property: &str, message: String| EngineError::Config {
+            property: property.to_string(),
+            message,
+        };
+        let required = |key: &'static str, value: Option<String>| {
+            value.ok_or_else(|| EngineError::Config {
+                property: key.to_string(),
+                message: "required".into(),
+            })
+        };
+        let name = required("name", get("name"))?;
+        let number = |key: &str, value: Option<String>, default: u64| -> Result<u64, EngineError> {
+            match value {
+                None => Ok(default),
+                Some(v) => v
+                    .parse()
+                    .map_err(|_| invalid(key, format!("{v:?} is not a whole number"))),
+            }
+        };
+
+        let mut connect = ConnectOptions {
+            host: get("database.hostname").unwrap_or_else(|| "localhost".into()),
+            ..Default::default()
+        };
+        connect.port = number("database.port", get("database.port"), 3306)?
+            .try_into()
+            .map_err(|_| invalid("database.port", "not a port number".into()))?;
+        connect.user = required("database.user", get("database.user"))?;
+        connect.password = get("database.password").unwrap_or_default();
+        let server_id =
+            match get("database.server.id") {
+                None => None,
+                Some(v) => Some(v.parse().map_err(|_| {
+                    invalid("database.server.id", format!("{v:?} is not a server id"))
+                })?),
+            };
+
+        let start = match get("sluice.start") {
+            Some(s) => StartAt::Position(
+                s.parse()
+                    .map_err(|e: String| invalid("sluice.start", e))?,
+            ),
+            None => match get("snapshot.mode").as_deref().map(str::to_ascii_lowercase) {
+                None => StartAt::Initial,
+                Some(m) => match m.as_str() {
+                    "initial" | "when_needed" => StartAt::Initial,
+                    "no_data" | "schema_only" | "recovery" | "schema_only_recovery" => {
+                        StartAt::Latest
+                    }
+                    "never" => StartAt::Earliest,
+                    _ => {
+                        return Err(invalid(
+                            "snapshot.mode",
+                            format!("{m:?}: supported are initial, when_needed, no_data, schema_only, never"),
+                        ))
+                    }
+                },
+            },
+        };
+
+        let tables = TableSelection::new(
+            get("database.include.list").as_deref(),
+            get("database.exclude.list").as_deref(),
+            get("table.include.list").as_deref(),
+            get("table.exclude.list").as_deref(),
+        )?;
+
+        let mut encoder_props = Vec::new();
+        for key in ENCODER_PROPERTIES {
+            if let Some(v) = get(key) {
+                encoder_props.push((*key, v));
+            }
+        }
+        let debezium =
+            DebeziumOptions::from_properties(encoder_props.iter().map(|(k, v)| (*k, v.as_str())))
+                .map_err(|e| invalid("topic.prefix / converter options", e.to_string()))?;
+
+        let store_session_timeout = Duration::from_millis(number(
+            "offset.storage.zookeeper.session.timeout.ms",
+            get("offset.storage.zookeeper.session.timeout.ms"),
+            10_000,
+        )?);
+        let offsets = match get("offset.storage") {
+            None => match get("offset.storage.file.filename") {
+                Some(f) => OffsetStorage::File(f.into()),
+                None => {
+                    return Err(invalid(
+                        "offset.storage.file.filename",
+                        "required with the default offset store (or set offset.storage)".into(),
+                    ))
+                }
+            },
+            Some(class) => match storage_kind(&class) {
+                Some(Kind::File) => OffsetStorage::File(
+                    required(
+                        "offset.storage.file.filename",
+                        get("offset.storage.file.filename"),
+                    )?
+                    .into(),
+                ),
+                Some(Kind::Memory) => OffsetStorage::Memory,
+                Some(Kind::ZooKeeper) => OffsetStorage::ZooKeeper {
+                    servers: required(
+                        "offset.storage.zookeeper.connect.string",
+                        get("offset.storage.zookeeper.connect.string"),
+                    )?,
+                    path: get("offset.storage.zookeeper.path")
+                        .unwrap_or_else(|| "/debezium-offset-storage".into()),
+                },
+                None => {
+                    return Err(invalid(
+                        "offset.storage",
+                        format!("{class:?}: use a file, memory or ZooKeeper offset store"),
+                    ))
+                }
+            },
+        };
+        let history = match get("schema.history.internal") {
+            None => match get("schema.history.internal.file.filename") {
+                Some(f) => HistoryStorage::File(f.into()),
+                None => HistoryStorage::Memory,
+            },
+            Some(class) => match storage_kind(&class) {
+                Some(Kind::File) => HistoryStorage::File(
+                    required(
+                        "schema.history.internal.file.filename",
+                        get("schema.history.internal.file.filename"),
+                    )?
+                    .into(),
+                ),
+                Some(Kind::Memory) => HistoryStorage::Memory,
+                Some(Kind::ZooKeeper) => HistoryStorage::ZooKeeper {
+                    servers: required(
+                        "schema.history.internal.zookeeper.connect.string",
+                        get("schema.history.internal.zookeeper.connect.string"),
+                    )?,
+                    path: get("schema.history.internal.zookeeper.path")
+                        .unwrap_or_else(|| "/debezium-database-history".into()),
+                },
+                None => {
+                    return Err(invalid(
+                        "schema.history.internal",
+                        format!("{class:?}: use a file, memory or ZooKeeper history"),
+                    ))
+                }
+            },
+        };
+        // The ZooKeeper stores' other session keys are read for their
+        // meaning: the store sessions share one timeout.
+        for key in [
+            "offset.storage.zookeeper.connection.timeout.ms",
+            "schema.history.internal.zookeeper.session.timeout.ms",
+            "schema.history.internal.zookeeper.connection.timeout.ms",
+        ] {
+            get(key);
+        }
+
+        let commit_policy = {
+            let interval = number(
+                "offset.flush.interval.ms",
+                get("offset.flush.interval.ms"),
+                60_000,
+            )?;
+            match get("offset.commit.policy").as_deref() {
+                Some(c) if c.to_ascii_lowercase().contains("always") => CommitPolicy::Always,
+                Some(c) if !c.to_ascii_lowercase().contains("periodic") => {
+                    return Err(invalid(
+                        "offset.commit.policy",
+                        format!("{c:?}: use always or periodic"),
+                    ))
+                }
+                _ if interval == 0 => CommitPolicy::Always,
+                _ => CommitPolicy::Periodic(Duration::from_millis(interval)),
+            }
+        };
+        let max_batch_size = number("max.batch.size", get("max.batch.size"), 2048)?.max(1) as usize;
+        let encode_threads =
+            number("sluice.encode.threads", get("sluice.encode.threads"), 1)?.max(1) as usize;
+
+        let latch = match get("leader.latch.zookeeper.connect.string") {
+            None => None,
+            Some(servers) => Some(LatchSettings {
+                servers,
+                path: get("leader.latch.path").unwrap_or_else(|| "/leader".into()),
+                id: get("leader.latch.id").unwrap_or_default(),
+                session_timeout: Duration::from_millis(number(
+                    "leader.latch.session.timeout.ms",
+                    get("leader.latch.session.timeout.ms"),
+                    10_000,
+                )?),
+            }),
+        };
+
+        let unknown: Vec<&String> = p
+            .keys()
+            .filter(|k| !used.contains(&k.as_str()) && !IGNORED_PROPERTIES.contains(&k.as_str()))
+            .collect();
+        if let Some(first) = unknown.first() {
+            return Err(invalid(
+                first,
+                format!(
+                    "unknown property{} ({})",
+                    if unknown.len() > 1 {
+                        " among others"
+                    } else {
+                        ""
+                    },
+                    unknown
+                        .iter()
+                        .map(|k| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+
+        Ok(EngineConfig {
+            name,
+            connect,
+            server_id,
+            start,
+            tables,
+            debezium,
+            offsets,
+            history,
+            commit_policy,
+            max_batch_size,
+            encode_threads,
+            latch,
+            store_session_timeout,
+        })
+    }
+}
+
+enum Kind {
+    File,
+    Memory,
+    ZooKeeper,
+}
+
+/// The kind of store a Java class name (or a short name) stands for.
+fn storage_kind(class: &str) -> Option<Kind> {
+    let c = class.to_ascii_lowercase();
+    if c.contains("zookeeper") {
+        Some(Kind::ZooKeeper)
+    } else if c.contains("memory") {
+        Some(Kind::Memory)
+    } else if c.contains("file") {
+        Some(Kind::File)
+    } else {
+        None
+    }
+}
+
+/// Debezium's include and exclude lists: comma-separated regular
+/// expressions matched against the whole database name, or the whole
+/// `db.table` name. An include list set means only what it matches.
+#[derive(Debug, Clone, Default)]
+pub struct TableSelection {
+    include_db: Vec<Regex>,
+    exclude_db: Vec<Regex>,
+    include_table: Vec<Regex>,
+    exclude_table: Vec<Regex>,
+}
+
+impl TableSelection {
+    pub fn new(
+        include_db: Option<&str>,
+        exclude_db: Option<&str>,
+        include_table: Option<&str>,
+        exclude_table: Option<&str>,
+    ) -> Result<TableSelection, EngineError> {
+        let list = |property: &str, text: Option<&str>| -> Result<Vec<Regex>, EngineError> {
+            text.map(|t| {
+                t.split(',')
+                    .map(str::trim)
+                    .filter(|p| !p.is_empty())
+                    .map(|p| {
+                        Regex::new(&format!("^(?:{p})$")).map_err(|e| EngineError::Config {
+                            property: property.to_string(),
+                            message: format!("{p:?}: {e}"),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or(Ok(Vec::new()))
+        };
+        Ok(TableSelection {
+            include_db: list("database.include.list", include_db)?,
+            exclude_db: list("database.exclude.list", exclude_db)?,
+            include_table: list("table.include.list", include_table)?,
+            exclude_table: list("table.exclude.list", exclude_table)?,
+        })
+    }
+
+    fn database(&self, db: &str) -> bool {
+        (self.include_db.is_empty() || self.include_db.iter().any(|r| r.is_match(db)))
+            && !self.exclude_db.iter().any(|r| r.is_match(db))
+    }
+
+    pub fn includes(&self, db: &str, table: &str) -> bool {
+        if !self.database(db) {
+            return false;
+        }
+        let full = format!("{db}.{table}");
+        (self.include_table.is_empty() || self.include_table.iter().any(|r| r.is_match(&full)))
+            && !self.exclude_table.iter().any(|r| r.is_match(&full))
+    }
+}
+
+impl ChangeFilter for TableSelection {
+    fn table(&self, schema: &str, table: &str) -> bool {
+        self.includes(schema, table)
+    }
+    fn statement(&self, statement: &Statement<'_>) -> bool {
+        match &statement.class.table {
+            Some(table) => {
+                let schema = statement.class.schema.as_deref().unwrap_or(&statement.db);
+                self.includes(schema, table)
+            }
+            None => true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("name", "engine"),
+            ("topic.prefix", "dbserver1"),
+            ("database.hostname", "db"),
+            ("database.user", "cdc"),
+            ("offset.storage.file.filename", "/tmp/offsets.dat"),
+        ]
+    }
+
+    #[test]
+    fn debezium_defaults() {
+        let c = EngineConfig::from_properties(base()).unwrap();
+        assert_eq!(c.name, "engine");
+        assert_eq!(c.debezium.topic_prefix, "dbserver1");
+        assert_eq!(c.connect.port, 3306);
+        assert_eq!(c.offsets, OffsetStorage::File("/tmp/offsets.dat".into()));
+        assert_eq!(c.history, HistoryStorage::Memory);
+        assert_eq!(
+            c.commit_policy,
+            CommitPolicy::Periodic(Duration::from_secs(60))
+        );
+        assert_eq!(c.max_batch_size, 2048);
+        assert_eq!(c.start, StartAt::Initial);
+        assert!(c.latch.is_none());
+    }
+
+    #[test]
+    fn reference_design_properties_load() {
+        let mut p = base();
+        p.retain(|(k, _)| *k != "topic.prefix" && !k.starts_with("offset"));
+        p.extend([
+            ("database.server.name", "old"),
+            ("offset.storage", "com.example.ZookeeperOffsetBackingStore"),
+            ("offset.storage.zookeeper.connect.string", "zk:2181"),
+            ("offset.storage.zookeeper.path", "/offsets"),
+            ("database.history", "com.example.ZookeeperDatabaseHistory"),
+            ("database.history.zookeeper.connect.string", "zk:2181"),
+            ("database.history.zookeeper.path", "/history"),
+            ("offset.flush.interval.ms", "0"),
+            ("snapshot.mode", "schema_only"),
+            ("leader.latch.zookeeper.connect.string", "zk:2181"),
+        ]);
+        let c = EngineConfig::from_properties(p).unwrap();
+        assert_eq!(c.debezium.topic_prefix, "old");
+        assert_eq!(
+            c.offsets,
+            OffsetStorage::ZooKeeper {
+                servers: "zk:2181".into(),
+                path: "/offsets".into()
+            }
+        );
+        assert_eq!(
+            c.history,
+            HistoryStorage::ZooKeeper {
+                servers: "zk:2181".into(),
+                path: "/history".into()
+            }
+        );
+        assert_eq!(c.commit_policy, CommitPolicy::Always);
+        assert_eq!(c.start, StartAt::Latest);
+        assert_eq!(c.latch.unwrap().path, "/leader");
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let mut p = base();
+        p.push(("databse.port", "3307"));
+        let e = EngineConfig::from_properties(p).unwrap_err().to_string();
+        assert!(e.contains("databse.port") && e.contains("unknown"), "{e}");
+        let mut p = base();
+        p.push(("database.port", "x"));
+        let e = EngineConfig::from_properties(p).unwrap_err().to_string();
+        assert!(e.contains("database.port"), "{e}");
+        let p: Vec<_> = base().into_iter().filter(|(k, _)| *k != "name").collect();
+        let e = EngineConfig::from_properties(p).unwrap_err().to_string();
+        assert!(e.contains("name") && e.contains("required"), "{e}");
+        let mut p = base();
+        p.push(("table.include.list", "inv.(x"));
+        assert!(EngineConfig::from_properties(p).is_err());
+    }
+
+    #[test]
+    fn include_and_exclude_lists_match_whole_names() {
+        let s = TableSelection::new(
+            Some("inv.*"),
+            Some("inventory_old"),
+            Some("inv\\w*\\.c.*"),
+            Some(".*\\.cx"),
+        )
+        .unwrap();
+        assert!(s.includes("inventory", "customers"));
+        assert!(!s.includes("inventory_old", "customers"));
+        assert!(!s.includes("inventory", "orders"));
+        assert!(!s.includes("inventory", "cx"));
+        assert!(!s.includes("other", "customers"));
+        assert!(TableSelection::default().includes("any", "thing"));
+    }
+}

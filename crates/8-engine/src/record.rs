@@ -1,0 +1,186 @@
+//! The records an engine hands to the application, each with its offset,
+//! and the encoder that gives every Debezium record the offset Debezium's
+//! MySQL connector would give it.
+
+use std::sync::Arc;
+
+use sluice_encode::debezium::{DebeziumEncoder, DebeziumError, DebeziumRecord};
+use sluice_events::{ChangeEvent, Encoder, TransactionState};
+
+use crate::SourceOffset;
+
+/// One change event as the application receives it: Debezium's record
+/// (`destination` topic, `key` and `value` JSON; `value` `None` is a
+/// tombstone) and the offset that, once committed, resumes the stream just
+/// after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeRecord {
+    pub destination: String,
+    pub key: Option<String>,
+    pub value: Option<String>,
+    pub offset: Arc<SourceOffset>,
+}
+
+/// What the engine's encoder gives the engine: records, and the offset
+/// after each transaction (or statement) read, so that offsets move on
+/// past transactions that gave no record (other tables, filtered ones).
+#[derive(Debug)]
+pub(crate) enum Output {
+    Record(ChangeRecord),
+    Progress(Arc<SourceOffset>),
+}
+
+/// Where a stream resumed inside a transaction: what of that transaction
+/// was delivered before (Debezium's `event` and `row` counts). Records of
+/// the first transaction read up to there are not delivered again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Delivered {
+    pub event: u64,
+    pub row: u64,
+}
+
+impl Delivered {
+    /// Whether the record at `offset` was delivered before.
+    pub fn covers(&self, offset: &SourceOffset) -> bool {
+        offset.event < self.event || (offset.event == self.event && offset.row <= self.row)
+    }
+}
+
+/// Debezium's encoder, with offsets.
+pub(crate) struct OffsetEncoder {
+    inner: DebeziumEncoder,
+    /// The offset of the records of the current transaction, without its
+    /// counts.
+    txn: Option<SourceOffset>,
+    scratch: Vec<DebeziumRecord>,
+}
+
+impl OffsetEncoder {
+    pub fn new(inner: DebeziumEncoder) -> Self {
+        OffsetEncoder {
+            inner,
+            txn: None,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The offset records of the transaction `txn` opened at `file:pos`
+    /// carry, counts apart.
+    fn transaction_offset(file: &str, pos: u64, txn: &TransactionState) -> SourceOffset {
+        SourceOffset {
+            file: file.to_string(),
+            // MySQL writes a GTID event before BEGIN: a replay of the
+            // transaction starts there (a reader started at the BEGIN would
+            // take it for the middle of a transaction).
+            pos: txn.gtid_event.map_or(pos, |(at, _)| at),
+            gtids: gtids(txn),
+            ..Default::default()
+        }
+    }
+}
+
+fn gtids(txn: &TransactionState) -> Option<String> {
+    (!txn.executed_gtid_set.is_empty()).then(|| txn.executed_gtid_set.clone())
+}
+
+impl Encoder for OffsetEncoder {
+    type Output = Output;
+    type Error = DebeziumError;
+
+    fn encode(
+        &mut self,
+        event: &ChangeEvent<'_>,
+        out: &mut Vec<Output>,
+    ) -> Result<(), Self::Error> {
+        let position = *event.position();
+        let txn = event.txn();
+        self.scratch.clear();
+        self.inner.encode(event, &mut self.scratch)?;
+        // After a commit, or a statement of its own (DDL): the offset moves
+        // past it.
+        let after = || {
+            Arc::new(SourceOffset {
+                file: position.file.to_string(),
+                pos: position.next_offset,
+                gtids: gtids(txn),
+                server_id: u64::from(position.server_id),
+                ts_sec: u64::from(position.timestamp),
+                ..Default::default()
+            })
+        };
+        match event {
+            ChangeEvent::Commit { .. } => {
+                self.txn = None;
+                // The executed set includes this transaction now.
+                let after = after();
+                self.push_all(&after, out);
+                out.push(Output::Progress(after));
+            }
+            ChangeEvent::Statement(_) if !txn.in_transaction => {
+                self.txn = None;
+                let after = after();
+                self.push_all(&after, out);
+                out.push(Output::Progress(after));
+            }
+            _ => {
+                if let ChangeEvent::Begin { .. } = event {
+                    self.txn = Some(Self::transaction_offset(
+                        position.file,
+                        position.offset,
+                        txn,
+                    ));
+                }
+                if self.scratch.is_empty() {
+                    return Ok(());
+                }
+                let base = match &self.txn {
+                    Some(t) => t.clone(),
+                    // Rows outside a BEGIN (never from a server writing
+                    // transactions): the event itself is the place.
+                    None => Self::transaction_offset(position.file, position.offset, txn),
+                };
+                let event_count = txn.events_before;
+                // Records of one row share one offset.
+                let mut current: Option<(usize, Arc<SourceOffset>)> = None;
+                for r in self.scratch.drain(..) {
+                    let row = r.row as u64 + 1;
+                    let offset = match &current {
+                        Some((at, o)) if *at == r.row => o.clone(),
+                        _ => {
+                            let o = Arc::new(SourceOffset {
+                                event: event_count,
+                                row,
+                                server_id: u64::from(position.server_id),
+                                ts_sec: u64::from(position.timestamp),
+                                ..base.clone()
+                            });
+                            current = Some((r.row, o.clone()));
+                            o
+                        }
+                    };
+                    out.push(Output::Record(ChangeRecord {
+                        destination: r.destination,
+                        key: r.key,
+                        value: r.value,
+                        offset,
+                    }));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl OffsetEncoder {
+    /// The records just encoded, all at `offset`.
+    fn push_all(&mut self, offset: &Arc<SourceOffset>, out: &mut Vec<Output>) {
+        for r in self.scratch.drain(..) {
+            out.push(Output::Record(ChangeRecord {
+                destination: r.destination,
+                key: r.key,
+                value: r.value,
+                offset: offset.clone(),
+            }));
+        }
+    }
+}
