@@ -151,6 +151,24 @@ const IGNORED_PROPERTIES: &[&str] = &[
 ];
 
 impl EngineConfig {
+    /// A configuration from a Java `.properties` file of Debezium
+    /// properties (see [`EngineConfig::from_properties`]).
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<EngineConfig, EngineError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|e| EngineError::Config {
+            property: path.display().to_string(),
+            message: format!("cannot read the properties file: {e}"),
+        })?;
+        let mut props = sluice_config::properties::Properties::parse(&text);
+        props.resolve_placeholders(&std::env::vars().collect());
+        EngineConfig::from_properties(
+            props
+                .order
+                .iter()
+                .filter_map(|k| props.get(k).map(|p| (k.clone(), p.value.clone()))),
+        )
+    }
+
     /// A configuration from Debezium properties. Unknown properties are an
     /// error naming them (a misspelt key would otherwise be ignored).
     pub fn from_properties<K, V>(

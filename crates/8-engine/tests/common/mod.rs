@@ -1,0 +1,166 @@
+//! Shared by the engine tests: the example replica program, its delivery
+//! logs, and a writer.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use sluice_testkit::MariaDb;
+
+/// The `replica` example, built by `cargo test` next to the test binaries
+/// (built here when it is not).
+pub fn replica_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>/deps");
+    let path = profile_dir.join("examples").join("replica");
+    if !path.exists() {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "-p", "sluice-engine", "--example", "replica"])
+            .status()
+            .expect("cargo build --example replica");
+        assert!(status.success(), "building the replica example failed");
+    }
+    path
+}
+
+/// A running replica process.
+pub struct Replica {
+    pub name: String,
+    pub log: PathBuf,
+    pub stderr: PathBuf,
+    pub child: Option<Child>,
+}
+
+impl Replica {
+    pub fn spawn(dir: &Path, name: &str, properties: &Path) -> Replica {
+        let log = dir.join(format!("{name}.jsonl"));
+        let stderr = dir.join(format!("{name}.stderr"));
+        let child = Command::new(replica_binary())
+            .arg(properties)
+            .arg(&log)
+            .env("RUST_LOG", "info,sluice_source=warn")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&stderr).expect("stderr file"))
+            .spawn()
+            .expect("spawn the replica example");
+        Replica {
+            name: name.into(),
+            log,
+            stderr,
+            child: Some(child),
+        }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.as_ref().map(|c| c.id() as i32).unwrap_or(-1)
+    }
+
+    pub fn signal(&self, sig: i32) {
+        if let Some(c) = &self.child {
+            assert_eq!(unsafe { libc::kill(c.id() as i32, sig) }, 0, "kill {sig}");
+        }
+    }
+
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// SIGTERM, then waits for a clean exit (at most `within`).
+    pub fn terminate(&mut self, within: Duration) -> bool {
+        let Some(mut c) = self.child.take() else {
+            return true;
+        };
+        unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
+        let deadline = std::time::Instant::now() + within;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = c.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = c.kill();
+        let _ = c.wait();
+        false
+    }
+
+    /// The lines of the delivery log so far (a torn last line is left out).
+    pub fn lines(&self) -> Vec<Value> {
+        read_log(&self.log)
+    }
+
+    pub fn records(&self) -> Vec<Value> {
+        self.lines()
+            .into_iter()
+            .filter(|l| l["kind"] == "record")
+            .collect()
+    }
+
+    pub fn stderr_text(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        if let Some(c) = &self.child {
+            unsafe { libc::kill(c.id() as i32, libc::SIGCONT) };
+        }
+        self.kill();
+    }
+}
+
+pub fn read_log(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Inserts `(id, 'row id')` into `w.t` three rows per transaction, every
+/// 10 ms, until `stop`; returns the next id not written.
+pub fn start_writer(db: Arc<MariaDb>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<i64> {
+    std::thread::spawn(move || {
+        let mut next = 0i64;
+        while !stop.load(Ordering::SeqCst) {
+            let stmts: Vec<String> = (next..next + 3)
+                .map(|id| format!("INSERT INTO w.t VALUES ({id}, 'row {id}')"))
+                .collect();
+            db.exec(&format!("BEGIN; {}; COMMIT", stmts.join("; ")))
+                .expect("insert");
+            next += 3;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        next
+    })
+}
+
+/// Waits until `cond` holds, at most `within`; panics with `what` after.
+pub fn wait_until(within: Duration, what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + within;
+    while std::time::Instant::now() < deadline {
+        if cond() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("timed out after {within:?} waiting for {what}");
+}
+
+pub fn now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0)
+}

@@ -1,0 +1,199 @@
+//! The engine in this process, on a private MariaDB: records in order with
+//! Debezium's offsets, closing, a failing consumer, and resuming from a
+//! committed offset inside a transaction (nothing up to it again, nothing
+//! after it lost).
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use sluice_engine::{ChangeRecord, Engine, EngineError};
+use sluice_testkit::{MariaDb, MariaDbConfig};
+
+fn properties(db: &MariaDb, start: &str, dir: &std::path::Path) -> Vec<(String, String)> {
+    [
+        ("name", "it".to_string()),
+        ("topic.prefix", "it".into()),
+        ("database.hostname", "127.0.0.1".into()),
+        ("database.port", db.port().to_string()),
+        ("database.user", "root".into()),
+        ("table.include.list", "w\\.t".into()),
+        ("sluice.start", start.into()),
+        ("converter.schemas.enable", "false".into()),
+        (
+            "offset.storage.file.filename",
+            dir.join("offsets.dat").display().to_string(),
+        ),
+        (
+            "schema.history.internal.file.filename",
+            dir.join("history.dat").display().to_string(),
+        ),
+        ("offset.flush.interval.ms", "0".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect()
+}
+
+fn setup() -> (MariaDb, String) {
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v VARCHAR(10)); CREATE TABLE w.other (id INT PRIMARY KEY)")
+        .unwrap();
+    let (file, pos) = db.current_binlog_position().unwrap();
+    (db, format!("{file}:{pos}"))
+}
+
+/// Runs an engine until `until` holds for what it delivered (or 30 s).
+async fn run_until(
+    props: Vec<(String, String)>,
+    until: impl Fn(&[ChangeRecord]) -> bool + Send + 'static,
+) -> (Vec<ChangeRecord>, Result<(), EngineError>) {
+    let got: Arc<Mutex<Vec<ChangeRecord>>> = Arc::default();
+    let sink = got.clone();
+    let engine = Engine::builder()
+        .properties(props)
+        .notifying(move |r| {
+            sink.lock().unwrap().push(r);
+            Ok(())
+        })
+        .build()
+        .unwrap();
+    let handle = engine.handle();
+    let watcher = got.clone();
+    tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while tokio::time::Instant::now() < deadline && !until(&watcher.lock().unwrap()) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        handle.close();
+    });
+    let result = engine.run().await;
+    let records = got.lock().unwrap().clone();
+    (records, result)
+}
+
+fn value(r: &ChangeRecord) -> Value {
+    serde_json::from_str(r.value.as_deref().unwrap_or("null")).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn records_carry_debezium_offsets_and_closing_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, start) = setup();
+    // One rows event of three rows, then a transaction of another table,
+    // then a delete (with its tombstone).
+    db.exec("INSERT INTO w.t VALUES (1,'a'),(2,'b'),(3,'c')")
+        .unwrap();
+    db.exec("INSERT INTO w.other VALUES (1)").unwrap();
+    db.exec("DELETE FROM w.t WHERE id = 2").unwrap();
+    let (records, result) = run_until(properties(&db, &start, dir.path()), |r| r.len() >= 5).await;
+    result.unwrap();
+    assert_eq!(records.len(), 5, "{records:#?}");
+    let ops: Vec<String> = records
+        .iter()
+        .map(|r| value(r)["op"].as_str().unwrap_or("tombstone").to_string())
+        .collect();
+    assert_eq!(ops, ["c", "c", "c", "d", "tombstone"]);
+    // The three rows of one rows event: same transaction place and event
+    // count, rows 1, 2, 3 (Debezium's offsets inside a transaction).
+    let first = &records[0].offset;
+    assert!(first.is_inside_transaction());
+    for (i, r) in records[..3].iter().enumerate() {
+        assert_eq!(r.offset.file, first.file);
+        assert_eq!(r.offset.pos, first.pos);
+        assert_eq!(r.offset.event, first.event);
+        assert_eq!(r.offset.row, i as u64 + 1);
+        assert!(
+            r.offset.event >= 2,
+            "BEGIN and TABLE_MAP come first: {:?}",
+            r.offset
+        );
+        assert!(value(r)["source"]["pos"].as_u64().is_some());
+    }
+    // A delete and its tombstone share the offset of their row.
+    assert_eq!(records[3].offset, records[4].offset);
+    assert!(records[3].offset.pos > first.pos);
+
+    // Closing committed the position after the last transaction read.
+    let stored = std::fs::read(dir.path().join("offsets.dat")).unwrap();
+    assert!(!stored.is_empty());
+    let (records2, result) = run_until(properties(&db, &start, dir.path()), |_| false).await;
+    result.unwrap();
+    assert!(
+        records2.is_empty(),
+        "after a clean close nothing comes again: {records2:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_consumer_stops_the_engine_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, start) = setup();
+    db.exec("INSERT INTO w.t VALUES (1,'a')").unwrap();
+    let completed: Arc<Mutex<Option<String>>> = Arc::default();
+    let seen = completed.clone();
+    let engine = Engine::builder()
+        .properties(properties(&db, &start, dir.path()))
+        .notifying(|_| Err("disk full".into()))
+        .on_complete(move |r| *seen.lock().unwrap() = Some(format!("{r:?}")))
+        .build()
+        .unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(30), engine.run())
+        .await
+        .expect("the engine stops");
+    let e = result.unwrap_err().to_string();
+    assert!(e.contains("disk full"), "{e}");
+    let c = completed.lock().unwrap().clone().unwrap();
+    assert!(c.contains("Err") && c.contains("disk full"), "{c}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resuming_inside_a_transaction_skips_exactly_what_was_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, start) = setup();
+    // One transaction, two rows events of three rows each.
+    db.exec("BEGIN; INSERT INTO w.t VALUES (1,'a'),(2,'b'),(3,'c'); INSERT INTO w.t VALUES (4,'d'),(5,'e'),(6,'f'); COMMIT")
+        .unwrap();
+
+    // A consumer that handles four records, commits, then fails: the
+    // committed offset is inside the transaction (the second rows event,
+    // row 1).
+    let got: Arc<Mutex<Vec<i64>>> = Arc::default();
+    let sink = got.clone();
+    let mut props = properties(&db, &start, dir.path());
+    props.push(("max.batch.size".into(), "4".into()));
+    let engine = Engine::builder()
+        .properties(props)
+        .batch_consumer(
+            move |records: Vec<ChangeRecord>, committer: &mut sluice_engine::Committer<'_>| {
+                let mut seen = sink.lock().unwrap();
+                if !seen.is_empty() {
+                    return Err("crash".into());
+                }
+                for r in &records {
+                    seen.push(value(r)["after"]["id"].as_i64().unwrap());
+                    committer.mark_processed(r);
+                }
+                committer.mark_batch_finished()?;
+                Ok(())
+            },
+        )
+        .build()
+        .unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(30), engine.run())
+        .await
+        .unwrap();
+    assert!(result.is_err());
+    assert_eq!(*got.lock().unwrap(), [1, 2, 3, 4]);
+
+    // A new engine resumes after row 4: rows 5 and 6, nothing before.
+    let (records, result) = run_until(properties(&db, &start, dir.path()), |r| r.len() >= 2).await;
+    result.unwrap();
+    let ids: Vec<i64> = records
+        .iter()
+        .map(|r| value(r)["after"]["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [5, 6]);
+}
