@@ -8,7 +8,7 @@ use std::time::Instant;
 use sluice_encode::debezium::DebeziumEncoder;
 use sluice_ha::latch::{LatchConfig, LeaderLatch};
 use sluice_ha::session::{ZkConfig, ZkSession};
-use sluice_instance::stream::{ChangeSink, ChangeStream};
+use sluice_instance::stream::{ChangeSink, ChangeStream, StreamError};
 use sluice_source::position::StartPosition;
 use sluice_source::{ConnectGate, SourceConfig};
 use tokio::sync::watch;
@@ -458,6 +458,7 @@ impl Engine {
             latch: latch.clone(),
             lost: false,
             skip,
+            failed: None,
         };
         let mut stop = self.stopped.clone();
         let mut leader = latch.as_ref().map(|l| l.subscribe());
@@ -499,6 +500,16 @@ impl Engine {
                 tracing::debug!(error = %e, "stream ended after leadership was lost");
                 Ok(TermEnd::LostLeadership)
             }
+            Some(Err(StreamError::Sink { file, pos, .. })) if sink.failed.is_some() => {
+                match sink.failed.take() {
+                    Some(SinkError::Consumer(source)) => Err(EngineError::Consumer {
+                        at: format!("{file}:{pos}"),
+                        source,
+                    }),
+                    Some(SinkError::Commit(e)) => Err(e),
+                    _ => Ok(TermEnd::LostLeadership),
+                }
+            }
             Some(Err(e)) => Err(EngineError::from(e)),
             None if lost_leadership => Ok(TermEnd::LostLeadership),
             None => Ok(TermEnd::Closed),
@@ -538,6 +549,8 @@ struct ConsumerSink<'a> {
     lost: bool,
     /// What of the first transaction was delivered before the restart.
     skip: Option<Delivered>,
+    /// Why the last delivery failed (the stream only reports that it did).
+    failed: Option<SinkError>,
 }
 
 /// Why the sink refused a transaction.
@@ -552,9 +565,24 @@ enum SinkError {
 }
 
 impl ChangeSink<Output> for ConsumerSink<'_> {
-    type Error = SinkError;
+    type Error = SinkFailed;
 
-    fn write(&mut self, outputs: &mut Vec<Output>) -> Result<(), SinkError> {
+    fn write(&mut self, outputs: &mut Vec<Output>) -> Result<(), SinkFailed> {
+        self.write_batches(outputs).map_err(|e| {
+            let failed = SinkFailed(e.to_string());
+            self.failed = Some(e);
+            failed
+        })
+    }
+}
+
+/// What the stream reports of a failed delivery; the sink keeps the error.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct SinkFailed(String);
+
+impl ConsumerSink<'_> {
+    fn write_batches(&mut self, outputs: &mut Vec<Output>) -> Result<(), SinkError> {
         let mut records = Vec::with_capacity(outputs.len().min(self.max_batch));
         let mut end = None;
         let total = outputs.len();
@@ -583,9 +611,7 @@ impl ChangeSink<Output> for ConsumerSink<'_> {
         }
         Ok(())
     }
-}
 
-impl ConsumerSink<'_> {
     fn deliver(
         &mut self,
         records: Vec<ChangeRecord>,

@@ -67,6 +67,9 @@ pub enum EngineError {
     #[error(transparent)]
     Stream(#[from] sluice_instance::stream::StreamError),
     /// The application's consumer failed; the engine stopped.
-    #[error("the consumer failed: {0}")]
-    Consumer(Box<dyn std::error::Error + Send + Sync>),
+    #[error("the consumer failed on the transaction ending at {at}: {source}")]
+    Consumer {
+        at: String,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
