@@ -11,11 +11,13 @@
 //! formats, in files or in ZooKeeper (see [`offset_store`] and
 //! [`history_store`]).
 
+pub mod java_map;
 pub mod offset;
 pub mod offset_store;
 
 pub use offset::{OffsetKey, SourceOffset};
 pub use offset_store::OffsetStore;
+pub use offset_store::{FileOffsetStore, ZooKeeperOffsetStore};
 
 /// Why the engine, or one of its stores, failed.
 #[derive(Debug, thiserror::Error)]
