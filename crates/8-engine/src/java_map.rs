@@ -42,6 +42,9 @@ const DEFAULT_CAPACITY: u32 = 16;
 /// values.
 pub type JavaMapEntry = (Option<Vec<u8>>, Option<Vec<u8>>);
 
+/// An entry to write, borrowing its arrays.
+type BorrowedEntry<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// Why bytes are not a serialized `HashMap<byte[], byte[]>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JavaMapError {
@@ -65,7 +68,7 @@ impl std::error::Error for JavaMapError {}
 /// Serializes `entries` as `ObjectOutputStream` does a
 /// `HashMap<byte[], byte[]>` holding them (in this order).
 pub fn write_java_map(entries: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
-    let entries: Vec<(Option<&[u8]>, Option<&[u8]>)> = entries
+    let entries: Vec<BorrowedEntry> = entries
         .iter()
         .map(|(k, v)| (Some(k.as_slice()), Some(v.as_slice())))
         .collect();
@@ -75,14 +78,14 @@ pub fn write_java_map(entries: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
 /// [`write_java_map`] for entries that may hold Java `null`s, as
 /// [`read_java_map`] returns them.
 pub fn write_java_map_entries(entries: &[JavaMapEntry]) -> Vec<u8> {
-    let entries: Vec<(Option<&[u8]>, Option<&[u8]>)> = entries
+    let entries: Vec<BorrowedEntry> = entries
         .iter()
         .map(|(k, v)| (k.as_deref(), v.as_deref()))
         .collect();
     write_entries(&entries)
 }
 
-fn write_entries(entries: &[(Option<&[u8]>, Option<&[u8]>)]) -> Vec<u8> {
+fn write_entries(entries: &[BorrowedEntry]) -> Vec<u8> {
     let bytes: usize = entries
         .iter()
         .map(|(k, v)| k.map_or(1, |k| k.len() + 10) + v.map_or(1, |v| v.len() + 10))
