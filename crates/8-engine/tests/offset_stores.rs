@@ -126,6 +126,42 @@ fn a_missing_node_is_created_empty_and_holds_no_offsets() {
     });
 }
 
+/// Two engines commit to the same node at once, each from a session of its
+/// own: every commit reads the node and writes it back expecting the
+/// version it read, so neither loses the other's entry.
+#[test]
+fn concurrent_commits_of_two_engines_keep_both_entries() {
+    let zk = zookeeper();
+    let servers = zk.connect_string();
+    let commits: u64 = 100;
+    let writers: Vec<_> = ["dbserver1", "dbserver2"]
+        .into_iter()
+        .map(|server| {
+            let servers = servers.clone();
+            std::thread::spawn(move || {
+                let mut store = zk_store(&servers, DEFAULT_OFFSET_PATH);
+                let key = OffsetKey::new("engine", server);
+                for pos in 1..=commits {
+                    store
+                        .commit(&key, &offset("mysql-bin.000001", pos))
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let mut store = zk_store(&servers, DEFAULT_OFFSET_PATH);
+    for server in ["dbserver1", "dbserver2"] {
+        assert_eq!(
+            store.load(&OffsetKey::new("engine", server)).unwrap(),
+            Some(offset("mysql-bin.000001", commits)),
+            "{server}"
+        );
+    }
+}
+
 // --- Java ------------------------------------------------------------------
 
 const JARS: &[&str] = &[
