@@ -37,6 +37,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod java_map;
 pub mod offset;
 pub mod offset_store;
 pub mod record;
@@ -48,6 +49,7 @@ pub use config::{
 pub use engine::{BatchConsumer, Committer, ConsumerError, Engine, EngineBuilder, EngineHandle};
 pub use offset::{OffsetKey, SourceOffset};
 pub use offset_store::OffsetStore;
+pub use offset_store::{FileOffsetStore, ZooKeeperOffsetStore};
 pub use record::ChangeRecord;
 
 /// Why the engine, or one of its stores, failed.

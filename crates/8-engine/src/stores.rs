@@ -1,16 +1,16 @@
 //! Opening the offset and history stores a configuration names.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use sluice_schema::{MemoryHistoryStore, SchemaHistoryStore};
 
 use crate::config::{EngineConfig, HistoryStorage, OffsetStorage};
+use sluice_ha::session::ZkConfig;
+
+use crate::offset_store::{FileOffsetStore, ZooKeeperOffsetStore};
 use crate::{EngineError, OffsetKey, OffsetStore, SourceOffset};
 
-/// This process's leader-latch node while it leads (`None` otherwise): the
-/// ZooKeeper stores write only while that node exists.
-pub type Fence = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+pub use crate::offset_store::Fence;
 
 /// Offsets kept in memory only (Kafka's `MemoryOffsetBackingStore`).
 #[derive(Debug, Default)]
@@ -37,13 +37,18 @@ pub fn open_offset_store(
     config: &EngineConfig,
     fence: Option<Fence>,
 ) -> Result<Box<dyn OffsetStore>, EngineError> {
-    let _ = &fence;
     match &config.offsets {
         OffsetStorage::Memory => Ok(Box::new(MemoryOffsetStore::default())),
-        other => Err(EngineError::Config {
-            property: "offset.storage".into(),
-            message: format!("{other:?} is not available"),
-        }),
+        OffsetStorage::File(path) => Ok(Box::new(FileOffsetStore::open(path.clone())?)),
+        OffsetStorage::ZooKeeper { servers, path } => {
+            let zk =
+                ZkConfig::new(servers.clone()).with_session_timeout(config.store_session_timeout);
+            let store = ZooKeeperOffsetStore::connect(zk, path)?;
+            Ok(Box::new(match fence {
+                Some(f) => store.with_fence(f),
+                None => store,
+            }))
+        }
     }
 }
 
