@@ -61,6 +61,12 @@ pub fn open_history_store(
     let _ = &fence;
     match &config.history {
         HistoryStorage::Memory => Ok(Box::new(MemoryHistoryStore::default())),
+        HistoryStorage::File(path) => Ok(Box::new(
+            sluice_schema::FileHistoryStore::open(path).map_err(|e| EngineError::Store {
+                location: path.display().to_string(),
+                message: e.to_string(),
+            })?,
+        )),
         other => Err(EngineError::Config {
             property: "schema.history.internal".into(),
             message: format!("{other:?} is not available"),

@@ -45,9 +45,10 @@ fn setup() -> (MariaDb, String) {
     (db, format!("{file}:{pos}"))
 }
 
-/// Runs an engine until `until` holds for what it delivered (or 30 s).
+/// Runs an engine until `until` holds for what it delivered (or `within`).
 async fn run_until(
     props: Vec<(String, String)>,
+    within: Duration,
     until: impl Fn(&[ChangeRecord]) -> bool + Send + 'static,
 ) -> (Vec<ChangeRecord>, Result<(), EngineError>) {
     let got: Arc<Mutex<Vec<ChangeRecord>>> = Arc::default();
@@ -63,7 +64,7 @@ async fn run_until(
     let handle = engine.handle();
     let watcher = got.clone();
     tokio::spawn(async move {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        let deadline = tokio::time::Instant::now() + within;
         while tokio::time::Instant::now() < deadline && !until(&watcher.lock().unwrap()) {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -88,7 +89,12 @@ async fn records_carry_debezium_offsets_and_closing_commits() {
         .unwrap();
     db.exec("INSERT INTO w.other VALUES (1)").unwrap();
     db.exec("DELETE FROM w.t WHERE id = 2").unwrap();
-    let (records, result) = run_until(properties(&db, &start, dir.path()), |r| r.len() >= 5).await;
+    let (records, result) = run_until(
+        properties(&db, &start, dir.path()),
+        Duration::from_secs(30),
+        |r| r.len() >= 5,
+    )
+    .await;
     result.unwrap();
     assert_eq!(records.len(), 5, "{records:#?}");
     let ops: Vec<String> = records
@@ -119,7 +125,12 @@ async fn records_carry_debezium_offsets_and_closing_commits() {
     // Closing committed the position after the last transaction read.
     let stored = std::fs::read(dir.path().join("offsets.dat")).unwrap();
     assert!(!stored.is_empty());
-    let (records2, result) = run_until(properties(&db, &start, dir.path()), |_| false).await;
+    let (records2, result) = run_until(
+        properties(&db, &start, dir.path()),
+        Duration::from_secs(3),
+        |_| false,
+    )
+    .await;
     result.unwrap();
     assert!(
         records2.is_empty(),
@@ -189,7 +200,12 @@ async fn resuming_inside_a_transaction_skips_exactly_what_was_committed() {
     assert_eq!(*got.lock().unwrap(), [1, 2, 3, 4]);
 
     // A new engine resumes after row 4: rows 5 and 6, nothing before.
-    let (records, result) = run_until(properties(&db, &start, dir.path()), |r| r.len() >= 2).await;
+    let (records, result) = run_until(
+        properties(&db, &start, dir.path()),
+        Duration::from_secs(30),
+        |r| r.len() >= 2,
+    )
+    .await;
     result.unwrap();
     let ids: Vec<i64> = records
         .iter()
