@@ -81,6 +81,9 @@ struct Offsets {
     /// A commit that failed: the engine stops with it even when the
     /// consumer ignored the error.
     failed: Option<String>,
+    /// A commit was refused because this process no longer leads: the
+    /// term ends (not the engine).
+    fenced: bool,
 }
 
 impl Offsets {
@@ -98,7 +101,11 @@ impl Offsets {
                 Ok(())
             }
             Err(e) => {
-                self.failed = Some(e.to_string());
+                if matches!(e, EngineError::Fenced { .. }) {
+                    self.fenced = true;
+                } else {
+                    self.failed = Some(e.to_string());
+                }
                 Err(e)
             }
         }
@@ -375,6 +382,7 @@ impl Engine {
             committed: None,
             last_commit: Instant::now(),
             failed: None,
+            fenced: false,
         };
         let stored = {
             let (k, mut s) = (
@@ -493,7 +501,8 @@ impl Engine {
                 _ = lost => None,
             }
         };
-        let lost_leadership = sink.lost || latch.as_ref().is_some_and(|l| !l.has_leadership());
+        let lost_leadership =
+            sink.lost || sink.offsets.fenced || latch.as_ref().is_some_and(|l| !l.has_leadership());
         let end = match streamed {
             Some(Ok(_)) => Ok(TermEnd::Closed),
             Some(Err(e)) if sink.lost => {
@@ -634,11 +643,21 @@ impl ConsumerSink<'_> {
             marked: 0,
         };
         if batch_len == 0 {
-            return committer.mark_batch_finished().map_err(SinkError::Commit);
+            return match committer.mark_batch_finished() {
+                Err(EngineError::Fenced { .. }) => {
+                    self.lost = true;
+                    Err(SinkError::NotLeader)
+                }
+                other => other.map_err(SinkError::Commit),
+            };
         }
-        self.consumer
-            .handle_batch(records, &mut committer)
-            .map_err(SinkError::Consumer)?;
+        let handled = self.consumer.handle_batch(records, &mut committer);
+        if self.offsets.fenced {
+            // Whatever the consumer made of the refused commit.
+            self.lost = true;
+            return Err(SinkError::NotLeader);
+        }
+        handled.map_err(SinkError::Consumer)?;
         if let Some(failed) = &self.offsets.failed {
             return Err(SinkError::Commit(EngineError::Store {
                 location: self.offsets.store.location(),

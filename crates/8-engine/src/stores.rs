@@ -5,6 +5,8 @@ use std::collections::HashMap;
 use sluice_schema::{MemoryHistoryStore, SchemaHistoryStore};
 
 use crate::config::{EngineConfig, HistoryStorage, OffsetStorage};
+use std::sync::Arc;
+
 use sluice_ha::session::ZkConfig;
 
 use crate::offset_store::{FileOffsetStore, ZooKeeperOffsetStore};
@@ -67,6 +69,19 @@ pub fn open_history_store(
                 message: e.to_string(),
             })?,
         )),
+        HistoryStorage::ZooKeeper { servers, path } => {
+            let zk =
+                ZkConfig::new(servers.clone()).with_session_timeout(config.store_session_timeout);
+            let mut store = sluice_ha::schema_history::ZooKeeperHistoryStore::connect(
+                zk,
+                &path.trim_start_matches('/').replace('/', "_"),
+            )?;
+            if let Some(f) = fence {
+                store = store.with_guard(Arc::new(move |_: &str| f().is_some()));
+            }
+            Ok(Box::new(store))
+        }
+        #[allow(unreachable_patterns)]
         other => Err(EngineError::Config {
             property: "schema.history.internal".into(),
             message: format!("{other:?} is not available"),

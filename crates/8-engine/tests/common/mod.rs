@@ -12,23 +12,9 @@ use std::time::Duration;
 use serde_json::Value;
 use sluice_testkit::MariaDb;
 
-/// The `replica` example, built by `cargo test` next to the test binaries
-/// (built here when it is not).
+/// The replica program (`src/bin/replica.rs`).
 pub fn replica_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("test binary path");
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>/deps");
-    let path = profile_dir.join("examples").join("replica");
-    if !path.exists() {
-        let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "sluice-engine", "--example", "replica"])
-            .status()
-            .expect("cargo build --example replica");
-        assert!(status.success(), "building the replica example failed");
-    }
-    path
+    PathBuf::from(env!("CARGO_BIN_EXE_sluice-engine-replica"))
 }
 
 /// A running replica process.
@@ -114,6 +100,14 @@ impl Replica {
 
 impl Drop for Replica {
     fn drop(&mut self) {
+        if std::thread::panicking() {
+            let text = self.stderr_text();
+            let tail: Vec<&str> = text.lines().rev().take(40).collect();
+            eprintln!("--- {} (stderr, last lines) ---", self.name);
+            for l in tail.iter().rev() {
+                eprintln!("{l}");
+            }
+        }
         if let Some(c) = &self.child {
             unsafe { libc::kill(c.id() as i32, libc::SIGCONT) };
         }

@@ -4,7 +4,7 @@
 //! offset it committed.
 //!
 //! ```text
-//! cargo run -p sluice-engine --example replica -- engine.properties [deliveries.jsonl]
+//! cargo run -p sluice-engine --bin sluice-engine-replica -- engine.properties [deliveries.jsonl]
 //! ```
 //!
 //! Every record goes to the delivery log (standard output without one) as a
@@ -44,7 +44,7 @@ async fn main() -> Result<(), Box<dyn Error>> {
         .init();
     let mut args = std::env::args().skip(1);
     let Some(properties) = args.next() else {
-        eprintln!("usage: replica ENGINE.properties [DELIVERY_LOG]");
+        eprintln!("usage: sluice-engine-replica ENGINE.properties [DELIVERY_LOG]");
         std::process::exit(2);
     };
     let config = EngineConfig::from_file(&properties)?;
