@@ -365,9 +365,16 @@ impl EngineConfig {
                 }
             },
         };
-        // The ZooKeeper stores' other session keys are read for their
-        // meaning: the store sessions share one timeout.
+        // Keys of the store kinds not chosen are accepted (a file switched
+        // between kinds keeps them), and the ZooKeeper stores' other session
+        // keys: the store sessions share one timeout.
         for key in [
+            "offset.storage.file.filename",
+            "offset.storage.zookeeper.connect.string",
+            "offset.storage.zookeeper.path",
+            "schema.history.internal.file.filename",
+            "schema.history.internal.zookeeper.connect.string",
+            "schema.history.internal.zookeeper.path",
             "offset.storage.zookeeper.connection.timeout.ms",
             "schema.history.internal.zookeeper.session.timeout.ms",
             "schema.history.internal.zookeeper.connection.timeout.ms",
