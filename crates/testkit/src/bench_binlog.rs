@@ -79,7 +79,12 @@ impl BenchBinlog {
 
     /// A private MariaDB whose binlog is these files.
     pub fn serve(&self) -> Result<MariaDb> {
-        let mut db = MariaDb::start(MariaDbConfig::default())?;
+        self.serve_with(MariaDbConfig::default())
+    }
+
+    /// A private MariaDB started with `config` whose binlog is these files.
+    pub fn serve_with(&self, config: MariaDbConfig) -> Result<MariaDb> {
+        let mut db = MariaDb::start(config)?;
         db.stop()?;
         let dir = db.datadir().to_path_buf();
         for e in std::fs::read_dir(&dir)? {
