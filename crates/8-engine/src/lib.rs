@@ -11,6 +11,7 @@
 //! formats, in files or in ZooKeeper (see [`offset_store`] and
 //! [`history_store`]).
 
+pub mod history_store;
 pub mod offset;
 pub mod offset_store;
 
