@@ -484,19 +484,26 @@ impl HistoryCodec {
                     }),
                     // Parsed but no change, while Debezium recorded
                     // changes: its table changes say what happened.
-                    Ok(_) => self.from_changes(at, &position, &db, Some(sql), changes, None),
+                    Ok(_) => {
+                        self.rebuild_from_changes(at, &position, &db, Some(sql), changes, None)
+                    }
                     Err(e) => {
                         let why = e.to_string();
                         match changes {
-                            Some(_) => {
-                                self.from_changes(at, &position, &db, Some(sql), changes, Some(why))
-                            }
+                            Some(_) => self.rebuild_from_changes(
+                                at,
+                                &position,
+                                &db,
+                                Some(sql),
+                                changes,
+                                Some(why),
+                            ),
                             None => self.unreadable(at, &position, &db, sql, why),
                         }
                     }
                 }
             }
-            (None, Some(_)) => self.from_changes(at, &position, &db, None, changes, None),
+            (None, Some(_)) => self.rebuild_from_changes(at, &position, &db, None, changes, None),
             (None, None) => None,
         };
         if let Some(r) = rebuilt {
@@ -505,7 +512,7 @@ impl HistoryCodec {
         }
     }
 
-    fn from_changes(
+    fn rebuild_from_changes(
         &self,
         at: &str,
         position: &BinlogPosition,
