@@ -416,6 +416,32 @@ fn check_java_history(
     );
     assert!(c.table("inventory", "products").is_none());
     assert!(c.tables().all(|t| t.name != "ghost" && t.name != "nowhere"));
+    assert!(c.stale("inventory", "customers").is_none());
+    // The statements Sluice reads are replayed; the one it does not read
+    // is rebuilt from the record's table changes.
+    let ddl_at = |pos: u64| {
+        tracker
+            .records()
+            .iter()
+            .find_map(|r| match r {
+                HistoryRecord::Ddl {
+                    position,
+                    parsed_by,
+                    unparsed,
+                    kind,
+                    ..
+                } if *position == java_position(pos) => {
+                    Some((kind.clone(), parsed_by.is_some(), unparsed.is_some()))
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("a record at {pos}"))
+    };
+    assert_eq!(ddl_at(1043), ("ALTER TABLE".to_string(), true, false));
+    // (Sluice's parser reads FROBNICATE as a change of nothing, which the
+    // table changes contradict: they win.)
+    let (kind, parsed, _) = ddl_at(2000);
+    assert_eq!((kind.as_str(), parsed), ("TABLE CHANGES", false));
     drop(tracker);
 
     let at = |pos: u64| {

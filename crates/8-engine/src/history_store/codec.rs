@@ -440,11 +440,9 @@ impl HistoryCodec {
         if !in_snapshot {
             self.end_java_snapshot(java_snapshot, out);
         }
-        if !out
-            .iter()
-            .any(|r| matches!(r, HistoryRecord::Snapshot { .. }))
-        {
-            // Debezium starts from an empty schema.
+        if out.is_empty() {
+            // Debezium starts from an empty schema. (Only at the start: a
+            // snapshot later would replace what the records before built.)
             out.push(HistoryRecord::Snapshot {
                 position: position.clone(),
                 reason: "start of a history recorded by Debezium".into(),
@@ -1029,6 +1027,130 @@ mod tests {
             Ok(("inventory".into(), "customers".into()))
         );
         assert!(parse_table_id(r#""a"x"#).is_err());
+    }
+
+    #[test]
+    fn positions_carry_what_the_source_context_says() {
+        let context = SourceContext::new();
+        let codec = HistoryCodec::new("dbserver1").with_source_context(context.clone());
+        let at = BinlogPosition::new("mysql-bin.000003", 1043);
+        assert_eq!(
+            codec.position(&at).to_string(),
+            r#"{"file":"mysql-bin.000003","pos":1043}"#
+        );
+        context.set(223344, 1714566645, Some("0-1-42".into()));
+        assert_eq!(
+            codec.position(&at).to_string(),
+            r#"{"ts_sec":1714566645,"file":"mysql-bin.000003","pos":1043,"gtids":"0-1-42","server_id":223344}"#
+        );
+    }
+
+    #[test]
+    fn java_records_after_sluice_records_build_on_them() {
+        let mut codec = HistoryCodec::new("dbserver1");
+        let first = HistoryRecord::Snapshot {
+            position: BinlogPosition::new("mysql-bin.000001", 4),
+            reason: "seeded".into(),
+            catalog: Catalog::new(),
+        };
+        let create = HistoryRecord::Ddl {
+            position: BinlogPosition::new("mysql-bin.000001", 300),
+            db: "d".into(),
+            sql: "CREATE TABLE t (a INT)".into(),
+            kind: "CREATE TABLE".into(),
+            parsed_by: None,
+            deltas: vec![Delta::PutTable {
+                table: {
+                    let mut t = TableSchema::new("d", "t");
+                    t.columns.push(ColumnSchema {
+                        name: "a".into(),
+                        data_type: "int".into(),
+                        sql_type: "int".into(),
+                        unsigned: false,
+                        zerofill: false,
+                        charset: None,
+                        collation: None,
+                        labels: vec![],
+                        nullable: true,
+                        default: None,
+                        generated: None,
+                        invisible: false,
+                        auto_increment: false,
+                        hidden: false,
+                    });
+                    t
+                },
+            }],
+            unparsed: None,
+        };
+        let mut stored = Vec::new();
+        for r in [&first, &create] {
+            for d in codec.encode(r).unwrap() {
+                stored.push(("sluice".to_string(), Value::Object(d)));
+            }
+            codec.written(r);
+        }
+        let java = serde_json::json!({
+            "source": {"server": "dbserver1"},
+            "position": {"file": "mysql-bin.000001", "pos": 500},
+            "databaseName": "d",
+            "ddl": "ALTER TABLE t ADD COLUMN b INT",
+            "tableChanges": []
+        });
+        stored.push(("java".to_string(), java));
+        let records = codec.decode_all(stored);
+        assert_eq!(records.len(), 3, "{records:?}");
+        assert_eq!(records[..2], [first, create]);
+        assert_eq!(
+            codec.catalog().table("d", "t").unwrap().column_names(),
+            ["a", "b"]
+        );
+    }
+
+    #[test]
+    fn a_java_ddl_that_does_not_parse_takes_its_tables_from_the_table_changes() {
+        let mut codec = HistoryCodec::new("dbserver1");
+        let record = |pos: u64, ddl: &str, changes: Value| {
+            serde_json::json!({
+                "source": {"server": "dbserver1"},
+                "position": {"file": "mysql-bin.000001", "pos": pos},
+                "databaseName": "d",
+                "ddl": ddl,
+                "tableChanges": changes
+            })
+        };
+        let changes = serde_json::json!([{"type": "CREATE", "id": "\"d\".\"x\"", "table": {
+            "defaultCharsetName": "utf8mb4", "primaryKeyColumnNames": [], "attributes": [],
+            "columns": [{"name": "a", "jdbcType": 4, "typeName": "INT", "typeExpression": "INT",
+                "charsetName": null, "position": 1, "optional": true, "autoIncremented": false,
+                "generated": false, "comment": null, "hasDefaultValue": true}]}}]);
+        let records = codec.decode_all(vec![
+            ("1".into(), record(100, "CREATE TABLE x (a INT", changes)),
+            (
+                "2".into(),
+                record(200, "ALTER TABLE x ADD COLUMN (", serde_json::json!([])),
+            ),
+        ]);
+        // The empty start, the rebuilt table, the stale mark.
+        assert_eq!(records.len(), 3, "{records:?}");
+        match &records[1] {
+            HistoryRecord::Ddl {
+                kind,
+                unparsed,
+                deltas,
+                ..
+            } => {
+                assert_eq!(kind, "TABLE CHANGES");
+                assert!(unparsed.is_some());
+                assert!(
+                    matches!(&deltas[..], [Delta::PutTable { table }] if table.column_names() == ["a"])
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(&records[2], HistoryRecord::Ddl { deltas, .. }
+            if matches!(&deltas[..], [Delta::MarkStale { db, name, .. }] if db == "d" && name == "x")));
+        assert!(codec.catalog().stale("d", "x").is_some());
     }
 
     #[test]
