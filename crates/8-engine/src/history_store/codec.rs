@@ -468,8 +468,10 @@ impl HistoryCodec {
                     current_db: db.clone(),
                     ..ApplyContext::default()
                 };
-                let mut scratch = self.catalog.clone();
-                match scratch.apply_ddl(&ctx, sql, &position) {
+                // On error `apply_ddl` changes nothing; on success the
+                // record applied again below changes nothing more (every
+                // delta is idempotent), so no copy of the catalog is needed.
+                match self.catalog.apply_ddl(&ctx, sql, &position) {
                     Ok(outcome) if outcome.deltas.is_empty() && changes.is_none() => None,
                     Ok(outcome) if !outcome.deltas.is_empty() => Some(HistoryRecord::Ddl {
                         position: position.clone(),
