@@ -262,6 +262,21 @@ fn check_debezium_shape(records: &[Value]) {
         drop_db["tableChanges"],
         serde_json::json!([{"type": "DROP", "id": "\"other\".\"o\""}])
     );
+    // RENAME TABLE: an ALTER of the new name with the old one as `previousId`.
+    let rename = records
+        .iter()
+        .find(|r| r["ddl"] == "RENAME TABLE shop.orders TO shop.orders_old")
+        .expect("the RENAME record");
+    let change = &rename["tableChanges"][0];
+    assert_eq!(rename["tableChanges"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        (&change["type"], &change["id"], &change["previousId"]),
+        (
+            &Value::from("ALTER"),
+            &Value::from("\"shop\".\"orders_old\""),
+            &Value::from("\"shop\".\"orders\"")
+        )
+    );
     // A snapshot: head, one record per database, one per table.
     let table_record = records
         .iter()

@@ -249,7 +249,7 @@ impl HistoryCodec {
                 position,
                 Some(&t.db),
                 Some(&create_table_sql(t)),
-                vec![table_change("CREATE", t)],
+                vec![table_change("CREATE", t, None)],
                 json!({"v": SLUICE_FIELD_VERSION, "snapshot_part": part, "table": t}),
             ));
         }
@@ -259,17 +259,29 @@ impl HistoryCodec {
     /// The table changes of a list of deltas, against the codec's catalog.
     fn table_changes(&self, deltas: &[Delta]) -> Vec<Value> {
         let mut changes = Vec::new();
-        for d in deltas {
-            match d {
+        let mut i = 0;
+        while i < deltas.len() {
+            match &deltas[i] {
                 Delta::PutTable { table } => {
                     let kind = if self.catalog.table(&table.db, &table.name).is_some() {
                         "ALTER"
                     } else {
                         "CREATE"
                     };
-                    changes.push(table_change(kind, table));
+                    changes.push(table_change(kind, table, None));
                 }
-                Delta::RemoveTable { db, name } => changes.push(drop_change(db, name)),
+                Delta::RemoveTable { db, name } => match deltas.get(i + 1) {
+                    // A rename (the old table removed, the same table put
+                    // under its new name): Debezium's ALTER with `previousId`.
+                    Some(Delta::PutTable { table })
+                        if (table.db.as_str(), table.name.as_str())
+                            != (db.as_str(), name.as_str()) =>
+                    {
+                        changes.push(table_change("ALTER", table, Some((db, name))));
+                        i += 1;
+                    }
+                    _ => changes.push(drop_change(db, name)),
+                },
                 Delta::RemoveDatabase { name } => changes.extend(
                     self.catalog
                         .tables()
@@ -279,6 +291,7 @@ impl HistoryCodec {
                 // Debezium keeps no databases and has no stale tables.
                 Delta::PutDatabase { .. } | Delta::MarkStale { .. } => {}
             }
+            i += 1;
         }
         changes
     }
@@ -683,24 +696,30 @@ fn drop_change(db: &str, name: &str) -> Value {
 }
 
 /// A CREATE or ALTER entry (Debezium's `JsonTableChangeSerializer` order).
-fn table_change(kind: &str, table: &TableSchema) -> Value {
+fn table_change(kind: &str, table: &TableSchema, previous: Option<(&str, &str)>) -> Value {
     let columns: Vec<Value> = table
         .columns
         .iter()
         .enumerate()
         .map(|(i, c)| column_json(c, i + 1))
         .collect();
-    json!({
-        "type": kind,
-        "id": table_id(&table.db, &table.name),
-        "table": {
+    let mut change = Map::new();
+    change.insert("type".into(), kind.into());
+    change.insert("id".into(), table_id(&table.db, &table.name).into());
+    if let Some((db, name)) = previous {
+        change.insert("previousId".into(), table_id(db, name).into());
+    }
+    change.insert(
+        "table".into(),
+        json!({
             "defaultCharsetName": table.default_charset,
             "primaryKeyColumnNames": table.primary_key,
             "columns": columns,
             "attributes": [],
-        },
-        "comment": null,
-    })
+        }),
+    );
+    change.insert("comment".into(), Value::Null);
+    Value::Object(change)
 }
 
 /// `java.sql.Types` code Debezium's MySQL DDL parser gives a type.

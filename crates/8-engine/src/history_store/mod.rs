@@ -20,7 +20,10 @@
 //!
 //! - A DDL record is one Debezium record: the statement in `ddl`, its
 //!   database in `databaseName`, and a `CREATE`/`ALTER`/`DROP` table change
-//!   for every table it changed, dropped or (DROP DATABASE) removed.
+//!   for every table it changed, dropped or (DROP DATABASE) removed; a
+//!   rename is an `ALTER` of the new name with the old one as `previousId`.
+//!   `position` holds `file` and `pos` (the end of the DDL event), and the
+//!   `server_id`, `ts_sec` and `gtids` a [`SourceContext`] gives.
 //! - A repair is one record with the rebuilt tables as `CREATE` changes
 //!   and their `CREATE TABLE` text as `ddl`.
 //! - A snapshot of the whole catalog is several records at its position, as
