@@ -154,7 +154,11 @@ fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
     .expect("properties");
     let exe = std::env::current_exe().expect("bench binary");
     let out = Command::new(exe)
-        .args(["--engine-child", &props.display().to_string(), &records.to_string()])
+        .args([
+            "--engine-child",
+            &props.display().to_string(),
+            &records.to_string(),
+        ])
         .env("RUST_LOG", "warn")
         .output()
         .expect("run the engine child");
@@ -180,10 +184,35 @@ fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
 
 fn debezium_pass(root: &Path, db: &MariaDb, records: u64) -> Pass {
     let out = Command::new(root.join("scripts/debezium-oracle"))
-        .args(["--bench", "--schemas-enable", "false", "--host", "127.0.0.1"])
-        .args(["--port", &db.port().to_string(), "--user", "dbz", "--password", "dbz"])
-        .args(["--records", &records.to_string(), "--settle", "0", "--timeout", "1800"])
-        .args(["--topic-prefix", "bench", "--property", "tombstones.on.delete=false"])
+        .args([
+            "--bench",
+            "--schemas-enable",
+            "false",
+            "--host",
+            "127.0.0.1",
+        ])
+        .args([
+            "--port",
+            &db.port().to_string(),
+            "--user",
+            "dbz",
+            "--password",
+            "dbz",
+        ])
+        .args([
+            "--records",
+            &records.to_string(),
+            "--settle",
+            "0",
+            "--timeout",
+            "1800",
+        ])
+        .args([
+            "--topic-prefix",
+            "bench",
+            "--property",
+            "tombstones.on.delete=false",
+        ])
         .output()
         .expect("run scripts/debezium-oracle");
     assert!(

@@ -37,6 +37,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod history_store;
 pub mod java_map;
 pub mod offset;
 pub mod offset_store;

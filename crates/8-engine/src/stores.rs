@@ -5,10 +5,9 @@ use std::collections::HashMap;
 use sluice_schema::{MemoryHistoryStore, SchemaHistoryStore};
 
 use crate::config::{EngineConfig, HistoryStorage, OffsetStorage};
-use std::sync::Arc;
-
 use sluice_ha::session::ZkConfig;
 
+use crate::history_store::{DebeziumFileHistoryStore, DebeziumZooKeeperHistoryStore};
 use crate::offset_store::{FileOffsetStore, ZooKeeperOffsetStore};
 use crate::{EngineError, OffsetKey, OffsetStore, SourceOffset};
 
@@ -61,30 +60,18 @@ pub fn open_history_store(
     fence: Option<Fence>,
 ) -> Result<Box<dyn SchemaHistoryStore>, EngineError> {
     let _ = &fence;
+    let server = config.debezium.topic_prefix.clone();
     match &config.history {
         HistoryStorage::Memory => Ok(Box::new(MemoryHistoryStore::default())),
-        HistoryStorage::File(path) => Ok(Box::new(
-            sluice_schema::FileHistoryStore::open(path).map_err(|e| EngineError::Store {
-                location: path.display().to_string(),
-                message: e.to_string(),
-            })?,
-        )),
+        HistoryStorage::File(path) => Ok(Box::new(DebeziumFileHistoryStore::open(path, server)?)),
         HistoryStorage::ZooKeeper { servers, path } => {
             let zk =
                 ZkConfig::new(servers.clone()).with_session_timeout(config.store_session_timeout);
-            let mut store = sluice_ha::schema_history::ZooKeeperHistoryStore::connect(
-                zk,
-                &path.trim_start_matches('/').replace('/', "_"),
-            )?;
-            if let Some(f) = fence {
-                store = store.with_guard(Arc::new(move |_: &str| f().is_some()));
-            }
-            Ok(Box::new(store))
+            let store = DebeziumZooKeeperHistoryStore::connect(zk, path, server)?;
+            Ok(Box::new(match fence {
+                Some(f) => store.with_fence(f),
+                None => store,
+            }))
         }
-        #[allow(unreachable_patterns)]
-        other => Err(EngineError::Config {
-            property: "schema.history.internal".into(),
-            message: format!("{other:?} is not available"),
-        }),
     }
 }
