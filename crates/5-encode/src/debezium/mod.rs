@@ -683,7 +683,10 @@ impl DebeziumEncoder {
         s.push_str(&plan.key_prefix);
         s.push('{');
         let mut first = true;
-        for (i, cell) in image.cells().enumerate() {
+        // Key columns are in table order: the cells after the last one are
+        // not read.
+        let last = plan.key.iter().copied().max().unwrap_or(0);
+        for (i, cell) in image.cells().enumerate().take(last + 1) {
             let cell = cell?;
             if !plan.key.contains(&i) {
                 continue;
