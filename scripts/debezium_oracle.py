@@ -38,6 +38,90 @@ rootLogger.appenderRef.stderr.ref=stderr
 """
 
 
+# The consumer of --bench runs in Java: a Python callback per record (JPype)
+# would cap the rate at the bridge's speed, not Debezium's. Compiled with the
+# JDK's javac into the run's temporary directory.
+BENCH_CONSUMER_CLASS = "DebeziumOracleBenchConsumer"
+BENCH_CONSUMER_JAVA = """\
+import io.debezium.engine.ChangeEvent;
+import io.debezium.engine.DebeziumEngine;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+public class DebeziumOracleBenchConsumer
+        implements DebeziumEngine.ChangeConsumer<ChangeEvent<String, String>> {
+    private final String topicPrefix;
+    private final AtomicLong dataRecords = new AtomicLong();
+    private final AtomicLong valueBytes = new AtomicLong();
+    private volatile long firstNanos = -1;
+    private volatile long lastNanos = -1;
+
+    public DebeziumOracleBenchConsumer(String topicPrefix) {
+        this.topicPrefix = topicPrefix;
+    }
+
+    @Override
+    public void handleBatch(List<ChangeEvent<String, String>> records,
+            DebeziumEngine.RecordCommitter<ChangeEvent<String, String>> committer)
+            throws InterruptedException {
+        for (ChangeEvent<String, String> r : records) {
+            String d = r.destination();
+            if (!d.equals(topicPrefix) && !d.endsWith(".transaction")
+                    && !d.startsWith("__debezium-heartbeat")) {
+                long now = System.nanoTime();
+                if (firstNanos < 0) {
+                    firstNanos = now;
+                }
+                lastNanos = now;
+                dataRecords.incrementAndGet();
+            }
+            if (r.value() != null) {
+                valueBytes.addAndGet(r.value().length());
+            }
+            committer.markProcessed(r);
+        }
+        committer.markBatchFinished();
+    }
+
+    @Override
+    public boolean supportsTombstoneEvents() {
+        return true;
+    }
+
+    public long dataRecords() { return dataRecords.get(); }
+    public long valueChars() { return valueBytes.get(); }
+    public long firstNanos() { return firstNanos; }
+    public long lastNanos() { return lastNanos; }
+}
+"""
+
+
+def compile_bench_consumer(jars: list[str], workdir: Path) -> Path:
+    """javac the bench consumer; returns the directory of its class."""
+    import subprocess
+
+    src = workdir / f"{BENCH_CONSUMER_CLASS}.java"
+    src.write_text(BENCH_CONSUMER_JAVA)
+    classes = workdir / "classes"
+    classes.mkdir(exist_ok=True)
+    javac = "javac"
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home:
+        javac = str(Path(java_home) / "bin" / "javac")
+    try:
+        subprocess.run(
+            [javac, "-nowarn", "-d", str(classes), "-cp", os.pathsep.join(jars), str(src)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    except FileNotFoundError:
+        sys.exit("debezium-oracle: --bench needs javac (a JDK, not only a JRE)")
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"debezium-oracle: compiling the bench consumer failed:\n{e.stderr}")
+    return classes
+
+
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="debezium-oracle",
@@ -130,6 +214,9 @@ def start_jvm(args: argparse.Namespace, workdir: Path) -> None:
             f"debezium-oracle: MariaDB Connector/J not found at {mariadb_jar} "
             "(Debian: apt-get install libmariadb-java)"
         )
+    jars.append(str(mariadb_jar))
+    if args.bench:
+        jars.append(str(compile_bench_consumer(jars, workdir)))
     log_config = workdir / "log4j2.properties"
     log_config.write_text(LOG4J2_PROPERTIES.format(level=args.log_level))
     jpype.startJVM(
@@ -138,7 +225,7 @@ def start_jvm(args: argparse.Namespace, workdir: Path) -> None:
         f"-Dlog4j2.configurationFile={log_config}",
         # Which of the two SLF4J providers in the jar set wins.
         "-Dslf4j.provider=org.apache.logging.slf4j.SLF4JServiceProvider",
-        classpath=jars + [str(mariadb_jar)],
+        classpath=jars,
     )
 
 
@@ -220,6 +307,30 @@ class Collector:
             self.last_at = now
 
 
+class JavaCounter:
+    """The bench consumer's counts, read the way Collector's are."""
+
+    def __init__(self, consumer):
+        self.consumer = consumer
+        self.lock = threading.Lock()
+
+    @property
+    def data_records(self) -> int:
+        return int(self.consumer.dataRecords())
+
+    def _at(self, nanos: int) -> float | None:
+        # System.nanoTime and time.monotonic share CLOCK_MONOTONIC on Linux.
+        return None if nanos < 0 else nanos / 1e9
+
+    @property
+    def first_at(self) -> float | None:
+        return self._at(int(self.consumer.firstNanos()))
+
+    @property
+    def last_at(self) -> float | None:
+        return self._at(int(self.consumer.lastNanos()))
+
+
 def run_engine(args: argparse.Namespace, schemas: str, out) -> int:
     import jpype
     from jpype import JImplements, JOverride
@@ -270,10 +381,15 @@ def run_engine(args: argparse.Namespace, schemas: str, out) -> int:
         props = JProperties()
         for k, v in engine_properties(args, Path(tmp), schemas).items():
             props.setProperty(k, v)
+        if args.bench:
+            consumer = jpype.JClass(BENCH_CONSUMER_CLASS)(args.topic_prefix)
+            collector = JavaCounter(consumer)
+        else:
+            consumer = Consumer()
         engine = (
             JDebeziumEngine.create(JJson)
             .using(props)
-            .notifying(Consumer())
+            .notifying(consumer)
             .using(Completion())
             .build()
         )
@@ -320,8 +436,11 @@ def run_engine(args: argparse.Namespace, schemas: str, out) -> int:
         stats = {
             "schemas_enable": schemas == "true",
             "records": collector.data_records,
+            "value_chars": int(consumer.valueChars()),
             "seconds_first_to_last": round(span, 3),
-            "records_per_second": round(collector.data_records / span, 1) if span > 0 else None,
+            "records_per_second": (
+                round(collector.data_records / span, 1) if span > 0 else None
+            ),
             "seconds_from_start": round((last or started) - started, 3),
             "peak_rss_kib": peak_rss_kib(),
         }
