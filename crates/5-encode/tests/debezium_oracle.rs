@@ -10,16 +10,21 @@
 //! * Sluice's `DebeziumEncoder`, fed the change events built from the
 //!   server's binlog files,
 //!
-//! with `converter.schemas.enable` false and true, and every record must be
-//! equal: destination, key, and the whole value (schema included) except
-//! the fields that depend on when it ran (`ts_ms`/`ts_us`/`ts_ns` of the
-//! envelope and of `source`) and the differences listed in
-//! [`check_known_difference`], each with its reason.
+//! with `converter.schemas.enable` false and true, and with [`OPTIONS`]
+//! (TRUNCATE, DECIMAL as text, BIGINT UNSIGNED precise, binary as hex).
+//! Every record must be equal, in the same order: destination, key, and the
+//! whole value (schema included, member order included) except the fields
+//! that depend on when it ran (`ts_ms`/`ts_us`/`ts_ns` of the envelope and
+//! of `source`) and the differences of Debezium's MySQL connector on a
+//! MariaDB server: `source.gtid` ([`check_known_difference`]) and
+//! transaction metadata (see [`OPTIONS`]). Debezium's schema change records
+//! are not compared (Sluice does not write them).
 //!
 //! Nothing is skipped: without Python, PyPI, a JVM or
 //! /usr/share/java/mariadb-java-client.jar the test fails and says which.
-//! The Debezium side takes about 10 s per run of the engine (JVM start,
-//! connector start, binlog read, one second of quiet at the end).
+//! The Debezium side takes 15–25 s here: two processes, three engine runs
+//! (JVM start, connector start, binlog read, one second of quiet at the
+//! end), well inside CI time, so it runs live rather than from a fixture.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -75,10 +80,32 @@ struct Record {
     value: Json,
 }
 
-/// The records of both sides, per `converter.schemas.enable`.
+/// The three comparisons: Debezium's defaults without and with schemas,
+/// and [`OPTIONS`] without schemas.
+const PLAIN: &str = "schemas.enable=false";
+const SCHEMAS: &str = "schemas.enable=true";
+const WITH_OPTIONS: &str = "schemas.enable=false with OPTIONS";
+
+/// Properties that change the records, for the third comparison.
+///
+/// Not `provide.transaction.metadata`: the MySQL connector on a MariaDB
+/// server writes no transaction block and no BEGIN/END records, because
+/// MariaDB opens a transaction with its GTID event, not a `BEGIN` query,
+/// and the MySQL connector ignores that event (so it never sees a
+/// transaction start). Sluice gives MariaDB transactions their GTID as id,
+/// as the MariaDB connector does; that cannot be checked against this
+/// oracle.
+const OPTIONS: [(&str, &str); 4] = [
+    ("skipped.operations", "none"),
+    ("decimal.handling.mode", "string"),
+    ("bigint.unsigned.handling.mode", "precise"),
+    ("binary.handling.mode", "hex"),
+];
+
+/// The records of both sides, per comparison.
 struct Outputs {
-    sluice: HashMap<bool, Vec<Record>>,
-    debezium: HashMap<bool, Vec<Record>>,
+    sluice: HashMap<&'static str, Vec<Record>>,
+    debezium: HashMap<&'static str, Vec<Record>>,
 }
 
 fn outputs() -> &'static Outputs {
@@ -104,11 +131,25 @@ fn run_both() -> anyhow::Result<Outputs> {
     db.exec(&format!("SET SESSION sql_mode=''; {MORE_CHANGES}"))?;
 
     let mut sluice = HashMap::new();
-    for schemas in [false, true] {
-        sluice.insert(schemas, encode_with_sluice(&db, schemas)?);
-    }
-    let expected = sluice[&false].len();
-    let debezium = run_debezium(&python, &db, expected)?;
+    sluice.insert(PLAIN, encode_with_sluice(&db, false, &[])?);
+    sluice.insert(SCHEMAS, encode_with_sluice(&db, true, &[])?);
+    sluice.insert(WITH_OPTIONS, encode_with_sluice(&db, false, &OPTIONS)?);
+    let data_records = |mode: &str| {
+        sluice[mode]
+            .iter()
+            .filter(|r| !r.destination.ends_with(".transaction"))
+            .count()
+    };
+    let mut debezium = HashMap::new();
+    let mut both = run_debezium(&python, &db, data_records(PLAIN), "both", &[])?;
+    debezium.insert(PLAIN, both.remove(&false).unwrap_or_default());
+    debezium.insert(SCHEMAS, both.remove(&true).unwrap_or_default());
+    let mut with_options =
+        run_debezium(&python, &db, data_records(WITH_OPTIONS), "false", &OPTIONS)?;
+    debezium.insert(
+        WITH_OPTIONS,
+        with_options.remove(&false).unwrap_or_default(),
+    );
     Ok(Outputs { sluice, debezium })
 }
 
@@ -123,20 +164,28 @@ fn oracle_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/debezium_oracle.py")
 }
 
-/// Debezium's records of `inventory`, both ways; `records` is how many to
-/// wait for per run (the script then waits a second for any extra one).
+/// Debezium's records of `inventory` per `converter.schemas.enable`
+/// (`schemas`: true, false or both), with `properties` set; `records` is
+/// how many data records to wait for per run (the script then waits a
+/// second for any extra one).
 fn run_debezium(
     python: &Path,
     db: &MariaDb,
     records: usize,
+    schemas: &str,
+    properties: &[(&str, &str)],
 ) -> anyhow::Result<HashMap<bool, Vec<Record>>> {
     let out = tempfile::NamedTempFile::new()?;
-    let output = Command::new(python)
-        .arg(oracle_script())
+    let mut command = Command::new(python);
+    command.arg(oracle_script());
+    for (k, v) in properties {
+        command.arg("--property").arg(format!("{k}={v}"));
+    }
+    let output = command
         .args(["--host", "127.0.0.1", "--user", "dbz", "--password", "dbz"])
         .args(["--port", &db.port().to_string()])
         .args(["--topic-prefix", TOPIC_PREFIX])
-        .args(["--schemas-enable", "both"])
+        .args(["--schemas-enable", schemas])
         .args(["--records", &records.to_string()])
         .args(["--settle", "1", "--timeout", "120"])
         .arg("--out")
@@ -156,7 +205,7 @@ fn run_debezium(
     for line in std::fs::read_to_string(out.path())?.lines() {
         let l: Json = serde_json::from_str(line)?;
         let destination = l["destination"].as_str().unwrap_or_default().to_string();
-        if !is_inventory_data(&destination) {
+        if !is_compared(&destination) {
             continue;
         }
         let text = |field: &str| -> anyhow::Result<Json> {
@@ -178,14 +227,20 @@ fn run_debezium(
     Ok(by_mode)
 }
 
-/// Row-change records of the test's database: Debezium's schema change
-/// records (to the bare prefix) are not something Sluice writes.
-fn is_inventory_data(destination: &str) -> bool {
+/// Row-change records of the test's database and transaction boundaries:
+/// Debezium's schema change records (to the bare prefix) are not something
+/// Sluice writes.
+fn is_compared(destination: &str) -> bool {
     destination.starts_with(&format!("{TOPIC_PREFIX}.inventory."))
+        || destination == format!("{TOPIC_PREFIX}.transaction")
 }
 
 /// Sluice's records for the server's binlog files.
-fn encode_with_sluice(db: &MariaDb, schemas: bool) -> anyhow::Result<Vec<Record>> {
+fn encode_with_sluice(
+    db: &MariaDb,
+    schemas: bool,
+    properties: &[(&str, &str)],
+) -> anyhow::Result<Vec<Record>> {
     let mut columns: HashMap<(String, String), Vec<ColumnInfo>> = HashMap::new();
     // MariaDB's JSON is LONGTEXT with a json_valid() CHECK: information_schema
     // says `longtext`, while the CREATE TABLE that Debezium parses from the
@@ -226,6 +281,9 @@ fn encode_with_sluice(db: &MariaDb, schemas: bool) -> anyhow::Result<Vec<Record>
         "converter.schemas.enable",
         if schemas { "true" } else { "false" },
     )?;
+    for (k, v) in properties {
+        options.set(k, v)?;
+    }
     let mut encoder = DebeziumEncoder::new(options);
     let mut builder = ChangeBuilder::new();
     let mut encoded: Vec<DebeziumRecord> = Vec::new();
@@ -264,7 +322,7 @@ fn encode_with_sluice(db: &MariaDb, schemas: bool) -> anyhow::Result<Vec<Record>
     }
     encoded
         .into_iter()
-        .filter(|r| is_inventory_data(&r.destination))
+        .filter(|r| is_compared(&r.destination))
         .map(|r| {
             let parse = |t: Option<String>| -> anyhow::Result<Json> {
                 Ok(match t {
@@ -368,10 +426,11 @@ fn diff(path: &str, a: &Json, b: &Json, out: &mut Vec<String>) {
     }
 }
 
-fn compare(schemas: bool) {
+fn compare(mode: &str) {
+    let schemas = mode == SCHEMAS;
     let o = outputs();
-    let sluice = &o.sluice[&schemas];
-    let debezium = o.debezium.get(&schemas).cloned().unwrap_or_default();
+    let sluice = &o.sluice[mode];
+    let debezium = &o.debezium[mode];
     let mut problems = Vec::new();
     if sluice.len() != debezium.len() {
         problems.push(format!(
@@ -380,7 +439,7 @@ fn compare(schemas: bool) {
             debezium.len()
         ));
     }
-    for (i, (s, d)) in sluice.iter().zip(&debezium).enumerate() {
+    for (i, (s, d)) in sluice.iter().zip(debezium).enumerate() {
         let at = format!("record {i} ({})", s.destination);
         if s.destination != d.destination {
             problems.push(format!(
@@ -396,8 +455,7 @@ fn compare(schemas: bool) {
     }
     assert!(
         problems.is_empty(),
-        "converter.schemas.enable={schemas}: {} differences between Sluice and Debezium \
-         {DEBEZIUM_VERSION}:\n{}",
+        "{mode}: {} differences between Sluice and Debezium {DEBEZIUM_VERSION}:\n{}",
         problems.len(),
         problems.join("\n")
     );
@@ -408,7 +466,12 @@ fn compare(schemas: bool) {
 #[test]
 fn the_statements_give_every_kind_of_record() {
     let o = outputs();
-    let ops: Vec<&str> = o.debezium[&false]
+    assert!(
+        o.debezium[PLAIN].len() >= 20,
+        "only {} records from Debezium",
+        o.debezium[PLAIN].len()
+    );
+    let ops: Vec<&str> = o.debezium[PLAIN]
         .iter()
         .map(|r| r.value["op"].as_str().unwrap_or("tombstone"))
         .collect();
@@ -419,7 +482,7 @@ fn the_statements_give_every_kind_of_record() {
         );
     }
     assert!(
-        o.debezium[&false]
+        o.debezium[PLAIN]
             .iter()
             .any(|r| r.destination.ends_with(".types") && r.value["op"] == "u"),
         "an update of the every-type table"
@@ -428,10 +491,23 @@ fn the_statements_give_every_kind_of_record() {
 
 #[test]
 fn sluice_equals_debezium_without_schemas() {
-    compare(false);
+    compare(PLAIN);
 }
 
 #[test]
 fn sluice_equals_debezium_with_schemas() {
-    compare(true);
+    compare(SCHEMAS);
+}
+
+/// TRUNCATE records, DECIMAL as text, BIGINT UNSIGNED as Decimal, binary
+/// as hex.
+#[test]
+fn sluice_equals_debezium_with_options() {
+    let o = outputs();
+    let d = &o.debezium[WITH_OPTIONS];
+    assert!(
+        d.iter().any(|r| r.value["op"] == "t"),
+        "a truncate record among Debezium's"
+    );
+    compare(WITH_OPTIONS);
 }
