@@ -35,6 +35,10 @@ appender.console.target=SYSTEM_ERR
 appender.console.layout.type=PatternLayout
 appender.console.layout.pattern=%d [%p] %c{{1}} - %m%n
 rootLogger.appenderRef.stderr.ref=stderr
+# Metrics sampling that cannot keep up under --bench: a warning per dropped
+# sample, nothing about the records.
+logger.measurements.name=io.debezium.metrics.stats.MeasurementCollector
+logger.measurements.level=ERROR
 """
 
 
@@ -187,6 +191,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         action="store_true",
         help="keep no records; print one JSON line of throughput and the "
         "process's peak RSS (VmHWM) per run",
+    )
+    p.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="run the engine(s) this many times in the same JVM (for --bench: "
+        "later runs are JIT-warm)",
     )
     p.add_argument("--mariadb-jar", default=MARIADB_JAR_DEFAULT)
     p.add_argument("--log-level", default="WARN", help="log4j root level")
@@ -463,6 +474,7 @@ def main(argv: list[str]) -> int:
     with tempfile.TemporaryDirectory(prefix="debezium-oracle-jvm-") as workdir:
         start_jvm(args, Path(workdir))
         runs = ["false", "true"] if args.schemas_enable == "both" else [args.schemas_enable]
+        runs = runs * max(1, args.repeat)
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
         try:
             for schemas in runs:
