@@ -17,8 +17,10 @@
 //! that depend on when it ran (`ts_ms`/`ts_us`/`ts_ns` of the envelope and
 //! of `source`) and the differences of Debezium's MySQL connector on a
 //! MariaDB server: `source.gtid` ([`check_known_difference`]) and
-//! transaction metadata (see [`OPTIONS`]). Debezium's schema change records
-//! are not compared (Sluice does not write them).
+//! transaction metadata (see [`OPTIONS`]); of the JDK 17 it runs on (float
+//! texts); and one gap of Sluice: column DEFAULTs ([`DEFAULTS_TABLE`]).
+//! Debezium's schema change records are not compared (Sluice does not write
+//! them).
 //!
 //! Nothing is skipped: without Python, PyPI, a JVM or
 //! /usr/share/java/mariadb-java-client.jar the test fails and says which.
@@ -90,6 +92,33 @@ UPDATE types SET d = -0.0, f = 1.17549435e-38 WHERE id = 6;
 DELETE FROM types;
 ";
 
+/// A table with column DEFAULTs: Debezium puts them in the schema and, as
+/// Kafka's JsonConverter replaces a null by the field's default
+/// (`replace.null.with.default`, true by default), writes an explicit NULL
+/// as the DEFAULT. Sluice's change events carry no DEFAULTs, so it writes
+/// null: a gap of Sluice, checked to be exactly that by
+/// [`check_sluice_gap_defaults`].
+const DEFAULTS_TABLE: &str = "
+USE inventory;
+CREATE TABLE defaults (id INT PRIMARY KEY, s VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 5,
+  t TIMESTAMP NULL DEFAULT '2020-01-01 00:00:00', dd DECIMAL(5,2) DEFAULT 1.50);
+INSERT INTO defaults VALUES (1, NULL, 1, NULL, NULL);
+INSERT INTO defaults (id) VALUES (2);
+UPDATE defaults SET s = NULL WHERE id = 2;
+";
+
+/// The DEFAULTs of `defaults` as Debezium writes them, per comparison
+/// (DECIMAL as text with `decimal.handling.mode=string`).
+fn defaults_of(mode: &str) -> [(&'static str, Json); 4] {
+    let dd = if mode == WITH_OPTIONS { "1.50" } else { "AJY=" };
+    [
+        ("s", Json::from("x")),
+        ("n", Json::from(5)),
+        ("t", Json::from("2020-01-01T00:00:00Z")),
+        ("dd", Json::from(dd)),
+    ]
+}
+
 /// One record of either side, parsed.
 #[derive(Debug, Clone)]
 struct Record {
@@ -148,6 +177,7 @@ fn run_both() -> anyhow::Result<Outputs> {
     ))?;
     db.exec(CHANGES)?;
     db.exec(&format!("SET SESSION sql_mode=''; {MORE_CHANGES}"))?;
+    db.exec(DEFAULTS_TABLE)?;
 
     let mut sluice = HashMap::new();
     sluice.insert(PLAIN, encode_with_sluice(&db, false, &[])?);
@@ -433,6 +463,52 @@ fn check_known_difference(sluice: &mut Json, debezium: &mut Json, schemas: bool,
     }
 }
 
+/// Column DEFAULTs (see [`DEFAULTS_TABLE`]): Debezium's schema fields have
+/// a `default` member and its images show the DEFAULT where the row holds
+/// NULL; Sluice has neither. Checked to be exactly that, then removed.
+fn check_sluice_gap_defaults(sluice: &mut Json, debezium: &mut Json, mode: &str, at: &str) {
+    let schemas = mode == SCHEMAS;
+    let defaults = defaults_of(mode);
+    if schemas {
+        for image in 0..2 {
+            let Some(Json::Array(fields)) = debezium["schema"]["fields"][image].get_mut("fields")
+            else {
+                panic!("{at}: no row schema in Debezium's value");
+            };
+            for field in fields {
+                let name = field["field"].as_str().unwrap_or_default().to_string();
+                let Some(object) = field.as_object_mut() else {
+                    continue;
+                };
+                let expected = defaults.iter().find(|(c, _)| *c == name).map(|(_, v)| v);
+                match (object.shift_remove("default"), expected) {
+                    (Some(got), Some(want)) => {
+                        assert_eq!(&got, want, "{at}: Debezium's default of {name}")
+                    }
+                    (None, None) => {}
+                    (got, want) => {
+                        panic!("{at}: Debezium's default of {name}: {got:?}, expected {want:?}")
+                    }
+                }
+            }
+        }
+    }
+    let (Some(s), Some(d)) = (payload_mut(sluice, schemas), payload_mut(debezium, schemas)) else {
+        return;
+    };
+    for image in ["before", "after"] {
+        for (column, default) in &defaults {
+            if s[image][column].is_null() && !d[image][column].is_null() {
+                assert_eq!(
+                    &d[image][column], default,
+                    "{at}: Debezium's {image}.{column} in place of NULL"
+                );
+                d[image][column] = Json::Null;
+            }
+        }
+    }
+}
+
 /// The FLOAT (float32) columns of the test's tables.
 const FLOAT32_COLUMNS: [&str; 1] = ["f"];
 
@@ -494,6 +570,9 @@ fn compare(mode: &str) {
         let mut sv = without_timing(s.value.clone(), schemas);
         let mut dv = without_timing(d.value.clone(), schemas);
         check_known_difference(&mut sv, &mut dv, schemas, &at);
+        if s.destination.ends_with(".defaults") {
+            check_sluice_gap_defaults(&mut sv, &mut dv, mode, &at);
+        }
         diff(&format!("{at} value"), &sv, &dv, &mut problems);
     }
     assert!(
@@ -553,4 +632,26 @@ fn sluice_equals_debezium_with_options() {
         "a truncate record among Debezium's"
     );
     compare(WITH_OPTIONS);
+}
+
+/// The gap of [`DEFAULTS_TABLE`], shown: a NULL inserted into a column with
+/// a DEFAULT is the DEFAULT in Debezium's record and null in Sluice's.
+#[test]
+fn debezium_writes_the_default_for_null_where_sluice_writes_null() {
+    let o = outputs();
+    let first = |records: &[Record]| -> Json {
+        records
+            .iter()
+            .find(|r| r.destination.ends_with(".defaults"))
+            .map(|r| r.value["after"].clone())
+            .unwrap_or_else(|| panic!("no record of the defaults table"))
+    };
+    let debezium = first(&o.debezium[PLAIN]);
+    let sluice = first(&o.sluice[PLAIN]);
+    assert_eq!(debezium["id"], 1);
+    assert_eq!(debezium["s"], "x");
+    assert_eq!(debezium["dd"], "AJY=");
+    assert_eq!(sluice["id"], 1);
+    assert_eq!(sluice["s"], Json::Null);
+    assert_eq!(sluice["dd"], Json::Null);
 }
