@@ -230,7 +230,15 @@ def start_jvm(args: argparse.Namespace, workdir: Path) -> None:
         jars.append(str(compile_bench_consumer(jars, workdir)))
     log_config = workdir / "log4j2.properties"
     log_config.write_text(LOG4J2_PROPERTIES.format(level=args.log_level))
+    try:
+        jvm = jpype.getDefaultJVMPath()
+    except jpype.JVMNotFoundException as e:
+        sys.exit(
+            f"debezium-oracle: no JVM found ({e}); install a JDK "
+            "(e.g. openjdk-17-jdk-headless) or set JAVA_HOME"
+        )
     jpype.startJVM(
+        jvm,
         "-Xms256m",
         "-Xmx2g",
         f"-Dlog4j2.configurationFile={log_config}",
