@@ -45,8 +45,7 @@ use debezium_sql::{CHANGES, INSERT_TYPES, SETUP};
 
 const SERVER_ID: u32 = 223_344;
 const TOPIC_PREFIX: &str = "dbserver1";
-/// What `source.version` says in Debezium's records; Sluice is told to say
-/// the same so that the field is compared too.
+/// What `source.version` says in Debezium's records, and Sluice's default.
 const DEBEZIUM_VERSION: &str = "3.6.3.Final";
 /// The version string the server reports: the MySQL connector of 3.6.3
 /// takes MariaDB 10.11's own version for MySQL >= 8.2 and fails on `SHOW
@@ -325,7 +324,6 @@ fn encode_with_sluice(
             });
     }
     let mut options = DebeziumOptions::new(TOPIC_PREFIX);
-    options.set("version", DEBEZIUM_VERSION)?;
     options.set(
         "converter.schemas.enable",
         if schemas { "true" } else { "false" },
