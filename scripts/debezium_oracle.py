@@ -199,6 +199,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="run the engine(s) this many times in the same JVM (for --bench: "
         "later runs are JIT-warm)",
     )
+    p.add_argument(
+        "--keep-state",
+        metavar="DIR",
+        help="after each run, copy the engine's offsets (FileOffsetBackingStore, "
+        "offsets.dat) and schema history (FileSchemaHistory, "
+        "schema-history.jsonl) to DIR/run<N>-schemas-<true|false>/",
+    )
     p.add_argument("--mariadb-jar", default=MARIADB_JAR_DEFAULT)
     p.add_argument("--log-level", default="WARN", help="log4j root level")
     return p.parse_args(argv)
@@ -350,7 +357,7 @@ class JavaCounter:
         return self._at(int(self.consumer.lastNanos()))
 
 
-def run_engine(args: argparse.Namespace, schemas: str, out) -> int:
+def run_engine(args: argparse.Namespace, schemas: str, out, label: str) -> int:
     import jpype
     from jpype import JImplements, JOverride
 
@@ -446,6 +453,14 @@ def run_engine(args: argparse.Namespace, schemas: str, out) -> int:
                 failure.append(f"closing the engine: {e}")
         executor.shutdown()
         executor.awaitTermination(30, JTimeUnit.SECONDS)
+        if args.keep_state:
+            import shutil
+
+            keep = Path(args.keep_state) / label
+            keep.mkdir(parents=True, exist_ok=True)
+            for name in ("offsets.dat", "schema-history.jsonl"):
+                if (Path(tmp) / name).exists():
+                    shutil.copyfile(Path(tmp) / name, keep / name)
     if failure:
         print(f"debezium-oracle: the engine failed: {failure[0]}", file=sys.stderr)
         return 2
@@ -485,8 +500,8 @@ def main(argv: list[str]) -> int:
         runs = runs * max(1, args.repeat)
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
         try:
-            for schemas in runs:
-                status = run_engine(args, schemas, out)
+            for i, schemas in enumerate(runs):
+                status = run_engine(args, schemas, out, f"run{i + 1}-schemas-{schemas}")
                 if status != 0:
                     return status
         finally:

