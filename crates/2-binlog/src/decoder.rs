@@ -98,7 +98,11 @@ impl Decoder {
             }),
             EventType::HEARTBEAT_V2 => EventData::Heartbeat(events::parse_heartbeat_v2(body)?),
             EventType::TABLE_MAP => {
-                let tm = Arc::new(TableMap::parse(body, phl(8))?);
+                let tm = Arc::new(TableMap::parse_from(
+                    body,
+                    phl(8),
+                    self.format.is_mariadb(),
+                )?);
                 self.tables.insert(tm.table_id, tm.clone());
                 EventData::TableMap(tm)
             }

@@ -64,8 +64,16 @@ pub struct TableMap {
 }
 
 impl TableMap {
-    /// Parses a TABLE_MAP_EVENT body; `post_header_len` is 6 (old servers) or 8.
+    /// Parses a TABLE_MAP_EVENT body of a MySQL server; `post_header_len` is
+    /// 6 (old servers) or 8.
     pub fn parse(body: &[u8], post_header_len: usize) -> Result<Self> {
+        Self::parse_from(body, post_header_len, false)
+    }
+
+    /// Parses a TABLE_MAP_EVENT body written by MariaDB (`mariadb`) or MySQL:
+    /// MariaDB's SIGNEDNESS metadata has a bit for YEAR columns too (its YEAR
+    /// is a TINYINT underneath; seen on 10.11), MySQL's has none.
+    pub fn parse_from(body: &[u8], post_header_len: usize, mariadb: bool) -> Result<Self> {
         let mut r = ByteReader::new(body);
         let table_id = if post_header_len == 6 {
             r.u32_le()? as u64
@@ -131,7 +139,7 @@ impl TableMap {
         let rest = r.rest();
         if !rest.is_empty() {
             tm.has_optional_metadata = true;
-            tm.parse_optional_metadata(rest)?;
+            tm.parse_optional_metadata(rest, mariadb)?;
         }
         Ok(tm)
     }
@@ -145,7 +153,7 @@ impl TableMap {
             .collect()
     }
 
-    fn parse_optional_metadata(&mut self, data: &[u8]) -> Result<()> {
+    fn parse_optional_metadata(&mut self, data: &[u8], mariadb: bool) -> Result<()> {
         let mut r = ByteReader::new(data);
         while !r.is_empty() {
             let kind = r.u8()?;
@@ -154,7 +162,10 @@ impl TableMap {
             match kind {
                 opt::SIGNEDNESS => {
                     for (k, i) in self
-                        .indexes_where(|c| c.column_type.is_numeric())
+                        .indexes_where(|c| {
+                            c.column_type.is_numeric()
+                                || (mariadb && c.column_type == ColumnType::Year)
+                        })
                         .into_iter()
                         .enumerate()
                     {
@@ -278,4 +289,35 @@ fn name_with_nul(r: &mut ByteReader<'_>) -> Result<String> {
     let name = r.take(len)?;
     r.skip(1)?; // terminating NUL
     Ok(String::from_utf8_lossy(name).into_owned())
+}
+
+#[cfg(test)]
+mod signedness_tests {
+    use super::*;
+
+    /// Table `d.t (y YEAR, n INT)` whose SIGNEDNESS metadata has its first
+    /// bit set: MariaDB 10.11 writes that for an (unsigned) YEAR and a
+    /// signed INT, MySQL would mean an unsigned INT.
+    const YEAR_THEN_INT: &[u8] = &[
+        0x7c, 0, 0, 0, 0, 0, 1, 0, // table id, flags
+        1, b'd', 0, 1, b't', 0, // schema, table
+        2, 13, 3,    // two columns: YEAR, LONG
+        0,    // no type metadata
+        0x03, // both nullable
+        1, 1, 0x80, // SIGNEDNESS: one byte, first bit set
+    ];
+
+    #[test]
+    fn mariadb_signedness_has_a_bit_for_year() {
+        let tm = TableMap::parse_from(YEAR_THEN_INT, 8, true).unwrap();
+        assert_eq!(tm.columns[0].unsigned, Some(true), "YEAR");
+        assert_eq!(tm.columns[1].unsigned, Some(false), "INT");
+    }
+
+    #[test]
+    fn mysql_signedness_has_no_bit_for_year() {
+        let tm = TableMap::parse(YEAR_THEN_INT, 8).unwrap();
+        assert_eq!(tm.columns[0].unsigned, None, "YEAR");
+        assert_eq!(tm.columns[1].unsigned, Some(true), "INT");
+    }
 }

