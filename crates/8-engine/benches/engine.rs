@@ -10,7 +10,7 @@
 //! engine mode) with file offsets and history, a consumer that marks every
 //! record and finishes every batch; Debezium through `scripts/debezium-oracle
 //! --bench` (pydbzengine: the Java engine in a Python process through JPype,
-//! a Python `ChangeConsumer` doing the same; file offsets and history).
+//! a Java `ChangeConsumer` doing the same; file offsets and history).
 //! Both: `converter.schemas.enable=false`, `tombstones.on.delete=false` (one
 //! record per row change), the default commit policy. Rates are counted
 //! from the first record to the last (start-up apart), peak memory is the
@@ -342,7 +342,7 @@ fn main() {
         "## Embedded engine: Debezium JSON to an in-process consumer, beside the real Debezium engine\n\n\
          Input: {} ({:.1} MB, {}): {records} records, served by a private MariaDB reporting `{FAKE_VERSION}` over TCP on 127.0.0.1.\n\n\
          Machine: {} CPUs by `nproc`, load average {load} at the start.\n\n\
-         Method: each engine streams the binlog from its first file (no snapshot) to its last record, `converter.schemas.enable=false`, `tombstones.on.delete=false`, the default commit policy, file offsets and history in a fresh directory per pass. Sluice: a child process running `sluice_engine::Engine` with a batch consumer that marks every record and finishes every batch (`sluice.encode.threads={}`). Debezium: `scripts/debezium-oracle --bench` (pydbzengine 3.6.3.0: Debezium's `AsyncEmbeddedEngine` with the MySQL connector, in a Python process through JPype, MariaDB Connector/J as the JDBC driver; a Python `ChangeConsumer` that marks every record). Records/s from the first record to the last (start-up apart); peak RSS is the process's `VmHWM` (for Debezium, the Python process hosting the JVM). One untimed pass of each checked the record count; best of {iters} timed passes each, interleaved. Target: at least 10× Debezium's records/s at no more than 1/10 of its memory.\n\n{table}\n\
+         Method: each engine streams the binlog from its first file (no snapshot) to its last record, `converter.schemas.enable=false`, `tombstones.on.delete=false`, the default commit policy, file offsets and history in a fresh directory per pass. Sluice: a child process running `sluice_engine::Engine` with a batch consumer that marks every record and finishes every batch (`sluice.encode.threads={}`). Debezium: `scripts/debezium-oracle --bench` (pydbzengine 3.6.3.0: Debezium's `AsyncEmbeddedEngine` with the MySQL connector, in a Python process through JPype, MariaDB Connector/J as the JDBC driver; a `ChangeConsumer` in Java, compiled by the script, that counts and marks every record and finishes every batch). Records/s from the first record to the last (start-up apart); peak RSS is the process's `VmHWM` (for Debezium, the Python process hosting the JVM). One untimed pass of each checked the record count; best of {iters} timed passes each, interleaved. Target: at least 10× Debezium's records/s at no more than 1/10 of its memory.\n\n{table}\n\
          Reproduce (release build; generates `target/bench-data` when missing; the first Debezium run creates its venv from PyPI):\n\n\
          ```sh\ncargo bench -p sluice-engine --bench engine\n```",
         input.files.join(", "),
