@@ -14,7 +14,7 @@ use sluice_source::{ConnectGate, SourceConfig};
 use tokio::sync::watch;
 
 use crate::config::{EngineConfig, StartAt};
-use crate::record::{ChangeRecord, Delivered, OffsetEncoder, Output};
+use crate::record::{ChangeRecord, Delivered, OffsetEncoder, Output, RecordOffset};
 use crate::stores::{self, Fence};
 use crate::{EngineError, OffsetKey, OffsetStore, SourceOffset};
 
@@ -75,8 +75,8 @@ struct Offsets {
     store: Box<dyn OffsetStore>,
     policy: crate::config::CommitPolicy,
     /// The offset of the last record marked processed.
-    staged: Option<Arc<SourceOffset>>,
-    committed: Option<Arc<SourceOffset>>,
+    staged: Option<RecordOffset>,
+    committed: Option<RecordOffset>,
     last_commit: Instant,
     /// A commit that failed: the engine stops with it even when the
     /// consumer ignored the error.
@@ -94,7 +94,7 @@ impl Offsets {
         if self.committed.as_ref() == Some(&staged) {
             return Ok(());
         }
-        match self.store.commit(&self.key, &staged) {
+        match self.store.commit(&self.key, &staged.get()) {
             Ok(()) => {
                 self.committed = Some(staged);
                 self.last_commit = Instant::now();
@@ -118,7 +118,7 @@ pub struct Committer<'a> {
     offsets: &'a mut Offsets,
     /// Where the stream is after this batch, when the batch ends a
     /// transaction: staged too once every record was marked.
-    batch_end: Option<Arc<SourceOffset>>,
+    batch_end: Option<RecordOffset>,
     batch_len: usize,
     marked: usize,
 }
@@ -131,7 +131,7 @@ impl Committer<'_> {
         self.mark_offset(record.offset.clone());
     }
 
-    fn mark_offset(&mut self, offset: Arc<SourceOffset>) {
+    fn mark_offset(&mut self, offset: RecordOffset) {
         self.marked += 1;
         self.offsets.staged = Some(offset);
     }
@@ -151,8 +151,8 @@ impl Committer<'_> {
     }
 
     /// The offset last committed in this leadership term.
-    pub fn committed(&self) -> Option<&SourceOffset> {
-        self.offsets.committed.as_deref()
+    pub fn committed(&self) -> Option<SourceOffset> {
+        self.offsets.committed.as_ref().map(RecordOffset::get)
     }
 }
 
@@ -407,7 +407,7 @@ impl Engine {
         let (start, skip) = match &stored {
             Some(o) => {
                 tracing::info!(engine = %config.name, offset = %o.to_json(), store = %offsets.store.location(), "resuming from the committed offset");
-                offsets.committed = Some(Arc::new(o.clone()));
+                offsets.committed = Some(RecordOffset::at(Arc::new(o.clone())));
                 (
                     StartPosition::FilePos {
                         file: o.file.clone(),
@@ -624,7 +624,7 @@ impl ConsumerSink<'_> {
     fn deliver(
         &mut self,
         records: Vec<ChangeRecord>,
-        batch_end: Option<Arc<SourceOffset>>,
+        batch_end: Option<RecordOffset>,
     ) -> Result<(), SinkError> {
         // Checked right before every delivery: after a pause longer than the
         // session's lease (SIGSTOP, a frozen VM) this fails before anything

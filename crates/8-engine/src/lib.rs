@@ -51,7 +51,7 @@ pub use engine::{BatchConsumer, Committer, ConsumerError, Engine, EngineBuilder,
 pub use offset::{OffsetKey, SourceOffset};
 pub use offset_store::OffsetStore;
 pub use offset_store::{FileOffsetStore, ZooKeeperOffsetStore};
-pub use record::ChangeRecord;
+pub use record::{ChangeRecord, RecordOffset};
 
 /// Why the engine, or one of its stores, failed.
 #[derive(Debug, thiserror::Error)]

@@ -18,7 +18,47 @@ pub struct ChangeRecord {
     pub destination: String,
     pub key: Option<String>,
     pub value: Option<String>,
-    pub offset: Arc<SourceOffset>,
+    pub offset: RecordOffset,
+}
+
+/// A record's offset: the part its whole transaction shares (file, position,
+/// GTID set), shared rather than copied per row, and its own counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordOffset {
+    /// The transaction's place, with zero counts.
+    pub base: Arc<SourceOffset>,
+    pub event: u64,
+    pub row: u64,
+    pub server_id: u64,
+    pub ts_sec: u64,
+}
+
+impl RecordOffset {
+    /// An offset between transactions (`offset`'s counts are zero).
+    pub fn at(offset: Arc<SourceOffset>) -> RecordOffset {
+        RecordOffset {
+            event: offset.event,
+            row: offset.row,
+            server_id: offset.server_id,
+            ts_sec: offset.ts_sec,
+            base: offset,
+        }
+    }
+
+    /// The whole offset map.
+    pub fn get(&self) -> SourceOffset {
+        SourceOffset {
+            event: self.event,
+            row: self.row,
+            server_id: self.server_id,
+            ts_sec: self.ts_sec,
+            ..(*self.base).clone()
+        }
+    }
+
+    pub fn to_json(&self) -> String {
+        self.get().to_json()
+    }
 }
 
 /// What the engine's encoder gives the engine: records, and the offset
@@ -27,7 +67,7 @@ pub struct ChangeRecord {
 #[derive(Debug)]
 pub(crate) enum Output {
     Record(ChangeRecord),
-    Progress(Arc<SourceOffset>),
+    Progress(RecordOffset),
 }
 
 /// Where a stream resumed inside a transaction: what of that transaction
@@ -41,7 +81,7 @@ pub(crate) struct Delivered {
 
 impl Delivered {
     /// Whether the record at `offset` was delivered before.
-    pub fn covers(&self, offset: &SourceOffset) -> bool {
+    pub fn covers(&self, offset: &RecordOffset) -> bool {
         offset.event < self.event || (offset.event == self.event && offset.row <= self.row)
     }
 }
@@ -51,7 +91,7 @@ pub(crate) struct OffsetEncoder {
     inner: DebeziumEncoder,
     /// The offset of the records of the current transaction, without its
     /// counts.
-    txn: Option<SourceOffset>,
+    txn: Option<Arc<SourceOffset>>,
     scratch: Vec<DebeziumRecord>,
 }
 
@@ -99,14 +139,14 @@ impl Encoder for OffsetEncoder {
         // After a commit, or a statement of its own (DDL): the offset moves
         // past it.
         let after = || {
-            Arc::new(SourceOffset {
+            RecordOffset::at(Arc::new(SourceOffset {
                 file: position.file.to_string(),
                 pos: position.next_offset,
                 gtids: gtids(txn),
                 server_id: u64::from(position.server_id),
                 ts_sec: u64::from(position.timestamp),
                 ..Default::default()
-            })
+            }))
         };
         match event {
             ChangeEvent::Commit { .. } => {
@@ -124,11 +164,11 @@ impl Encoder for OffsetEncoder {
             }
             _ => {
                 if let ChangeEvent::Begin { .. } = event {
-                    self.txn = Some(Self::transaction_offset(
+                    self.txn = Some(Arc::new(Self::transaction_offset(
                         position.file,
                         position.offset,
                         txn,
-                    ));
+                    )));
                 }
                 if self.scratch.is_empty() {
                     return Ok(());
@@ -137,32 +177,25 @@ impl Encoder for OffsetEncoder {
                     Some(t) => t.clone(),
                     // Rows outside a BEGIN (never from a server writing
                     // transactions): the event itself is the place.
-                    None => Self::transaction_offset(position.file, position.offset, txn),
+                    None => Arc::new(Self::transaction_offset(
+                        position.file,
+                        position.offset,
+                        txn,
+                    )),
                 };
                 let event_count = txn.events_before;
-                // Records of one row share one offset.
-                let mut current: Option<(usize, Arc<SourceOffset>)> = None;
                 for r in self.scratch.drain(..) {
-                    let row = r.row as u64 + 1;
-                    let offset = match &current {
-                        Some((at, o)) if *at == r.row => o.clone(),
-                        _ => {
-                            let o = Arc::new(SourceOffset {
-                                event: event_count,
-                                row,
-                                server_id: u64::from(position.server_id),
-                                ts_sec: u64::from(position.timestamp),
-                                ..base.clone()
-                            });
-                            current = Some((r.row, o.clone()));
-                            o
-                        }
-                    };
                     out.push(Output::Record(ChangeRecord {
                         destination: r.destination,
                         key: r.key,
                         value: r.value,
-                        offset,
+                        offset: RecordOffset {
+                            base: base.clone(),
+                            event: event_count,
+                            row: r.row as u64 + 1,
+                            server_id: u64::from(position.server_id),
+                            ts_sec: u64::from(position.timestamp),
+                        },
                     }));
                 }
             }
@@ -173,7 +206,7 @@ impl Encoder for OffsetEncoder {
 
 impl OffsetEncoder {
     /// The records just encoded, all at `offset`.
-    fn push_all(&mut self, offset: &Arc<SourceOffset>, out: &mut Vec<Output>) {
+    fn push_all(&mut self, offset: &RecordOffset, out: &mut Vec<Output>) {
         for r in self.scratch.drain(..) {
             out.push(Output::Record(ChangeRecord {
                 destination: r.destination,

@@ -105,10 +105,10 @@ async fn records_carry_debezium_offsets_and_closing_commits() {
     // The three rows of one rows event: same transaction place and event
     // count, rows 1, 2, 3 (Debezium's offsets inside a transaction).
     let first = &records[0].offset;
-    assert!(first.is_inside_transaction());
+    assert!(first.get().is_inside_transaction());
     for (i, r) in records[..3].iter().enumerate() {
-        assert_eq!(r.offset.file, first.file);
-        assert_eq!(r.offset.pos, first.pos);
+        assert_eq!(r.offset.base.file, first.base.file);
+        assert_eq!(r.offset.base.pos, first.base.pos);
         assert_eq!(r.offset.event, first.event);
         assert_eq!(r.offset.row, i as u64 + 1);
         assert!(
@@ -120,7 +120,7 @@ async fn records_carry_debezium_offsets_and_closing_commits() {
     }
     // A delete and its tombstone share the offset of their row.
     assert_eq!(records[3].offset, records[4].offset);
-    assert!(records[3].offset.pos > first.pos);
+    assert!(records[3].offset.base.pos > first.base.pos);
 
     // Closing committed the position after the last transaction read.
     let stored = std::fs::read(dir.path().join("offsets.dat")).unwrap();

@@ -619,12 +619,15 @@ fn push_zoned_timestamp(out: &mut String, seconds: i64, micros: u32, fsp: u8) {
         push_i64(out, v);
     };
     out.push('"');
-    let mut y = String::new();
-    push_i64(&mut y, year);
-    for _ in y.len()..4 {
-        out.push('0');
+    // Four digits at least, without an allocation (years are 0..=9999 here;
+    // others are written as they are).
+    if (0..10_000).contains(&year) {
+        for d in [1000, 100, 10, 1] {
+            out.push(char::from(b'0' + (year / d % 10) as u8));
+        }
+    } else {
+        push_i64(out, year);
     }
-    out.push_str(&y);
     out.push('-');
     two(out, month as i64);
     out.push('-');
@@ -636,9 +639,13 @@ fn push_zoned_timestamp(out: &mut String, seconds: i64, micros: u32, fsp: u8) {
     out.push(':');
     two(out, secs % 60);
     if fsp > 0 {
-        let digits = format!("{:06}", micros % 1_000_000);
         out.push('.');
-        out.push_str(&digits[..(fsp.min(6) as usize)]);
+        let frac = micros % 1_000_000;
+        let mut unit = 100_000;
+        for _ in 0..fsp.min(6) {
+            out.push(char::from(b'0' + (frac / unit % 10) as u8));
+            unit /= 10;
+        }
     }
     out.push_str("Z\"");
 }

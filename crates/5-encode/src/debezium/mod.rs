@@ -439,6 +439,9 @@ struct TablePlan {
     key_prefix: String,
     /// `{"schema":<envelope schema>,"payload":` (schemas enabled).
     value_prefix: String,
+    /// The length of the table's last value: the next one is allocated that
+    /// big, so a value is written without growing its string.
+    last_value_len: std::sync::atomic::AtomicUsize,
 }
 
 /// The transaction being followed for `provide.transaction.metadata`.
@@ -591,6 +594,7 @@ impl DebeziumEncoder {
             table: table.name().to_string(),
             columns,
             key,
+            last_value_len: std::sync::atomic::AtomicUsize::new(value_prefix.len() + 512),
             key_prefix,
             value_prefix,
         }
@@ -830,7 +834,11 @@ impl DebeziumEncoder {
         if self.options.skipped_operations.skips(op) {
             return Ok(false);
         }
-        let mut v = String::with_capacity(plan.value_prefix.len() + 512);
+        let mut v = String::with_capacity(
+            plan.last_value_len
+                .load(std::sync::atomic::Ordering::Relaxed)
+                .saturating_add(64),
+        );
         v.push_str(&plan.value_prefix);
         v.push_str("{\"before\":");
         self.push_row(&mut v, plan, before)?;
@@ -856,6 +864,8 @@ impl DebeziumEncoder {
         if self.options.schemas_enable {
             v.push('}');
         }
+        plan.last_value_len
+            .store(v.len(), std::sync::atomic::Ordering::Relaxed);
         out.push(DebeziumRecord {
             destination: plan.topic.clone(),
             key,

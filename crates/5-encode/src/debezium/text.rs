@@ -145,19 +145,40 @@ const LIMBS: usize = 8;
 pub(crate) fn decimal_unscaled_bytes(text: &str, out: &mut Vec<u8>) -> bool {
     let d = split_decimal(text);
     let mut limbs = [0u32; LIMBS];
-    for c in d.int_part.bytes().chain(d.frac_part.bytes()) {
+    // Limbs in use (little-endian): only those are multiplied.
+    let mut used = 0usize;
+    // Digits are taken nine at a time: one multiply-add by 10^n per limb
+    // for each group instead of one per digit.
+    let mut group = 0u64;
+    let mut scale = 1u64;
+    let mut digits = d.int_part.bytes().chain(d.frac_part.bytes()).peekable();
+    while let Some(c) = digits.next() {
         if !c.is_ascii_digit() {
             return false;
         }
-        let mut carry = (c - b'0') as u64;
-        for limb in limbs.iter_mut() {
-            let v = *limb as u64 * 10 + carry;
+        group = group * 10 + (c - b'0') as u64;
+        scale *= 10;
+        if scale < 1_000_000_000 && digits.peek().is_some() {
+            continue;
+        }
+        let mut carry = group;
+        for limb in limbs.iter_mut().take(used) {
+            let v = *limb as u64 * scale + carry;
             *limb = v as u32;
             carry = v >> 32;
         }
-        if carry != 0 {
-            return false;
+        while carry != 0 {
+            match limbs.get_mut(used) {
+                Some(limb) => {
+                    *limb = carry as u32;
+                    carry >>= 32;
+                    used += 1;
+                }
+                None => return false,
+            }
         }
+        group = 0;
+        scale = 1;
     }
     if d.int_part.is_empty() && d.frac_part.is_empty() {
         return false;
@@ -307,6 +328,55 @@ mod tests {
         );
         assert!(!decimal_unscaled_bytes("1x", &mut Vec::new()));
         assert!(!decimal_unscaled_bytes(&"9".repeat(80), &mut Vec::new()));
+    }
+
+    /// The unscaled value's bytes, one digit at a time with schoolbook
+    /// arithmetic on a byte vector: an independent reference.
+    fn reference_bytes(text: &str) -> Vec<u8> {
+        let negative = text.starts_with('-');
+        let mut mag: Vec<u8> = vec![0]; // big-endian, leading zero kept
+        for c in text.bytes().filter(u8::is_ascii_digit) {
+            let mut carry = (c - b'0') as u32;
+            for b in mag.iter_mut().rev() {
+                let v = *b as u32 * 10 + carry;
+                *b = v as u8;
+                carry = v >> 8;
+            }
+            while carry != 0 {
+                mag.insert(0, carry as u8);
+                carry >>= 8;
+            }
+        }
+        mag.insert(0, 0);
+        let zero = mag.iter().all(|&b| b == 0);
+        let mut out = Vec::new();
+        super::twos_complement_minimal(&mut mag, negative && !zero, &mut out);
+        out
+    }
+
+    #[test]
+    fn decimal_bytes_match_digit_by_digit_arithmetic() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let int_len = (next() % 36) as usize;
+            let frac_len = (next() % 30) as usize;
+            let digit = |n: u64| char::from(b'0' + (n % 10) as u8);
+            let int: String = (0..int_len.max(1)).map(|_| digit(next())).collect();
+            let frac: String = (0..frac_len).map(|_| digit(next())).collect();
+            let sign = if next() % 2 == 0 { "-" } else { "" };
+            let text = if frac.is_empty() {
+                format!("{sign}{int}")
+            } else {
+                format!("{sign}{int}.{frac}")
+            };
+            assert_eq!(decimal_bytes(&text), reference_bytes(&text), "{text}");
+        }
     }
 
     #[test]

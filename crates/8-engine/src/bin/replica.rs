@@ -76,10 +76,10 @@ async fn main() -> Result<(), Box<dyn Error>> {
         for r in &records {
             committer.mark_processed(r);
         }
-        let before = committer.committed().cloned();
+        let before = committer.committed();
         committer.mark_batch_finished()?;
         if let Some(now) = committer.committed() {
-            if before.as_ref() != Some(now) {
+            if before.as_ref() != Some(&now) {
                 let line = json!({
                     "t_ns": now_ns() as u64,
                     "pid": pid,
