@@ -505,10 +505,6 @@ impl Engine {
             sink.lost || sink.offsets.fenced || latch.as_ref().is_some_and(|l| !l.has_leadership());
         let end = match streamed {
             Some(Ok(_)) => Ok(TermEnd::Closed),
-            Some(Err(e)) if sink.lost => {
-                tracing::debug!(error = %e, "stream ended after leadership was lost");
-                Ok(TermEnd::LostLeadership)
-            }
             Some(Err(StreamError::Sink { file, pos, .. })) if sink.failed.is_some() => {
                 match sink.failed.take() {
                     Some(SinkError::Consumer(source)) => Err(EngineError::Consumer {
@@ -518,6 +514,13 @@ impl Engine {
                     Some(SinkError::Commit(e)) => Err(e),
                     _ => Ok(TermEnd::LostLeadership),
                 }
+            }
+            // A stream that fails once leadership is gone failed because of
+            // it (the next leader's dump ended ours, the connect gate
+            // refused): the term ends, not the engine.
+            Some(Err(e)) if lost_leadership => {
+                tracing::info!(error = %e, "stream ended after leadership was lost");
+                Ok(TermEnd::LostLeadership)
             }
             Some(Err(e)) => Err(EngineError::from(e)),
             None if lost_leadership => Ok(TermEnd::LostLeadership),
