@@ -17,7 +17,7 @@ use sluice_binlog::{walk_file, EventData};
 use sluice_engine::history_store::{
     create_table_sql, DebeziumFileHistoryStore, DebeziumZooKeeperHistoryStore, Fence,
 };
-use sluice_ha::zookeeper_client::{Acls, Client, CreateMode};
+use sluice_ha::zookeeper_client::Client;
 use sluice_ha::{LatchConfig, LeaderLatch, ZkConfig, ZkSession};
 use sluice_schema::catalog::{ApplyContext, Delta};
 use sluice_schema::{
@@ -360,12 +360,6 @@ fn gunzip(data: &[u8]) -> Vec<u8> {
     out
 }
 
-fn gzip(data: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
 /// The children of `path` in name order, with their data.
 fn zk_children(servers: &str, path: &str) -> Vec<(String, Vec<u8>)> {
     runtime().block_on(async {
@@ -544,50 +538,10 @@ fn a_history_java_wrote_to_a_file_loads_with_the_right_tables() {
     assert!(t.catalog().table("inventory", "customers").is_some());
 }
 
-/// Java peer classpath (the Debian Curator packages and ZooKeeper's jars).
-const JARS: &[&str] = &[
-    "/usr/share/java/curator-framework.jar",
-    "/usr/share/java/curator-client.jar",
-    "/usr/share/java/zookeeper.jar",
-    "/usr/share/java/zookeeper-jute.jar",
-    "/usr/share/java/guava.jar",
-    "/usr/share/java/slf4j-api.jar",
-    "/usr/share/java/slf4j-simple.jar",
-];
-
-/// Compiles `tests/java/HistoryPeer.java` into `out`; `None` when there is
-/// no `javac` (the test then writes the Java layout itself).
-fn compile_java_peer(out: &Path) -> Option<String> {
-    match Command::new("javac").arg("-version").output() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!("javac not found: the Java store's layout is written by the test itself");
-            return None;
-        }
-        Err(e) => panic!("running javac: {e}"),
-        Ok(_) => {}
-    }
-    for jar in JARS {
-        assert!(
-            Path::new(jar).is_file(),
-            "{jar} not found (apt-get install libcurator-framework-java)"
-        );
-    }
-    let classpath = JARS.join(":");
+/// Compiles `tests/java/HistoryPeer.java` into `out`; returns its class path.
+fn compile_java_peer(out: &Path) -> String {
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/java/HistoryPeer.java");
-    let javac = Command::new("javac")
-        .arg("-d")
-        .arg(out)
-        .arg("-cp")
-        .arg(&classpath)
-        .arg(&source)
-        .output()
-        .expect("javac runs");
-    assert!(
-        javac.status.success(),
-        "javac failed: {}",
-        String::from_utf8_lossy(&javac.stderr)
-    );
-    Some(format!("{}:{classpath}", out.display()))
+    sluice_testkit::java::compile_with_curator(&source, out)
 }
 
 fn java(classpath: &str, mode: &str, servers: &str, path: &str, input: &str) -> String {
@@ -626,39 +580,14 @@ fn a_history_java_wrote_to_zookeeper_loads_with_the_right_tables() {
     lines.insert(6, "CRASH");
     lines.insert(8, "EMPTY");
     let classes = tempfile::tempdir().unwrap();
-    match compile_java_peer(classes.path()) {
-        Some(classpath) => {
-            java(
-                &classpath,
-                "write",
-                &servers,
-                path,
-                &(lines.join("\n") + "\n"),
-            );
-        }
-        None => runtime().block_on(async {
-            let client = Client::connect(&servers).await.unwrap();
-            client
-                .mkdir(path, &CreateMode::Persistent.with_acls(Acls::anyone_all()))
-                .await
-                .unwrap();
-            for line in &lines {
-                let data = match *line {
-                    "CRASH" => b"10.0.0.5".to_vec(),
-                    "EMPTY" => Vec::new(),
-                    json => gzip(json.as_bytes()),
-                };
-                client
-                    .create(
-                        &format!("{path}/child"),
-                        &data,
-                        &CreateMode::PersistentSequential.with_acls(Acls::anyone_all()),
-                    )
-                    .await
-                    .unwrap();
-            }
-        }),
-    }
+    let classpath = compile_java_peer(classes.path());
+    java(
+        &classpath,
+        "write",
+        &servers,
+        path,
+        &(lines.join("\n") + "\n"),
+    );
     let children = zk_children(&servers, path);
     assert_eq!(children.len(), lines.len());
     assert!(
@@ -733,7 +662,8 @@ fn zookeeper_children_are_curators_gzip_records_java_reads() {
 
     // The reference design's Java reader sees the same records.
     let classes = tempfile::tempdir().unwrap();
-    if let Some(classpath) = compile_java_peer(classes.path()) {
+    {
+        let classpath = compile_java_peer(classes.path());
         let out = java(&classpath, "read", &servers, path, "");
         let read: Vec<(String, Value)> = out
             .lines()

@@ -3,7 +3,7 @@
 //! data, and fencing by a latch node.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
@@ -164,17 +164,6 @@ fn concurrent_commits_of_two_engines_keep_both_entries() {
 
 // --- Java ------------------------------------------------------------------
 
-const JARS: &[&str] = &[
-    "/usr/share/java/curator-recipes.jar",
-    "/usr/share/java/curator-framework.jar",
-    "/usr/share/java/curator-client.jar",
-    "/usr/share/java/zookeeper.jar",
-    "/usr/share/java/zookeeper-jute.jar",
-    "/usr/share/java/guava.jar",
-    "/usr/share/java/slf4j-api.jar",
-    "/usr/share/java/slf4j-simple.jar",
-];
-
 /// `tests/java/OffsetPeer.java` compiled into a directory of its own.
 struct JavaPeer {
     _classes: tempfile::TempDir,
@@ -183,31 +172,10 @@ struct JavaPeer {
 
 impl JavaPeer {
     fn compile() -> JavaPeer {
-        for jar in JARS {
-            assert!(
-                Path::new(jar).is_file(),
-                "{jar} not found: apt-get install -y libcurator-recipes-java \
-                 libcurator-framework-java libcurator-client-java zookeeper (scripts/test does)"
-            );
-        }
         let classes = tempfile::tempdir().unwrap();
-        let classpath = JARS.join(":");
         let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/java/OffsetPeer.java");
-        let javac = Command::new("javac")
-            .arg("-d")
-            .arg(classes.path())
-            .arg("-cp")
-            .arg(&classpath)
-            .arg(&source)
-            .output()
-            .expect("javac runs (apt-get install default-jdk-headless)");
-        assert!(
-            javac.status.success(),
-            "javac failed: {}",
-            String::from_utf8_lossy(&javac.stderr)
-        );
         JavaPeer {
-            classpath: format!("{}:{classpath}", classes.path().display()),
+            classpath: sluice_testkit::java::compile_with_curator(&source, classes.path()),
             _classes: classes,
         }
     }

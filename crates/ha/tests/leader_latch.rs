@@ -434,56 +434,10 @@ async fn participants_leaving_together_leave_one_leader_in_sequence_order() {
 
 // --- Java Curator ------------------------------------------------------------
 
-/// Jars the Java participant is compiled and run with (their manifests
-/// bring in ZooKeeper's own dependencies).
-const JARS: &[&str] = &[
-    "/usr/share/java/curator-recipes.jar",
-    "/usr/share/java/curator-framework.jar",
-    "/usr/share/java/curator-client.jar",
-    "/usr/share/java/zookeeper.jar",
-    "/usr/share/java/zookeeper-jute.jar",
-    "/usr/share/java/guava.jar",
-    "/usr/share/java/slf4j-api.jar",
-    "/usr/share/java/slf4j-simple.jar",
-];
-
-/// Compiles `tests/java/LatchPeer.java` into `out`; `None` (the test is
-/// skipped) only when there is no `javac`.
-fn compile_java_peer(out: &Path) -> Option<String> {
-    match Command::new("javac").arg("-version").output() {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!(
-                "SKIPPED: javac not found; the Java Curator interop test needs a JDK \
-                 (apt-get install default-jdk-headless libcurator-recipes-java)"
-            );
-            return None;
-        }
-        Err(e) => panic!("running javac: {e}"),
-        Ok(_) => {}
-    }
-    for jar in JARS {
-        assert!(
-            Path::new(jar).is_file(),
-            "{jar} not found: apt-get install -y libcurator-recipes-java \
-             libcurator-framework-java libcurator-client-java (scripts/test does)"
-        );
-    }
-    let classpath = JARS.join(":");
+/// Compiles `tests/java/LatchPeer.java` into `out`; returns its class path.
+fn compile_java_peer(out: &Path) -> String {
     let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/java/LatchPeer.java");
-    let javac = Command::new("javac")
-        .arg("-d")
-        .arg(out)
-        .arg("-cp")
-        .arg(&classpath)
-        .arg(&source)
-        .output()
-        .expect("javac runs");
-    assert!(
-        javac.status.success(),
-        "javac failed: {}",
-        String::from_utf8_lossy(&javac.stderr)
-    );
-    Some(format!("{}:{classpath}", out.display()))
+    sluice_testkit::java::compile_with_curator(&source, out)
 }
 
 /// A running Java Curator participant.
@@ -599,9 +553,7 @@ impl Drop for JavaPeer {
 async fn java_curator_and_rust_hand_leadership_back_and_forth() {
     init_tracing();
     let classes = tempfile::tempdir().unwrap();
-    let Some(classpath) = compile_java_peer(classes.path()) else {
-        return;
-    };
+    let classpath = compile_java_peer(classes.path());
     let zk = ZooKeeperEnsemble::start(1).unwrap();
     let servers = zk.connect_string();
     let raw = raw(&servers).await;
@@ -672,9 +624,7 @@ async fn java_curator_and_rust_hand_leadership_back_and_forth() {
 async fn a_partitioned_rust_leader_steps_down_before_java_curator_leads() {
     init_tracing();
     let classes = tempfile::tempdir().unwrap();
-    let Some(classpath) = compile_java_peer(classes.path()) else {
-        return;
-    };
+    let classpath = compile_java_peer(classes.path());
     let zk = ZooKeeperEnsemble::start(1).unwrap();
     let servers = zk.connect_string();
     let raw = raw(&servers).await;

@@ -50,6 +50,7 @@ pub mod bench_binlog;
 pub mod bench_docs;
 mod config;
 pub mod corpus;
+pub mod java;
 pub mod kafka;
 mod process;
 pub mod python;
