@@ -527,6 +527,11 @@ impl Engine {
             None => Ok(TermEnd::Closed),
         };
         drop(sink);
+        if matches!(end, Ok(TermEnd::LostLeadership)) {
+            if let Some(failed) = offsets.failed.take() {
+                tracing::info!(error = %failed, "an offset commit failed after leadership was lost");
+            }
+        }
         if let Some(failed) = offsets.failed.take() {
             return Err(EngineError::Store {
                 location: offsets.store.location(),
@@ -646,8 +651,15 @@ impl ConsumerSink<'_> {
             marked: 0,
         };
         if batch_len == 0 {
-            return match committer.mark_batch_finished() {
+            let finished = committer.mark_batch_finished();
+            let leading = self.latch.as_ref().map_or(true, |l| l.has_leadership());
+            return match finished {
                 Err(EngineError::Fenced { .. }) => {
+                    self.lost = true;
+                    Err(SinkError::NotLeader)
+                }
+                Err(_) if !leading => {
+                    self.offsets.failed = None;
                     self.lost = true;
                     Err(SinkError::NotLeader)
                 }
@@ -655,8 +667,14 @@ impl ConsumerSink<'_> {
             };
         }
         let handled = self.consumer.handle_batch(records, &mut committer);
-        if self.offsets.fenced {
-            // Whatever the consumer made of the refused commit.
+        let leading = self.latch.as_ref().map_or(true, |l| l.has_leadership());
+        if self.offsets.fenced || (!leading && (self.offsets.failed.is_some() || handled.is_err()))
+        {
+            // A refused commit, or one that failed once leadership was gone
+            // (the store's session expired with it): the term ends, whatever
+            // the consumer made of it. The next leader resumes from the
+            // last commit that was written.
+            self.offsets.failed = None;
             self.lost = true;
             return Err(SinkError::NotLeader);
         }
