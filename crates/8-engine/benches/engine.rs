@@ -134,6 +134,21 @@ fn engine_child(properties: &str, records: u64) {
     });
 }
 
+/// The last JSON line a successful pass printed.
+fn last_json_line(out: &std::process::Output, who: &str) -> Value {
+    assert!(
+        out.status.success(),
+        "{who} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = out
+        .stdout
+        .split(|b| *b == b'\n')
+        .rfind(|l| l.starts_with(b"{"))
+        .unwrap_or(b"{}");
+    serde_json::from_slice(line).unwrap_or_else(|e| panic!("{who}'s JSON line: {e}"))
+}
+
 fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
     let dir = tempfile::tempdir().expect("tempdir");
     let props = dir.path().join("engine.properties");
@@ -162,18 +177,7 @@ fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
         .env("RUST_LOG", "warn")
         .output()
         .expect("run the engine child");
-    assert!(
-        out.status.success(),
-        "the engine child failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line: Value = serde_json::from_slice(
-        out.stdout
-            .split(|b| *b == b'\n')
-            .rfind(|l| l.starts_with(b"{"))
-            .unwrap_or(b"{}"),
-    )
-    .expect("the engine child's JSON line");
+    let line = last_json_line(&out, "the engine child");
     Pass {
         records: line["records"].as_u64().unwrap_or(0),
         span: line["span"].as_f64().unwrap_or(0.0),
@@ -215,18 +219,7 @@ fn debezium_pass(root: &Path, db: &MariaDb, records: u64) -> Pass {
         ])
         .output()
         .expect("run scripts/debezium-oracle");
-    assert!(
-        out.status.success(),
-        "scripts/debezium-oracle failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let line: Value = serde_json::from_slice(
-        out.stdout
-            .split(|b| *b == b'\n')
-            .rfind(|l| l.starts_with(b"{"))
-            .unwrap_or(b"{}"),
-    )
-    .expect("the oracle's JSON line");
+    let line = last_json_line(&out, "scripts/debezium-oracle");
     Pass {
         records: line["records"].as_u64().unwrap_or(0),
         span: line["seconds_first_to_last"].as_f64().unwrap_or(0.0),

@@ -5,11 +5,13 @@
 //! with the new table. The binlog carries no column names
 //! (`binlog_row_metadata=MINIMAL`), so every name comes from the history.
 
-use std::sync::{Arc, Mutex};
+mod common;
+
 use std::time::Duration;
 
+use common::run_until;
+
 use serde_json::Value;
-use sluice_engine::{ChangeRecord, Engine};
 use sluice_testkit::{BinlogRowMetadata, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 
 fn properties(db: &MariaDb, zk: &str, start: &str) -> Vec<(String, String)> {
@@ -46,27 +48,8 @@ fn properties(db: &MariaDb, zk: &str, start: &str) -> Vec<(String, String)> {
 
 /// One leadership term: an engine runs until it delivered `n` records.
 async fn term(props: Vec<(String, String)>, n: usize) -> Vec<Value> {
-    let got: Arc<Mutex<Vec<ChangeRecord>>> = Arc::default();
-    let sink = got.clone();
-    let engine = Engine::builder()
-        .properties(props)
-        .notifying(move |r| {
-            sink.lock().unwrap().push(r);
-            Ok(())
-        })
-        .build()
-        .unwrap();
-    let handle = engine.handle();
-    let watcher = got.clone();
-    tokio::spawn(async move {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        while tokio::time::Instant::now() < deadline && watcher.lock().unwrap().len() < n {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        handle.close();
-    });
-    engine.run().await.unwrap();
-    let records = got.lock().unwrap().clone();
+    let (records, result) = run_until(props, Duration::from_secs(60), move |r| r.len() >= n).await;
+    result.unwrap();
     records
         .iter()
         .map(|r| serde_json::from_str(r.value.as_deref().unwrap_or("null")).unwrap())

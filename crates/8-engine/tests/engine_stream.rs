@@ -5,11 +5,13 @@
 
 mod common;
 
+use common::run_until;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use sluice_engine::{ChangeRecord, Engine, EngineError};
+use sluice_engine::{ChangeRecord, Engine};
 use sluice_testkit::{MariaDb, MariaDbConfig};
 
 fn properties(db: &MariaDb, start: &str, dir: &std::path::Path) -> Vec<(String, String)> {
@@ -43,36 +45,6 @@ fn setup() -> (MariaDb, String) {
         .unwrap();
     let (file, pos) = db.current_binlog_position().unwrap();
     (db, format!("{file}:{pos}"))
-}
-
-/// Runs an engine until `until` holds for what it delivered (or `within`).
-async fn run_until(
-    props: Vec<(String, String)>,
-    within: Duration,
-    until: impl Fn(&[ChangeRecord]) -> bool + Send + 'static,
-) -> (Vec<ChangeRecord>, Result<(), EngineError>) {
-    let got: Arc<Mutex<Vec<ChangeRecord>>> = Arc::default();
-    let sink = got.clone();
-    let engine = Engine::builder()
-        .properties(props)
-        .notifying(move |r| {
-            sink.lock().unwrap().push(r);
-            Ok(())
-        })
-        .build()
-        .unwrap();
-    let handle = engine.handle();
-    let watcher = got.clone();
-    tokio::spawn(async move {
-        let deadline = tokio::time::Instant::now() + within;
-        while tokio::time::Instant::now() < deadline && !until(&watcher.lock().unwrap()) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        handle.close();
-    });
-    let result = engine.run().await;
-    let records = got.lock().unwrap().clone();
-    (records, result)
 }
 
 fn value(r: &ChangeRecord) -> Value {

@@ -6,10 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
+use sluice_engine::{ChangeRecord, Engine, EngineError};
 use sluice_testkit::MariaDb;
 
 /// The replica program (`src/bin/replica.rs`).
@@ -157,4 +158,34 @@ pub fn now_ns() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0)
+}
+
+/// Runs an engine until `until` holds for what it delivered (or `within`).
+pub async fn run_until(
+    props: Vec<(String, String)>,
+    within: Duration,
+    until: impl Fn(&[ChangeRecord]) -> bool + Send + 'static,
+) -> (Vec<ChangeRecord>, Result<(), EngineError>) {
+    let got: Arc<Mutex<Vec<ChangeRecord>>> = Arc::default();
+    let sink = got.clone();
+    let engine = Engine::builder()
+        .properties(props)
+        .notifying(move |r| {
+            sink.lock().unwrap().push(r);
+            Ok(())
+        })
+        .build()
+        .unwrap();
+    let handle = engine.handle();
+    let watcher = got.clone();
+    tokio::spawn(async move {
+        let deadline = tokio::time::Instant::now() + within;
+        while tokio::time::Instant::now() < deadline && !until(&watcher.lock().unwrap()) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        handle.close();
+    });
+    let result = engine.run().await;
+    let records = got.lock().unwrap().clone();
+    (records, result)
 }
