@@ -109,10 +109,6 @@ impl DebeziumZooKeeperHistoryStore {
             client
                 .mkdir(&at, &CreateMode::Persistent.with_acls(acls))
                 .await
-                .or_else(|e| match e {
-                    zookeeper_client::Error::NodeExists => Ok(()),
-                    e => Err(e),
-                })
                 .map_err(|source| HaError::ZooKeeper {
                     op: "create",
                     path: at.clone(),
@@ -251,10 +247,6 @@ async fn create_batch(
                 client
                     .mkdir(history, &CreateMode::Persistent.with_acls(acls))
                     .await
-                    .or_else(|e| match e {
-                        zookeeper_client::Error::NodeExists => Ok(()),
-                        e => Err(e),
-                    })
                     .map_err(|source| HaError::ZooKeeper {
                         op: "create",
                         path: history.to_string(),
