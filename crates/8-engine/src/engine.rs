@@ -360,22 +360,17 @@ impl Engine {
             }) as Fence
         });
         let key = OffsetKey::new(config.name.clone(), config.debezium.topic_prefix.clone());
-        let (store, history) = {
-            let (c, f) = (config.clone(), fence.clone());
-            tokio::task::spawn_blocking(move || {
-                Ok::<_, EngineError>((
-                    stores::open_offset_store(&c, f.clone())?,
-                    stores::open_history_store(&c, f)?,
-                ))
+        let (store, stored, history) = {
+            let (c, f, k) = (config.clone(), fence.clone(), key.clone());
+            blocking("opening the stores", move || {
+                let mut store = stores::open_offset_store(&c, f.clone())?;
+                let stored = store.load(&k)?;
+                Ok((store, stored, stores::open_history_store(&c, f)?))
             })
-            .await
-            .map_err(|e| EngineError::Store {
-                location: "stores".into(),
-                message: e.to_string(),
-            })??
+            .await?
         };
         let mut offsets = Offsets {
-            key: key.clone(),
+            key,
             store,
             policy: config.commit_policy,
             staged: None,
@@ -383,26 +378,6 @@ impl Engine {
             last_commit: Instant::now(),
             failed: None,
             fenced: false,
-        };
-        let stored = {
-            let (k, mut s) = (
-                key.clone(),
-                std::mem::replace(
-                    &mut offsets.store,
-                    Box::new(stores::MemoryOffsetStore::default()),
-                ),
-            );
-            let (loaded, s) = tokio::task::spawn_blocking(move || {
-                let loaded = s.load(&k);
-                (loaded, s)
-            })
-            .await
-            .map_err(|e| EngineError::Store {
-                location: "offsets".into(),
-                message: e.to_string(),
-            })?;
-            offsets.store = s;
-            loaded?
         };
         let (start, skip) = match &stored {
             Some(o) => {
@@ -527,32 +502,28 @@ impl Engine {
             None => Ok(TermEnd::Closed),
         };
         drop(sink);
-        if matches!(end, Ok(TermEnd::LostLeadership)) {
-            if let Some(failed) = offsets.failed.take() {
-                tracing::info!(error = %failed, "an offset commit failed after leadership was lost");
-            }
-        }
-        if let Some(failed) = offsets.failed.take() {
-            return Err(EngineError::Store {
-                location: offsets.store.location(),
-                message: failed,
-            });
-        }
         // A clean stop writes what was marked; a lost term cannot (the
         // fence refuses, and the next leader has started from the last
         // commit anyway).
         if matches!(end, Ok(TermEnd::Closed)) {
             let mut o = offsets;
-            let flushed = tokio::task::spawn_blocking(move || o.commit())
-                .await
-                .map_err(|e| EngineError::Store {
-                    location: "offsets".into(),
-                    message: e.to_string(),
-                })?;
-            flushed?;
+            blocking("the final offset commit", move || o.commit()).await?;
         }
         end
     }
+}
+
+/// Runs `work` (store I/O, synchronous) off the runtime's worker threads.
+async fn blocking<T: Send + 'static>(
+    what: &str,
+    work: impl FnOnce() -> Result<T, EngineError> + Send + 'static,
+) -> Result<T, EngineError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| EngineError::Store {
+            location: what.to_string(),
+            message: e.to_string(),
+        })?
 }
 
 /// Where the stream's outputs go: batches to the consumer.
@@ -659,7 +630,6 @@ impl ConsumerSink<'_> {
                     Err(SinkError::NotLeader)
                 }
                 Err(_) if !leading => {
-                    self.offsets.failed = None;
                     self.lost = true;
                     Err(SinkError::NotLeader)
                 }
@@ -674,17 +644,18 @@ impl ConsumerSink<'_> {
             // (the store's session expired with it): the term ends, whatever
             // the consumer made of it. The next leader resumes from the
             // last commit that was written.
-            self.offsets.failed = None;
             self.lost = true;
             return Err(SinkError::NotLeader);
         }
-        handled.map_err(SinkError::Consumer)?;
-        if let Some(failed) = &self.offsets.failed {
+        // A failed commit stops the engine even when the consumer ignored
+        // the error mark_batch_finished gave it.
+        if let Some(message) = self.offsets.failed.take() {
             return Err(SinkError::Commit(EngineError::Store {
                 location: self.offsets.store.location(),
-                message: failed.clone(),
+                message,
             }));
         }
+        handled.map_err(SinkError::Consumer)?;
         Ok(())
     }
 }
