@@ -140,7 +140,6 @@ const ENCODER_PROPERTIES: &[&str] = &[
 /// with a fixed behaviour here); accepted so Debezium files load.
 const IGNORED_PROPERTIES: &[&str] = &[
     "connector.class",
-    "database.server.name",
     "include.schema.changes",
     "offset.flush.timeout.ms",
     "key.converter.schemas.enable",

@@ -59,7 +59,6 @@ pub fn open_history_store(
     config: &EngineConfig,
     fence: Option<Fence>,
 ) -> Result<Box<dyn SchemaHistoryStore>, EngineError> {
-    let _ = &fence;
     let server = config.debezium.topic_prefix.clone();
     match &config.history {
         HistoryStorage::Memory => Ok(Box::new(MemoryHistoryStore::default())),
