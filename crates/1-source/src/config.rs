@@ -104,7 +104,13 @@ pub struct SourceConfig {
     /// timeout it detects half-open connections.
     pub heartbeat_period: Duration,
     pub reconnect: ReconnectPolicy,
+    /// Other servers to resume on, by GTID, when this one is lost for
+    /// longer than the policy says (see [`crate::failover`]). `None`:
+    /// reconnect to this server only.
+    pub failover: Option<crate::failover::FailoverPolicy>,
     pub require_full_row_image: bool,
+    /// Column names come from a schema tracker, not the binlog's metadata.
+    pub names_from_schema: bool,
     /// MariaDB: ask for ANNOTATE_ROWS events (the SQL of each row change).
     pub annotate_rows: bool,
     /// End the stream at the end of the binlog as it is when the dump
@@ -122,7 +128,9 @@ impl Default for SourceConfig {
             connect_gate: None,
             heartbeat_period: Duration::from_secs(5),
             reconnect: ReconnectPolicy::default(),
+            failover: None,
             require_full_row_image: true,
+            names_from_schema: false,
             annotate_rows: false,
             stop_at_end: false,
         }

@@ -153,6 +153,13 @@ impl ResultSet {
     }
 }
 
+/// A text-protocol result set with the values as the server sent them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawResultSet {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Option<Vec<u8>>>>,
+}
+
 /// A logged-in connection.
 pub struct Conn {
     stream: Stream,
@@ -680,6 +687,24 @@ impl Conn {
     /// Runs a statement over the text protocol and returns its rows (an empty
     /// result for statements without any).
     pub async fn query(&mut self, sql: &str) -> Result<ResultSet> {
+        let raw = self.query_bytes(sql).await?;
+        Ok(ResultSet {
+            columns: raw.columns,
+            rows: raw
+                .rows
+                .into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .map(|v| v.map(|b| String::from_utf8_lossy(&b).into_owned()))
+                        .collect()
+                })
+                .collect(),
+        })
+    }
+
+    /// Runs a query and returns its rows as the server sent them: values
+    /// as bytes, binary strings intact.
+    pub async fn query_bytes(&mut self, sql: &str) -> Result<RawResultSet> {
         const DURING: &str = "query";
         let addr = self.addr.clone();
         let mut cmd = Vec::with_capacity(sql.len() + 1);
@@ -688,7 +713,7 @@ impl Conn {
         self.write_command(&cmd, DURING).await?;
         let first = self.read_packet(DURING).await?;
         let count = match first.first() {
-            Some(0x00) => return Ok(ResultSet::default()),
+            Some(0x00) => return Ok(RawResultSet::default()),
             Some(0xff) => {
                 let e = ErrPacket::parse(first).map_err(wire(&addr, DURING))?;
                 return Err(self.server_error(e, format!("query `{sql}`")));
@@ -705,7 +730,7 @@ impl Conn {
                 .map_err(wire(&addr, DURING))?
                 .unwrap_or(0) as usize,
         };
-        let mut rs = ResultSet::default();
+        let mut rs = RawResultSet::default();
         for _ in 0..count {
             let p = self.read_packet(DURING).await?;
             let mut r = Reader::new(p, "column definition");
@@ -746,7 +771,7 @@ impl Conn {
                 row.push(
                     r.lenenc_bytes()
                         .map_err(wire(&addr, DURING))?
-                        .map(|b| String::from_utf8_lossy(b).into_owned()),
+                        .map(<[u8]>::to_vec),
                 );
             }
             rs.rows.push(row);

@@ -37,6 +37,16 @@ pub enum SourceError {
     #[error("not connecting to {addr}: this process may no longer read it (the connect gate refused, e.g. another server took the destination over)")]
     Refused { addr: String },
 
+    /// Another server answers at the source's address (its server id
+    /// changed), and it has not logged every transaction already read.
+    #[error("{addr} is now another server (server_id {was} before, {now} now), and it cannot take over yet: {detail}; waiting until it has every transaction already read")]
+    NotCaughtUp {
+        addr: String,
+        was: u32,
+        now: u32,
+        detail: String,
+    },
+
     #[error("cannot connect to {addr}: {source}; check that the server runs and that host and port are right")]
     Connect {
         addr: String,
@@ -166,7 +176,8 @@ impl SourceError {
             | SourceError::ConnectTimeout { .. }
             | SourceError::Io { .. }
             | SourceError::ReadTimeout { .. }
-            | SourceError::Closed { .. } => true,
+            | SourceError::Closed { .. }
+            | SourceError::NotCaughtUp { .. } => true,
             SourceError::Server { code, message, .. } => {
                 matches!(
                     *code,

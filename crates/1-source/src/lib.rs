@@ -36,6 +36,7 @@ pub mod auth;
 pub mod config;
 pub mod conn;
 pub mod error;
+pub mod failover;
 pub mod handshake;
 pub mod packet;
 pub mod position;
@@ -45,8 +46,9 @@ pub mod tls;
 
 pub use auth::AuthPlugin;
 pub use config::{ConnectGate, ReconnectPolicy, SourceConfig};
-pub use conn::{Conn, ConnectOptions, ResultSet};
+pub use conn::{Conn, ConnectOptions, RawResultSet, ResultSet};
 pub use error::SourceError;
+pub use failover::FailoverPolicy;
 pub use position::{GtidState, MariadbGtidState, ResumePosition, StartPosition};
 pub use replica::{ServerInfo, AUTO_SERVER_ID_RANGE};
 pub use stream::{BinlogStream, Event, OwnedRowsEvent, StreamItem};

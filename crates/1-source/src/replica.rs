@@ -60,6 +60,9 @@ pub struct ServerInfo {
 pub struct CheckOptions {
     /// Refuse MINIMAL and NOBLOB row images (before/after images would miss columns).
     pub require_full_row_image: bool,
+    /// Column names come from elsewhere (a schema tracker), so a binlog
+    /// without them (`binlog_row_metadata` not FULL) is not worth a warning.
+    pub names_from_schema: bool,
 }
 
 fn misconfigured(
@@ -107,7 +110,11 @@ pub async fn check_server(conn: &mut Conn, opts: CheckOptions) -> Result<ServerI
         return Err(misconfigured(
             conn,
             "log_bin",
-            if log_bin.is_empty() { "OFF" } else { &log_bin },
+            // @@log_bin reads 0 or 1 on MariaDB; say it as the setting is written.
+            match log_bin.as_str() {
+                "" | "0" => "OFF",
+                other => other,
+            },
             "ON",
             "enable the binary log: add log_bin (e.g. log-bin=mysql-bin) and a server_id to the [mysqld] section of the server's configuration and restart it".to_string(),
         ));
@@ -130,7 +137,11 @@ pub async fn check_server(conn: &mut Conn, opts: CheckOptions) -> Result<ServerI
             "run SET GLOBAL binlog_row_image = 'FULL' and set binlog_row_image=FULL in the server's configuration (or accept partial row images: requireFullRowImage=false)".to_string(),
         ));
     }
-    if let Some(meta) = &info.binlog_row_metadata {
+    if let Some(meta) = info
+        .binlog_row_metadata
+        .as_ref()
+        .filter(|_| !opts.names_from_schema)
+    {
         if meta != "FULL" {
             tracing::warn!(
                 source = %conn.addr(),
@@ -212,6 +223,22 @@ pub async fn register_replica(conn: &mut Conn, server_id: u32, report_host: &str
                 during: DURING,
                 detail: e.to_string(),
             })?;
+            // MariaDB answers a user without REPLICATION SLAVE with 1045
+            // "Access denied", which reads like a wrong password although
+            // the login itself succeeded; MySQL with 1227.
+            if matches!(e.code, 1045 | 1227) {
+                return Err(misconfigured(
+                    conn,
+                    "the user's privileges",
+                    &format!(
+                        "not enough to register as a replica (error {} on {DURING}: {}; the login itself succeeded)",
+                        e.code, e.message
+                    ),
+                    "REPLICATION SLAVE and REPLICATION CLIENT",
+                    "GRANT REPLICATION SLAVE, REPLICATION CLIENT, SELECT ON *.* TO the user (SELECT for the schema of the tables)"
+                        .to_string(),
+                ));
+            }
             Err(conn.server_error(e, DURING))
         }
         _ => Err(SourceError::Protocol {

@@ -22,7 +22,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use sluice_binlog::events::{mariadb_gtid_flags, EventData};
 use sluice_binlog::framing::frame_one;
@@ -34,8 +34,9 @@ use sluice_binlog::{
 };
 
 use crate::config::SourceConfig;
-use crate::conn::{Conn, PacketLoc};
+use crate::conn::{Conn, ConnectOptions, PacketLoc};
 use crate::error::{codes, is_purged_message, Result, SourceError};
+use crate::failover::{self, FailoverPolicy};
 use crate::handshake::ErrPacket;
 use crate::position::{
     add_mysql_gtid, parse_mysql_gtid_set, GtidState, MariadbGtidState, ResumePosition,
@@ -762,6 +763,11 @@ pub struct BinlogStream {
     /// Copies of stashed events whose packet buffer was reused.
     owned: Vec<Vec<u8>>,
     ended: bool,
+    /// Since when the source has been unreachable (the first failure of a
+    /// run of reconnects), for the failover policy.
+    lost_since: Option<Instant>,
+    /// Failovers to another server so far.
+    failovers: u64,
 }
 
 impl std::fmt::Debug for BinlogStream {
@@ -802,9 +808,18 @@ impl BinlogStream {
             stash: VecDeque::new(),
             owned: Vec::new(),
             ended: false,
+            lost_since: None,
+            failovers: 0,
             config,
         };
-        s.open().await?;
+        if let Err(e) = s.open().await {
+            // A start by GTID (a cursor carries one when failover is set
+            // up) holds on any server that has it: with the source down,
+            // the candidates are asked at once.
+            if !e.is_transient() || !s.start_on_candidate().await {
+                return Err(e);
+            }
+        }
         // The server refuses a start position (purged, past the end) in
         // answer to the dump, after the rotate that names the file: read up
         // to the format description (the file opened) here, so that such an
@@ -866,6 +881,16 @@ impl BinlogStream {
     /// Successful reconnects so far.
     pub fn reconnects(&self) -> u64 {
         self.reconnects
+    }
+
+    /// Failovers to another server so far (see [`crate::failover`]).
+    pub fn failovers(&self) -> u64 {
+        self.failovers
+    }
+
+    /// The address of the server being followed (it changes on a failover).
+    pub fn source_addr(&self) -> &str {
+        &self.st.addr
     }
 
     /// The next item; `None` only when `stop_at_end` is set and the end of
@@ -964,6 +989,10 @@ impl BinlogStream {
                 match self.open().await {
                     Ok(()) => {}
                     Err(e) if e.is_transient() => {
+                        self.lost_since.get_or_insert_with(Instant::now);
+                        if self.fail_over().await {
+                            continue;
+                        }
                         self.backoff(e).await?;
                         continue;
                     }
@@ -1149,6 +1178,7 @@ impl BinlogStream {
     /// partly delivered transaction.
     fn lost(&mut self, e: &SourceError) {
         self.conn = None;
+        self.lost_since.get_or_insert_with(Instant::now);
         self.stash.clear();
         if self.st.in_txn && self.st.delivered_in_txn {
             self.pending_abort = true;
@@ -1207,6 +1237,7 @@ impl BinlogStream {
             &mut conn,
             CheckOptions {
                 require_full_row_image: self.config.require_full_row_image,
+                names_from_schema: self.config.names_from_schema,
             },
         )
         .await?;
@@ -1225,6 +1256,9 @@ impl BinlogStream {
                 "serverId {} is the source's own server_id; give Sluice another (unique) one",
                 self.server_id
             )));
+        }
+        if self.started {
+            self.check_same_server(&mut conn, &info).await?;
         }
         let (dump, mariadb_state) = if self.started {
             self.resume_request(&info)?
@@ -1256,12 +1290,181 @@ impl BinlogStream {
         if self.started {
             self.reconnects += 1;
         }
+        self.lost_since = None;
         self.st.gtid_era = is_gtid_era(&info.version);
         self.info = Some(info);
         self.st.new_session();
         self.conn = Some(conn);
         self.started = true;
         Ok(())
+    }
+
+    /// On a reconnect: if another server answers at the address (its
+    /// server id changed: a virtual IP moved, a replica was promoted in
+    /// place), file offsets of the old one mean nothing there. Resume by
+    /// GTID if it has every transaction read so far, else wait for it.
+    async fn check_same_server(&mut self, conn: &mut Conn, info: &ServerInfo) -> Result<()> {
+        let Some(was) = self.info.as_ref().map(|i| i.server_id) else {
+            return Ok(());
+        };
+        if was == info.server_id || self.resume_by == ResumeBy::Gtid {
+            return Ok(());
+        }
+        let Some(ours) = self.st.committed.gtid.clone() else {
+            return Err(SourceError::Config(format!(
+                "{} is now another server (server_id {was} before, {} now) and no GTID state is known to resume there; start from a position on the new server",
+                self.st.addr, info.server_id
+            )));
+        };
+        if let Some(detail) = failover::check_candidate(conn, info, &ours, false).await? {
+            return Err(SourceError::NotCaughtUp {
+                addr: self.st.addr.clone(),
+                was,
+                now: info.server_id,
+                detail,
+            });
+        }
+        tracing::info!(
+            source = %self.st.addr,
+            was_server_id = was,
+            server_id = info.server_id,
+            gtid = %ours,
+            "another server answers at the source's address; resuming there by GTID"
+        );
+        self.resume_by = ResumeBy::Gtid;
+        self.st.gtid = Some(ours);
+        self.failovers += 1;
+        Ok(())
+    }
+
+    /// When the source has been lost for longer than the failover policy
+    /// allows: the first candidate that has every transaction read so far
+    /// becomes the source, resumed by GTID. True when one did; candidates
+    /// that are unreachable or behind are logged and tried again next time.
+    async fn fail_over(&mut self) -> bool {
+        let Some(policy) = self.config.failover.clone() else {
+            return false;
+        };
+        let Some(since) = self.lost_since else {
+            return false;
+        };
+        if !self.started || policy.candidates.is_empty() || since.elapsed() < policy.after {
+            return false;
+        }
+        let Some(ours) = self.st.committed.gtid.clone() else {
+            tracing::warn!(
+                source = %self.st.addr,
+                resume = %self.st.committed,
+                "source lost, but no GTID state is known to resume on another server; reconnecting to it only"
+            );
+            return false;
+        };
+        match self.ready_candidate(&policy, &ours).await {
+            Some(i) => {
+                self.switch_to_candidate(i, &ours, since);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The first open failed: with failover candidates and a GTID start,
+    /// switches to the first candidate that has that state and opens it.
+    async fn start_on_candidate(&mut self) -> bool {
+        let StartPosition::Gtid(ours) = self.config.start.clone() else {
+            return false;
+        };
+        let Some(policy) = self.config.failover.clone() else {
+            return false;
+        };
+        let since = Instant::now();
+        let Some(i) = self.ready_candidate(&policy, &ours).await else {
+            return false;
+        };
+        self.switch_to_candidate(i, &ours, since);
+        match self.open().await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(candidate = %self.st.addr, error = %e, "cannot start on the failover candidate");
+                false
+            }
+        }
+    }
+
+    /// The index of the first candidate (other than the current source)
+    /// that may take over from `ours`; each one passed over is logged.
+    async fn ready_candidate(&self, policy: &FailoverPolicy, ours: &GtidState) -> Option<usize> {
+        let current = self.config.connect.addr();
+        for (i, candidate) in policy.candidates.iter().enumerate() {
+            let addr = candidate.addr();
+            if addr == current {
+                continue;
+            }
+            match self
+                .probe_candidate(candidate, ours, policy.skip_read_only)
+                .await
+            {
+                Ok(None) => return Some(i),
+                Ok(Some(reason)) => tracing::warn!(
+                    source = %self.st.addr,
+                    candidate = %addr,
+                    gtid = %ours,
+                    reason = %reason,
+                    "failover candidate not taken (a replica not promoted, or one lacking transactions consumers already saw); trying again later"
+                ),
+                Err(e) => tracing::warn!(
+                    source = %self.st.addr,
+                    candidate = %addr,
+                    error = %e,
+                    "failover candidate unreachable"
+                ),
+            }
+        }
+        None
+    }
+
+    async fn probe_candidate(
+        &self,
+        candidate: &ConnectOptions,
+        ours: &GtidState,
+        skip_read_only: bool,
+    ) -> Result<Option<String>> {
+        let mut conn = Conn::connect(candidate).await?;
+        let info = replica::check_server(
+            &mut conn,
+            CheckOptions {
+                require_full_row_image: self.config.require_full_row_image,
+                names_from_schema: true,
+            },
+        )
+        .await?;
+        failover::check_candidate(&mut conn, &info, ours, skip_read_only).await
+    }
+
+    fn switch_to_candidate(&mut self, index: usize, ours: &GtidState, since: Instant) {
+        let Some(policy) = self.config.failover.as_mut() else {
+            return;
+        };
+        if index >= policy.candidates.len() {
+            return;
+        }
+        // The old source becomes a candidate: it may come back as a replica
+        // of the new one.
+        let chosen = policy.candidates.remove(index);
+        let old = std::mem::replace(&mut self.config.connect, chosen);
+        policy.candidates.push(old);
+        let from = std::mem::replace(&mut self.st.addr, self.config.connect.addr());
+        self.resume_by = ResumeBy::Gtid;
+        self.st.gtid = Some(ours.clone());
+        self.attempts = 0;
+        self.failovers += 1;
+        tracing::info!(
+            from = %from,
+            to = %self.st.addr,
+            gtid = %ours,
+            lost_ms = since.elapsed().as_millis() as u64,
+            "source failover: resuming on the new source by GTID"
+        );
     }
 
     fn flags(&self, is_mariadb: bool) -> u16 {

@@ -250,7 +250,7 @@ impl ColumnType {
         )
     }
 
-    /// Character columns are the ones the (DEFAULT_|COLUMN_)CHARSET metadata covers.
+    /// Character data: CHAR, VARCHAR, BLOB/TEXT (and VECTOR).
     pub fn is_character(self) -> bool {
         matches!(
             self,
@@ -259,6 +259,15 @@ impl ColumnType {
                 | ColumnType::Blob { .. }
                 | ColumnType::Vector { .. }
         )
+    }
+
+    /// The columns the (DEFAULT_|COLUMN_)CHARSET metadata has an entry
+    /// for: character columns and GEOMETRY, which the servers count as one
+    /// ("base class is blob for geom type", `is_character_type` in MySQL
+    /// and MariaDB). Leaving GEOMETRY out shifts the collations of every
+    /// character column after it.
+    pub fn has_charset_metadata(self) -> bool {
+        self.is_character() || matches!(self, ColumnType::Geometry { .. })
     }
 
     pub fn is_enum_or_set(self) -> bool {

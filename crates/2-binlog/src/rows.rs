@@ -103,6 +103,31 @@ impl<'a> RowsEvent<'a> {
         })
     }
 
+    /// An event from its parts (synthetic events; see `rows_write`).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_parts(
+        kind: RowsKind,
+        table_id: u64,
+        flags: u16,
+        extra: ExtraRowInfo<'a>,
+        table: Arc<TableMap>,
+        present_before: &'a [u8],
+        present_after: &'a [u8],
+        rows_data: Cow<'a, [u8]>,
+    ) -> Self {
+        RowsEvent {
+            kind,
+            table_id,
+            flags,
+            extra,
+            column_count: table.columns.len(),
+            table,
+            present_before,
+            present_after,
+            rows_data,
+        }
+    }
+
     /// Iterates over the rows. Each item is one row change.
     pub fn rows(&self) -> RowIter<'_> {
         RowIter {

@@ -174,7 +174,7 @@ impl TableMap {
                 }
                 opt::DEFAULT_CHARSET | opt::ENUM_AND_SET_DEFAULT_CHARSET => {
                     let idx = if kind == opt::DEFAULT_CHARSET {
-                        self.indexes_where(|c| c.column_type.is_character())
+                        self.indexes_where(|c| c.column_type.has_charset_metadata())
                     } else {
                         self.indexes_where(|c| c.column_type.is_enum_or_set())
                     };
@@ -193,7 +193,7 @@ impl TableMap {
                 }
                 opt::COLUMN_CHARSET | opt::ENUM_AND_SET_COLUMN_CHARSET => {
                     let idx = if kind == opt::COLUMN_CHARSET {
-                        self.indexes_where(|c| c.column_type.is_character())
+                        self.indexes_where(|c| c.column_type.has_charset_metadata())
                     } else {
                         self.indexes_where(|c| c.column_type.is_enum_or_set())
                     };
@@ -289,6 +289,31 @@ fn name_with_nul(r: &mut ByteReader<'_>) -> Result<String> {
     let name = r.take(len)?;
     r.skip(1)?; // terminating NUL
     Ok(String::from_utf8_lossy(name).into_owned())
+}
+
+#[cfg(test)]
+mod charset_tests {
+    use super::*;
+
+    /// Table `d.t (g GEOMETRY, v VARCHAR(100))` with DEFAULT_CHARSET 45 and
+    /// one exception: character-metadata column 0 has collation 63.
+    const GEOMETRY_THEN_VARCHAR: &[u8] = &[
+        0x7c, 0, 0, 0, 0, 0, 1, 0, // table id, flags
+        1, b'd', 0, 1, b't', 0, // schema, table
+        2, 255, 15, // two columns: GEOMETRY, VARCHAR
+        3, 4, 100, 0,    // metadata: 4-byte length; max length 100
+        0x03, // both nullable
+        2, 3, 45, 0, 63, // DEFAULT_CHARSET: default 45, column 0 is 63
+    ];
+
+    #[test]
+    fn geometry_has_an_entry_in_the_charset_metadata() {
+        // Seen on MariaDB 10.11: without the GEOMETRY entry, the VARCHAR
+        // after it took the geometry's binary collation.
+        let tm = TableMap::parse_from(GEOMETRY_THEN_VARCHAR, 8, true).unwrap();
+        assert_eq!(tm.columns[0].collation, Some(63), "GEOMETRY");
+        assert_eq!(tm.columns[1].collation, Some(45), "VARCHAR");
+    }
 }
 
 #[cfg(test)]

@@ -442,7 +442,8 @@ fn push_utf16(b: &[u8], little_endian: bool, out: &mut String) {
 }
 
 /// MySQL's latin1 is Windows-1252: 0x80–0x9f are typographic characters.
-fn cp1252(c: u8) -> char {
+/// The character a latin1 (Windows-1252, as MySQL has it) byte stands for.
+pub fn cp1252(c: u8) -> char {
     const HIGH: [u16; 32] = [
         0x20AC, 0x0081, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160,
         0x2039, 0x0152, 0x008D, 0x017D, 0x008F, 0x0090, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
