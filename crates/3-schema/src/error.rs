@@ -66,6 +66,22 @@ pub enum SchemaError {
         message: String,
         grant: String,
     },
+    /// A tracked column whose rows cannot be turned into row images (an
+    /// initial snapshot): the type is not supported, or its size is invalid.
+    #[error("{table} column `{column}`: {message}")]
+    RowType {
+        table: String,
+        column: String,
+        message: String,
+    },
+    /// A value read with SELECT that does not parse as its column's type.
+    #[error("{table} column `{column}`: value {value:?}: {message}")]
+    RowValue {
+        table: String,
+        column: String,
+        value: String,
+        message: String,
+    },
     #[error("parse error: {0}")]
     Parse(#[from] ParseError),
 }

@@ -107,6 +107,7 @@ pub mod parse;
 pub mod parser;
 pub mod position;
 pub mod redact;
+pub mod select_rows;
 pub mod status_vars;
 pub mod tracker;
 

@@ -40,12 +40,33 @@ pub fn read_table(
     let Some(sql) = source.show_create_table(db, table)? else {
         return Ok(None);
     };
+    table_in_catalog(catalog, db, table, &sql, position)
+}
+
+/// The table a `SHOW CREATE TABLE` statement describes, on its own (the
+/// statement names the table's character set, so no database is needed).
+pub fn table_from_create(db: &str, table: &str, sql: &str) -> Result<TableSchema> {
+    let position = BinlogPosition::new("", 0);
+    table_in_catalog(&Catalog::new(), db, table, sql, &position)?.ok_or_else(|| {
+        SchemaError::Metadata(format!(
+            "SHOW CREATE TABLE {db}.{table} did not describe the table"
+        ))
+    })
+}
+
+fn table_in_catalog(
+    catalog: &Catalog,
+    db: &str,
+    table: &str,
+    sql: &str,
+    position: &BinlogPosition,
+) -> Result<Option<TableSchema>> {
     let ctx = ApplyContext {
         current_db: db.to_string(),
         server_collation: None,
         lex: LexOptions::default(),
     };
-    let parsed = parse_ddl(&sql, ctx.lex).map_err(|e| {
+    let parsed = parse_ddl(sql, ctx.lex).map_err(|e| {
         SchemaError::Metadata(format!("SHOW CREATE TABLE {db}.{table} did not parse: {e}"))
     })?;
     if !matches!(parsed.statement, DdlStatement::CreateTable { .. }) {
@@ -64,7 +85,7 @@ pub fn read_table(
         }],
         position,
     );
-    let deltas = scratch.plan(&ctx, &parsed.statement, &sql, position, &mut notes)?;
+    let deltas = scratch.plan(&ctx, &parsed.statement, sql, position, &mut notes)?;
     Ok(deltas.into_iter().find_map(|d| match d {
         Delta::PutTable { mut table } => {
             // SHOW CREATE TABLE names the table as the server stores it.

@@ -15,6 +15,15 @@ pub struct BinlogPosition {
     pub offset: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gtid: Option<String>,
+    /// How many times the source changed server before this position (a
+    /// failover): file offsets of one server say nothing of another's, so
+    /// every position of a later server sorts after those of earlier ones.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub epoch: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl BinlogPosition {
@@ -23,7 +32,14 @@ impl BinlogPosition {
             file: file.into(),
             offset,
             gtid: None,
+            epoch: 0,
         }
+    }
+
+    /// The same place on the `epoch`-th server followed (see [`Self::epoch`]).
+    pub fn in_epoch(mut self, epoch: u32) -> Self {
+        self.epoch = epoch;
+        self
     }
 
     pub fn with_gtid(mut self, gtid: impl Into<String>) -> Self {
@@ -43,11 +59,11 @@ impl BinlogPosition {
         BinlogPosition::new("", 0)
     }
 
-    fn key(&self) -> (u64, &str, u64) {
+    fn key(&self) -> (u32, u64, &str, u64) {
         match self.file_sequence() {
-            Some(n) => (n, "", self.offset),
-            None if self.file.is_empty() => (0, "", self.offset),
-            None => (u64::MAX, self.file.as_str(), self.offset),
+            Some(n) => (self.epoch, n, "", self.offset),
+            None if self.file.is_empty() => (self.epoch, 0, "", self.offset),
+            None => (self.epoch, u64::MAX, self.file.as_str(), self.offset),
         }
     }
 }
@@ -74,6 +90,9 @@ impl Ord for BinlogPosition {
 impl fmt::Display for BinlogPosition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}:{}", self.file, self.offset)?;
+        if self.epoch > 0 {
+            write!(f, " (source #{})", self.epoch + 1)?;
+        }
         if let Some(g) = &self.gtid {
             write!(f, " (gtid {g})")?;
         }
@@ -93,5 +112,13 @@ mod tests {
         assert!(a < b && b < c);
         assert_eq!(c, BinlogPosition::new("binlog.000010", 120));
         assert!(BinlogPosition::start() < a);
+        // After a source change, a smaller file and offset is still later.
+        let after = BinlogPosition::new("binlog.000001", 4).in_epoch(1);
+        assert!(c < after && after.to_string().contains("source #2"));
+        let json = serde_json::to_string(&a).unwrap();
+        assert!(!json.contains("epoch"), "{json}");
+        let back: BinlogPosition =
+            serde_json::from_str(&serde_json::to_string(&after).unwrap()).unwrap();
+        assert_eq!(back.epoch, 1);
     }
 }

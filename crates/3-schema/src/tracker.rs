@@ -193,6 +193,19 @@ impl SchemaTracker {
         Ok(())
     }
 
+    /// How many source changes the history has recorded: the epoch of its
+    /// last record (see [`BinlogPosition::epoch`]).
+    pub fn epoch(&self) -> u32 {
+        self.records.last().map_or(0, |r| r.position().epoch)
+    }
+
+    /// The source changed server (a failover) at `position`, whose epoch
+    /// is one more than the history's: the current catalog is recorded
+    /// there, so that what follows, and a restart there, build on it.
+    pub fn source_changed(&mut self, position: &BinlogPosition) -> Result<()> {
+        self.snapshot(position, "source failover")
+    }
+
     /// Writes a snapshot of the current catalog at `position`.
     pub fn snapshot(&mut self, position: &BinlogPosition, reason: &str) -> Result<()> {
         let catalog = self.catalog.clone();

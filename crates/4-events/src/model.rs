@@ -9,13 +9,17 @@ use sluice_binlog::{ColumnDef, DecodeError, EventHeader, RowImage, RowsEvent, Ro
 use crate::statement::{classify_statement, StatementClass};
 
 /// What the schema stage knows of a column beyond the binlog's own
-/// metadata: its name, declared type and whether it is in the primary key.
+/// metadata: its name, declared type, whether it is in the primary key,
+/// and its DEFAULT.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ColumnInfo {
     pub name: String,
     /// The declared type, e.g. `int(11) unsigned`, `varchar(64)`.
     pub mysql_type: String,
     pub is_key: bool,
+    /// The DEFAULT clause's expression as SQL text (`'x'`, `5`, `NULL`,
+    /// `current_timestamp()`, `b'101'`); `None` without a DEFAULT clause.
+    pub default: Option<String>,
 }
 
 /// Where an event is in the binlog of the server it came from.
@@ -89,6 +93,8 @@ pub struct Column<'a> {
     /// SQL name (`int`, `varchar`, ...).
     pub mysql_type: &'a str,
     pub is_key: bool,
+    /// The DEFAULT clause as SQL text, when the schema gives it.
+    pub default: Option<&'a str>,
     pub def: &'a ColumnDef,
 }
 
@@ -120,6 +126,7 @@ impl<'a> Table<'a> {
                 name: &c.name,
                 mysql_type: &c.mysql_type,
                 is_key: c.is_key,
+                default: c.default.as_deref(),
                 def,
             },
             None => Column {
@@ -127,6 +134,7 @@ impl<'a> Table<'a> {
                 name: def.name.as_deref().unwrap_or(""),
                 mysql_type: def.column_type.sql_name(),
                 is_key: def.is_primary_key(),
+                default: None,
                 def,
             },
         })

@@ -15,10 +15,12 @@ pub use properties::{Properties, Property};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read {path}: {source}")]
+    // The I/O error is in the message and not a `source`: a report that
+    // prints the chain would say it twice.
+    #[error("cannot read {path}: {cause}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     #[error("{path}:{line}: {key} = {value:?}: {expected}")]
     BadValue {
@@ -190,6 +192,9 @@ pub struct ServerConfig {
     /// `sluice.tcp.*`: what the Canal TCP server lets clients hold.
     pub tcp: TcpLimits,
     pub admin_port: u16,
+    /// `sluice.admin.http.*`: Sluice's admin HTTP API; `None` (off) unless
+    /// `sluice.admin.http.port` is set.
+    pub admin_http: Option<AdminHttpConfig>,
     pub admin_user: String,
     pub admin_passwd: String,
     pub zk_servers: String,
@@ -238,7 +243,86 @@ pub struct ServerConfig {
     pub instance_defaults: HashMap<String, Property>,
     /// Everything else in the file (MQ client settings such as `kafka.*`).
     pub raw: Properties,
+    /// The canal.properties this was read from, for errors that point into it.
+    pub path: PathBuf,
     pub warnings: Vec<String>,
+}
+
+/// Sluice's admin HTTP API (`sluice.admin.http.*` of `canal.properties`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminHttpConfig {
+    /// `sluice.admin.http.host` (default 127.0.0.1): the address it listens on.
+    pub host: String,
+    /// `sluice.admin.http.port`: its port; 0 takes any free port.
+    pub port: u16,
+    /// `sluice.admin.http.token`: the bearer token every request but the
+    /// OpenAPI document must carry; required unless `host` is a loopback
+    /// address, where its absence lets any local user in.
+    pub token: Option<Secret>,
+}
+
+/// Whether `host` names the loopback interface only: `localhost` or an
+/// address of 127.0.0.0/8 or `::1`.
+pub fn is_loopback_host(host: &str) -> bool {
+    let host = host.trim().trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `sluice.admin.http.*`: `None` unless the port is set; a host that is not
+/// loopback without a token is refused, at the host's line.
+fn admin_http(r: &Reader<'_>) -> Result<Option<AdminHttpConfig>, ConfigError> {
+    let Some(port) =
+        r.optional::<u16>("sluice.admin.http.port", "expected a TCP port (0-65535)")?
+    else {
+        return Ok(None);
+    };
+    let host = r.string("sluice.admin.http.host", "127.0.0.1");
+    let token = r.string("sluice.admin.http.token", "");
+    let token = (!token.is_empty()).then_some(Secret(token));
+    if token.is_none() && !is_loopback_host(&host) {
+        if let Some(p) = r.get("sluice.admin.http.host") {
+            return Err(r.bad(
+                "sluice.admin.http.host",
+                p,
+                "the admin API on an address other hosts reach needs sluice.admin.http.token: set a long random token, or listen on 127.0.0.1",
+            ));
+        }
+    }
+    Ok(Some(AdminHttpConfig { host, port, token }))
+}
+
+/// When a destination reads the existing rows of its tables.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SnapshotMode {
+    /// Only changes from the start position on (Canal's behaviour).
+    #[default]
+    Never,
+    /// Every table the filters keep, once, while streaming; resumed after
+    /// a restart until it is finished.
+    Initial,
+}
+
+/// The initial snapshot's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SnapshotSettings {
+    pub mode: SnapshotMode,
+    /// Rows read per chunk (one SELECT, one entry).
+    pub chunk_size: usize,
+    /// Tables read at once.
+    pub parallelism: usize,
+}
+
+impl Default for SnapshotSettings {
+    fn default() -> Self {
+        SnapshotSettings {
+            mode: SnapshotMode::Never,
+            chunk_size: 8192,
+            parallelism: 2,
+        }
+    }
 }
 
 /// Settings of one destination (`{destination}/instance.properties`, over the
@@ -256,6 +340,17 @@ pub struct InstanceConfig {
     pub master_timestamp: Option<i64>,
     pub master_gtid: String,
     pub standby_address: String,
+    /// `sluice.instance.source.candidates`: more servers to resume on by
+    /// GTID when the source is lost (host:port, comma separated), tried
+    /// after `canal.instance.standby.address`.
+    pub source_candidates: Vec<String>,
+    /// How long the source may be unreachable before the candidates are
+    /// tried: `sluice.instance.source.failoverAfter` (ms), else Canal's
+    /// detecting interval times its retry threshold (3 s × 3).
+    pub failover_after: Duration,
+    /// The initial snapshot: `sluice.instance.snapshot.mode`,
+    /// `.chunkSize`, `.parallelism`.
+    pub snapshot: SnapshotSettings,
     pub db_username: String,
     pub db_password: String,
     pub default_database_name: String,
@@ -425,6 +520,11 @@ const KNOWN_INSTANCE_KEYS: &[&str] = &[
     "canal.instance.binlog.image",
     "canal.instance.get.ddl.isolation",
     "sluice.instance.slowClient.detachAfter",
+    "sluice.instance.source.candidates",
+    "sluice.instance.source.failoverAfter",
+    "sluice.instance.snapshot.mode",
+    "sluice.instance.snapshot.chunkSize",
+    "sluice.instance.snapshot.parallelism",
     "canal.instance.parser.parallel",
     "canal.instance.parser.parallelThreadSize",
     "canal.instance.parser.parallelBufferSize",
@@ -443,9 +543,9 @@ const PASS_THROUGH_PREFIXES: &[&str] =
     &["kafka.", "rocketmq.", "rabbitmq.", "pulsarmq.", "sluice."];
 
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
         path: path.to_path_buf(),
-        source,
+        cause,
     })
 }
 
@@ -468,6 +568,22 @@ impl Reader<'_> {
             Some(p) if !p.value.trim().is_empty() => p.value.trim().to_string(),
             _ => default.to_string(),
         }
+    }
+
+    /// A folder set by `key`: absolute as written, relative from `dir` (the
+    /// folder of canal.properties); `None` when not set.
+    fn path_from(&self, key: &str, dir: &Path) -> Option<PathBuf> {
+        let value = self.string(key, "");
+        if value.is_empty() {
+            return None;
+        }
+        let path = Path::new(&value);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            dir.join(path)
+        };
+        Some(std::fs::canonicalize(&path).unwrap_or(path))
     }
 
     fn bad(&self, key: &str, p: &Property, expected: &str) -> ConfigError {
@@ -688,8 +804,10 @@ impl Reader<'_> {
 /// configuration never shows them (they are parsed into [`Secret`]s).
 fn without_secrets(props: &Properties) -> Properties {
     let mut out = props.clone();
-    if let Some(p) = out.entries.get_mut("sluice.zookeeper.auth") {
-        p.value = "***".into();
+    for key in ["sluice.zookeeper.auth", "sluice.admin.http.token"] {
+        if let Some(p) = out.entries.get_mut(key) {
+            p.value = "***".into();
+        }
     }
     out
 }
@@ -730,6 +848,22 @@ pub const DEFAULT_BINLOG_MAX_EVENT_SIZE: usize = 256 << 20;
 /// Its highest value: MySQL's largest `max_allowed_packet`.
 const MAX_BINLOG_MAX_EVENT_SIZE: usize = 1 << 30;
 
+/// Canal's stock canal.properties sets `canal.admin.port` for canal-admin,
+/// whose protocol Sluice does not serve: said once, where it is set, rather
+/// than refused, so that the stock file still starts a server.
+fn admin_key_warning(path: &Path, props: &Properties) -> Option<String> {
+    let p = props.get("canal.admin.port")?;
+    if p.value.trim().is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{}:{}: canal.admin.port = {}: Sluice does not serve Canal's admin protocol (canal-admin); nothing listens on that port and canal.admin.* are ignored",
+        path.display(),
+        p.line,
+        p.value.trim()
+    ))
+}
+
 fn unknown_key_warnings(path: &Path, props: &Properties, known: &[&[&str]]) -> Vec<String> {
     props
         .order
@@ -751,9 +885,22 @@ fn unknown_key_warnings(path: &Path, props: &Properties, known: &[&[&str]]) -> V
 impl ServerConfig {
     /// Reads `dir/canal.properties`; `${canal.conf.dir}` resolves to `dir`.
     pub fn load(dir: &Path) -> Result<ServerConfig, ConfigError> {
+        // Absolute, so that paths made from it do not depend on the working
+        // directory once resolved.
+        let dir = &std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         let path = dir.join("canal.properties");
         let mut props = Properties::parse(&read(&path)?);
-        let vars = HashMap::from([("canal.conf.dir".to_string(), dir.display().to_string())]);
+        // `${canal.conf.dir}` is the conf folder as canal.conf.dir names it
+        // (relative to this folder), as in Canal's stock files.
+        let conf_dir = match props.get("canal.conf.dir").map(|p| p.value.trim()) {
+            // Without `..` where the folder exists: paths in logs read plainly.
+            Some(v) if !v.is_empty() && !v.contains("${") => {
+                let joined = dir.join(v);
+                std::fs::canonicalize(&joined).unwrap_or(joined)
+            }
+            _ => dir.to_path_buf(),
+        };
+        let vars = HashMap::from([("canal.conf.dir".to_string(), conf_dir.display().to_string())]);
         props.resolve_placeholders(&vars);
         Self::from_properties(&path, dir, props)
     }
@@ -779,7 +926,12 @@ impl ServerConfig {
         } else {
             MetaMode::File
         };
-        let conf_dir = PathBuf::from(r.string("canal.conf.dir", &dir.display().to_string()));
+        // Relative folders are taken from the folder of canal.properties, not
+        // the working directory: Canal's stock `canal.conf.dir = ../conf`
+        // then names the conf folder wherever the server is started from.
+        let conf_dir = r
+            .path_from("canal.conf.dir", dir)
+            .unwrap_or_else(|| dir.to_path_buf());
         let cfg = ServerConfig {
             id: r.parse("canal.id", 1, "expected an integer")?,
             ip: r.string("canal.ip", ""),
@@ -794,6 +946,7 @@ impl ServerConfig {
             passwd: r.string("canal.passwd", ""),
             tcp: r.tcp_limits()?,
             admin_port: r.parse("canal.admin.port", 11110, "expected a TCP port (1-65535)")?,
+            admin_http: admin_http(&r)?,
             admin_user: r.string("canal.admin.user", ""),
             admin_passwd: r.string("canal.admin.passwd", ""),
             zk_servers: r.string("canal.zkServers", ""),
@@ -827,9 +980,9 @@ impl ServerConfig {
                 DEFAULT_BINLOG_MAX_EVENT_SIZE,
                 "expected a number of bytes",
             )?,
-            file_data_dir: PathBuf::from(
-                r.string("canal.file.data.dir", &conf_dir.display().to_string()),
-            ),
+            file_data_dir: r
+                .path_from("canal.file.data.dir", dir)
+                .unwrap_or_else(|| conf_dir.clone()),
             file_flush_period: Duration::from_millis(r.parse(
                 "canal.file.flush.period",
                 1000,
@@ -863,8 +1016,12 @@ impl ServerConfig {
                 .filter(|(k, _)| k.starts_with("canal.instance.") || k.starts_with("canal.mq."))
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
-            warnings: unknown_key_warnings(path, &props, &[KNOWN_SERVER_KEYS, KNOWN_INSTANCE_KEYS]),
+            warnings: unknown_key_warnings(path, &props, &[KNOWN_SERVER_KEYS, KNOWN_INSTANCE_KEYS])
+                .into_iter()
+                .chain(admin_key_warning(path, &props))
+                .collect(),
             raw: without_secrets(&props),
+            path: path.to_path_buf(),
         };
         if !(1..=MAX_BINLOG_MAX_EVENT_SIZE).contains(&cfg.binlog_max_event_size) {
             if let Some(p) = props.get("sluice.binlog.maxEventSize") {
@@ -972,6 +1129,74 @@ impl InstanceConfig {
                 });
             return Err(r.bad("canal.instance.master.address", &p, "expected host:port"));
         }
+        let standby_address = r.string("canal.instance.standby.address", "");
+        let source_candidates = r.list("sluice.instance.source.candidates", "");
+        for (key, addr) in std::iter::once(("canal.instance.standby.address", &standby_address))
+            .filter(|(_, a)| !a.is_empty())
+            .chain(
+                source_candidates
+                    .iter()
+                    .map(|a| ("sluice.instance.source.candidates", a)),
+            )
+        {
+            let port_ok = addr
+                .rsplit_once(':')
+                .is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok());
+            if !port_ok {
+                let p = props.get(key).cloned().unwrap_or(Property {
+                    value: addr.clone(),
+                    line: 0,
+                });
+                return Err(r.bad(key, &p, "expected host:port (comma separated for a list)"));
+            }
+        }
+        let detect_interval: u64 = r.parse(
+            "canal.instance.detecting.interval.time",
+            3,
+            "expected seconds",
+        )?;
+        let detect_retries: u64 = r.parse(
+            "canal.instance.detecting.retry.threshold",
+            3,
+            "expected a number of failed checks",
+        )?;
+        let failover_after = match r.optional::<u64>(
+            "sluice.instance.source.failoverAfter",
+            "expected milliseconds",
+        )? {
+            Some(ms) => Duration::from_millis(ms),
+            None => Duration::from_secs(detect_interval.saturating_mul(detect_retries)),
+        };
+        let snapshot = SnapshotSettings {
+            mode: r.choice(
+                "sluice.instance.snapshot.mode",
+                SnapshotMode::Never,
+                &[
+                    ("never", SnapshotMode::Never),
+                    ("initial", SnapshotMode::Initial),
+                ],
+            )?,
+            chunk_size: r.parse(
+                "sluice.instance.snapshot.chunkSize",
+                8192,
+                "expected a number of rows (1 or more)",
+            )?,
+            parallelism: r.parse(
+                "sluice.instance.snapshot.parallelism",
+                2,
+                "expected a number of tables read at once (1 or more)",
+            )?,
+        };
+        for (key, n) in [
+            ("sluice.instance.snapshot.chunkSize", snapshot.chunk_size),
+            ("sluice.instance.snapshot.parallelism", snapshot.parallelism),
+        ] {
+            if n == 0 {
+                if let Some(p) = props.get(key) {
+                    return Err(r.bad(key, p, "expected 1 or more"));
+                }
+            }
+        }
         Ok(InstanceConfig {
             destination: destination.to_string(),
             slave_id: r.parse(
@@ -989,7 +1214,10 @@ impl InstanceConfig {
                 "expected milliseconds since the epoch",
             )?,
             master_gtid: r.string("canal.instance.master.gtid", ""),
-            standby_address: r.string("canal.instance.standby.address", ""),
+            standby_address,
+            source_candidates,
+            failover_after,
+            snapshot,
             db_username: r.string("canal.instance.dbUsername", ""),
             db_password: r.string("canal.instance.dbPassword", ""),
             default_database_name: r.string("canal.instance.defaultDatabaseName", ""),

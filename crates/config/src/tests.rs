@@ -391,3 +391,128 @@ fn mq_instance_keys_are_read_with_server_defaults_and_checked() {
         assert!(err.contains(want), "{err}");
     }
 }
+
+#[test]
+fn relative_folders_are_taken_from_the_folder_of_canal_properties() {
+    // Canal's stock layout: conf/canal.properties with `canal.conf.dir =
+    // ../conf` and `canal.file.data.dir = ${canal.conf.dir}`; the server may
+    // be started from any working directory.
+    let root = tempfile::tempdir().unwrap();
+    let conf = root.path().join("conf");
+    write(
+        &conf,
+        "canal.properties",
+        "canal.conf.dir = ../conf\ncanal.file.data.dir = ${canal.conf.dir}\ncanal.destinations = example\n",
+    );
+    write(
+        &conf,
+        "example/instance.properties",
+        "canal.instance.master.address = 127.0.0.1:3306\n",
+    );
+    let server = ServerConfig::load(&conf).unwrap();
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap();
+    assert_eq!(canonical(&server.conf_dir), canonical(&conf));
+    assert_eq!(canonical(&server.file_data_dir), canonical(&conf));
+    assert_eq!(server.discover_destinations(), vec!["example"]);
+    InstanceConfig::load(&server, "example").unwrap();
+
+    // A relative data folder is also taken from there.
+    write(
+        &conf,
+        "canal.properties",
+        "canal.conf.dir = ../conf\ncanal.file.data.dir = data\n",
+    );
+    let server = ServerConfig::load(&conf).unwrap();
+    assert_eq!(
+        server.file_data_dir,
+        std::path::absolute(conf.join("data")).unwrap()
+    );
+}
+
+#[test]
+fn the_example_conf_folder_loads_with_no_unknown_key() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/conf");
+    let server = ServerConfig::load(&dir).unwrap();
+    assert!(server.warnings.is_empty(), "{:#?}", server.warnings);
+    assert_eq!(server.discover_destinations(), vec!["example"]);
+    let inst = InstanceConfig::load(&server, "example").unwrap();
+    assert!(inst.warnings.is_empty(), "{:#?}", inst.warnings);
+    assert_eq!(inst.filter_regex, ".*\\..*");
+}
+
+#[test]
+fn the_admin_port_of_the_stock_file_is_said_to_be_not_served() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.port = 11111\ncanal.admin.port = 11110\ncanal.admin.user = admin\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.warnings.len(), 1, "{:#?}", server.warnings);
+    assert!(
+        server.warnings[0].ends_with(
+            "canal.properties:2: canal.admin.port = 11110: Sluice does not serve Canal's admin protocol (canal-admin); nothing listens on that port and canal.admin.* are ignored"
+        ),
+        "{:#?}",
+        server.warnings
+    );
+}
+
+#[test]
+fn admin_http_is_off_by_default_loopback_by_default_and_needs_a_token_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "canal.properties", "canal.port = 11111\n");
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.admin_http, None);
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.admin.http.port = 8089\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    let admin = server.admin_http.unwrap();
+    assert_eq!((admin.host.as_str(), admin.port), ("127.0.0.1", 8089));
+    assert_eq!(admin.token, None);
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.admin.http.port = 8089\nsluice.admin.http.host = 0.0.0.0\nsluice.admin.http.token = t0ps3cret\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    let admin = server.admin_http.clone().unwrap();
+    assert_eq!(admin.host, "0.0.0.0");
+    assert_eq!(admin.token.unwrap().expose(), "t0ps3cret");
+    assert!(!format!("{server:?}").contains("t0ps3cret"));
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "# admin\nsluice.admin.http.port = 8089\nsluice.admin.http.host = 0.0.0.0\n",
+    );
+    let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("canal.properties:3: sluice.admin.http.host")
+            && err.contains("sluice.admin.http.token"),
+        "{err}"
+    );
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.admin.http.port = http\n",
+    );
+    let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("canal.properties:1: sluice.admin.http.port"),
+        "{err}"
+    );
+
+    assert!(is_loopback_host("127.0.0.2"));
+    assert!(is_loopback_host("::1"));
+    assert!(is_loopback_host("localhost"));
+    assert!(!is_loopback_host("10.1.2.3"));
+    assert!(!is_loopback_host(""));
+}

@@ -25,8 +25,10 @@
 //! those acknowledged batches, never skip any.
 
 pub mod lock;
+pub mod snapshot;
 
 pub use lock::{DirLock, LockError};
+pub use snapshot::{PendingChunk, SnapshotProgress, TableProgress};
 
 use std::collections::HashMap;
 use std::fs;
@@ -97,6 +99,20 @@ pub trait CursorStore: Send + Sync {
     /// Keeps the destination's first start position, durably. A store
     /// that cannot keep it ignores it (the configured start then applies).
     fn save_start(&self, _destination: &str, _position: &EntryPosition) -> Result<(), MetaError> {
+        Ok(())
+    }
+    /// How far the destination's initial snapshot has come; `None` if never
+    /// saved, or if the store cannot keep it.
+    fn load_snapshot(&self, _destination: &str) -> Result<Option<SnapshotProgress>, MetaError> {
+        Ok(None)
+    }
+    /// Keeps the snapshot's progress, durably. A store that cannot keep it
+    /// ignores it (a restart then reads the snapshot again).
+    fn save_snapshot(
+        &self,
+        _destination: &str,
+        _progress: &SnapshotProgress,
+    ) -> Result<(), MetaError> {
         Ok(())
     }
     /// Brings the destination's cursors into their plain, final form (the
@@ -211,6 +227,11 @@ impl FileCursorStore {
     /// apart so `meta.dat` stays what Canal reads and writes.
     pub fn start_path(&self, destination: &str) -> PathBuf {
         self.dir.join(destination).join("start.dat")
+    }
+
+    /// `{dir}/{destination}/snapshot.json`: the initial snapshot's progress.
+    pub fn snapshot_path(&self, destination: &str) -> PathBuf {
+        self.dir.join(destination).join("snapshot.json")
     }
 
     /// Waits until no compaction of the destination's logs is under way.
@@ -676,6 +697,18 @@ impl CursorStore for FileCursorStore {
     fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
         write_json(&self.start_path(destination), position)
     }
+
+    fn load_snapshot(&self, destination: &str) -> Result<Option<SnapshotProgress>, MetaError> {
+        read_json(&self.snapshot_path(destination))
+    }
+
+    fn save_snapshot(
+        &self,
+        destination: &str,
+        progress: &SnapshotProgress,
+    ) -> Result<(), MetaError> {
+        write_json(&self.snapshot_path(destination), progress)
+    }
 }
 
 /// Canal's memory meta (`memory-instance.xml`): cursors live as long as
@@ -684,6 +717,7 @@ impl CursorStore for FileCursorStore {
 pub struct MemoryCursorStore {
     metas: std::sync::Mutex<std::collections::HashMap<String, DestinationMeta>>,
     starts: std::sync::Mutex<std::collections::HashMap<String, EntryPosition>>,
+    snapshots: std::sync::Mutex<std::collections::HashMap<String, SnapshotProgress>>,
 }
 
 impl CursorStore for MemoryCursorStore {
@@ -709,6 +743,21 @@ impl CursorStore for MemoryCursorStore {
     fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
         let mut starts = self.starts.lock().unwrap_or_else(|p| p.into_inner());
         starts.insert(destination.to_string(), position.clone());
+        Ok(())
+    }
+
+    fn load_snapshot(&self, destination: &str) -> Result<Option<SnapshotProgress>, MetaError> {
+        let snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(snapshots.get(destination).cloned())
+    }
+
+    fn save_snapshot(
+        &self,
+        destination: &str,
+        progress: &SnapshotProgress,
+    ) -> Result<(), MetaError> {
+        let mut snapshots = self.snapshots.lock().unwrap_or_else(|p| p.into_inner());
+        snapshots.insert(destination.to_string(), progress.clone());
         Ok(())
     }
 

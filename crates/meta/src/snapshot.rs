@@ -1,0 +1,86 @@
+//! How far a destination's initial snapshot has come, persisted beside its
+//! cursors (`snapshot.json` in the destination's folder, or a node in
+//! ZooKeeper), so a restart or a take-over resumes the snapshot at the chunk
+//! it stopped in instead of starting over.
+//!
+//! A chunk counts as done only once the consumers' cursors have moved past
+//! the binlog position it was delivered at: until then it is pending, and a
+//! restart reads it again (a newer version of the same rows, never an older
+//! one).
+
+use serde::{Deserialize, Serialize};
+use sluice_canal::EntryPosition;
+
+/// The snapshot of one destination.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotProgress {
+    /// The tables the snapshot covers, in the order it reads them.
+    pub tables: Vec<TableProgress>,
+}
+
+impl SnapshotProgress {
+    /// Every table read and confirmed.
+    pub fn finished(&self) -> bool {
+        !self.tables.is_empty() && self.tables.iter().all(|t| t.done)
+    }
+
+    pub fn table(&self, schema: &str, table: &str) -> Option<&TableProgress> {
+        self.tables
+            .iter()
+            .find(|t| t.schema == schema && t.table == table)
+    }
+
+    pub fn table_mut(&mut self, schema: &str, table: &str) -> Option<&mut TableProgress> {
+        self.tables
+            .iter_mut()
+            .find(|t| t.schema == schema && t.table == table)
+    }
+
+    /// Rows confirmed, over all tables.
+    pub fn rows_done(&self) -> u64 {
+        self.tables.iter().map(|t| t.rows_done).sum()
+    }
+
+    /// The server's estimate of all rows (`information_schema.TABLES`).
+    pub fn rows_estimated(&self) -> u64 {
+        self.tables.iter().map(|t| t.rows_estimated).sum()
+    }
+}
+
+/// One table's progress.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TableProgress {
+    pub schema: String,
+    pub table: String,
+    /// The key of the last row of the last confirmed chunk (one value per
+    /// key column, hex of the bytes the server sent); `None` before the
+    /// first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub done_up_to: Option<Vec<String>>,
+    /// Every chunk confirmed.
+    #[serde(default)]
+    pub done: bool,
+    #[serde(default)]
+    pub rows_done: u64,
+    #[serde(default)]
+    pub rows_estimated: u64,
+    /// Chunks delivered and not yet confirmed, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pending: Vec<PendingChunk>,
+}
+
+/// A chunk delivered at `delivered_at`, waiting for the cursors to pass it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingChunk {
+    /// The key of its last row (hex values); `None` with `last` for an
+    /// empty last chunk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub up_to: Option<Vec<String>>,
+    /// The table's last chunk.
+    pub last: bool,
+    pub rows: u64,
+    /// The binlog position its rows were delivered at.
+    pub delivered_at: EntryPosition,
+}
