@@ -110,12 +110,11 @@ impl CanalEncoder {
     }
 
     fn position(&self, txn: &TransactionState, at: &Position<'_>, offset: u64) -> EntryPosition {
+        // The GTID state is kept in every position, whatever `gtid_on`
+        // says of the entries: a cursor must stay valid on another server
+        // (source failover resumes by GTID).
         EntryPosition {
-            gtid: if self.gtid_on {
-                txn.executed_gtid_set.clone()
-            } else {
-                String::new()
-            },
+            gtid: txn.executed_gtid_set.clone(),
             included: false,
             journal_name: at.file.to_string(),
             position: offset,
@@ -744,6 +743,7 @@ mod tests {
                     _ => c.column_type.sql_name().to_string(),
                 },
                 is_key: i == 0,
+                default: None,
             })
             .collect()
     }

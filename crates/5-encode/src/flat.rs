@@ -8,6 +8,13 @@
 //!
 //! Written as fastjson2 writes it: top-level keys in alphabetical order,
 //! nulls written, maps in column order, compact, non-ASCII as UTF-8.
+//!
+//! One field is Sluice's own: the rows of the initial snapshot (entries
+//! whose header has the prop `snapshot` = `true`) carry `"snapshot":true`,
+//! between `pkNames` and `sql`; other messages are Canal's, without it.
+//! Canal's `FlatMessage` class has no such field; its client reads the
+//! JSON with fastjson's `parseObject(.., FlatMessage.class)`, which skips
+//! keys the class lacks, so Canal's consumers ignore it.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -53,6 +60,9 @@ pub struct FlatMessage<S = String> {
     pub data: Option<Vec<FlatRow<S>>>,
     /// UPDATE only: the before values of the updated columns, per row.
     pub old: Option<Vec<FlatRow<S>>>,
+    /// A row of the initial snapshot (header prop `snapshot` = `true`):
+    /// written as `"snapshot":true`, and not at all when false.
+    pub snapshot: bool,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -156,6 +166,7 @@ impl<'a> FlatMessage<&'a str> {
             mysql_type: None,
             data: None,
             old: None,
+            snapshot: header.snapshot,
         };
         if is_ddl
             || !matches!(
@@ -269,6 +280,7 @@ impl<'a> FlatMessage<&'a str> {
             }),
             data: self.data.as_ref().map(rows),
             old: self.old.as_ref().map(rows),
+            snapshot: self.snapshot,
         }
     }
 }
@@ -315,6 +327,10 @@ impl<S: AsRef<str>> FlatMessage<S> {
             }
             None => out.push_str("null"),
         }
+        // Only snapshot rows have the key: every other message stays Canal's.
+        if self.snapshot {
+            out.push_str(",\"snapshot\":true");
+        }
         out.push_str(",\"sql\":");
         write_str(out, self.sql.as_ref());
         out.push_str(",\"sqlType\":");
@@ -331,7 +347,7 @@ impl<S: AsRef<str>> FlatMessage<S> {
     }
 }
 
-fn push_i64(out: &mut String, v: i64) {
+pub(crate) fn push_i64(out: &mut String, v: i64) {
     out.push_str(itoa::Buffer::new().format(v));
 }
 
@@ -378,7 +394,9 @@ fn write_rows<S: AsRef<str>>(out: &mut String, rows: Option<&[FlatRow<S>]>) {
 
 /// A JSON string: quotes, backslashes and control characters escaped,
 /// everything else as is (UTF-8).
-fn write_str(out: &mut String, s: &str) {
+pub(crate) fn write_str(out: &mut String, s: &str) {
+    // Room for the string and its quotes: escapes aside, one allocation at most.
+    out.reserve(s.len() + 2);
     out.push('"');
     // Runs of characters that need no escape are copied whole; the ones
     // that do are all ASCII, so every cut is on a character boundary.
@@ -458,7 +476,7 @@ impl Encoder for FlatEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sluice_canal::proto::{Column, Header, RowChange, RowData};
+    use sluice_canal::proto::{Column, Header, Pair, RowChange, RowData};
 
     fn column(name: &str, key: bool, value: Option<&str>, updated: bool) -> Column {
         Column {
@@ -633,6 +651,61 @@ mod tests {
             write_str(&mut out, &s);
             assert_eq!(out, serde_json::to_string(&s).unwrap(), "{s:?}");
         }
+    }
+
+    /// A row of the initial snapshot (header prop `snapshot` = `true`,
+    /// before `rowsCount`) has `"snapshot":true` between `pkNames` and
+    /// `sql`; the same entry without the prop has no such key.
+    #[test]
+    fn snapshot_rows_carry_the_snapshot_field() {
+        let change = RowChange {
+            event_type: Some(EventType::Insert as i32),
+            is_ddl: Some(false),
+            row_datas: vec![RowData {
+                after_columns: vec![
+                    column("id", true, Some("7"), true),
+                    column("name", false, Some("zoe"), true),
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let mut plain = entry(change);
+        plain.header.as_mut().unwrap().props = vec![Pair::new("rowsCount", "1")];
+        let mut snapshot = plain.clone();
+        snapshot.header.as_mut().unwrap().props =
+            vec![Pair::new("snapshot", "true"), Pair::new("rowsCount", "1")];
+
+        let m = FlatMessage::from_entry(&snapshot, 3, 1_704_164_700_210)
+            .unwrap()
+            .unwrap();
+        assert!(m.snapshot);
+        assert_eq!(
+            m.to_json(),
+            concat!(
+                r#"{"data":[{"id":"7","name":"zoe"}],"database":"test","es":1704164700000,"#,
+                r#""gtid":"","id":3,"isDdl":false,"mysqlType":{"id":"bigint(20)","name":"varchar(32)"},"#,
+                r#""old":null,"pkNames":["id"],"snapshot":true,"sql":"","#,
+                r#""sqlType":{"id":-5,"name":12},"table":"user","ts":1704164700210,"type":"INSERT"}"#
+            )
+        );
+        let m = FlatMessage::from_entry(&plain, 3, 1_704_164_700_210)
+            .unwrap()
+            .unwrap();
+        assert!(!m.snapshot);
+        assert_eq!(
+            m.to_json(),
+            concat!(
+                r#"{"data":[{"id":"7","name":"zoe"}],"database":"test","es":1704164700000,"#,
+                r#""gtid":"","id":3,"isDdl":false,"mysqlType":{"id":"bigint(20)","name":"varchar(32)"},"#,
+                r#""old":null,"pkNames":["id"],"sql":"","#,
+                r#""sqlType":{"id":-5,"name":12},"table":"user","ts":1704164700210,"type":"INSERT"}"#
+            )
+        );
+        // `snapshot` = anything else is no mark.
+        snapshot.header.as_mut().unwrap().props[0] = Pair::new("snapshot", "false");
+        let m = FlatMessage::from_entry(&snapshot, 3, 0).unwrap().unwrap();
+        assert!(!m.to_json().contains("snapshot"), "{}", m.to_json());
     }
 
     /// Transaction boundaries give no message.

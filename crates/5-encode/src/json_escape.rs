@@ -17,35 +17,72 @@ pub fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
+/// The escapes of a word, flagged by the high bit of their bytes: the
+/// lowest flag is the first escape.
+#[inline(always)]
+fn escapes(w: u64) -> u64 {
+    // A byte below 0x20 borrows from its own high bit; bytes of 0x80 and
+    // above are masked out by `!w`. A borrow only ever flags bytes above a
+    // true match, so the lowest flag is always a true match, and the lowest
+    // of the three masks' lowest flags is the first escape.
+    let control = w.wrapping_sub(ONES * 0x20) & !w;
+    let q = w ^ (ONES * u64::from(b'"'));
+    let quote = q.wrapping_sub(ONES) & !q;
+    let s = w ^ (ONES * u64::from(b'\\'));
+    let slash = s.wrapping_sub(ONES) & !s;
+    (control | quote | slash) & HIGHS
+}
+
+#[inline(always)]
+fn word(b: &[u8], at: usize) -> u64 {
+    let w = &b[at..at + 8];
+    u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]])
+}
+
+#[inline(always)]
+fn half(b: &[u8], at: usize) -> u64 {
+    let w = &b[at..at + 4];
+    u64::from(u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+}
+
 /// The index of the first byte of `bytes` at or after `from` that a JSON
 /// string escapes, if any.
-#[inline]
+#[inline(always)]
 pub fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
     let rest = bytes.get(from..)?;
-    let mut words = rest.chunks_exact(8);
-    let mut at = from;
-    for w in &mut words {
-        let w = u64::from_le_bytes([w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]]);
-        // A byte below 0x20 borrows from its own high bit; bytes of 0x80 and
-        // above are masked out by `!w`. A borrow only ever flags bytes above
-        // a true match, so the lowest flag is always a true match, and the
-        // lowest of the three masks' lowest flags is the first escape.
-        let control = w.wrapping_sub(ONES * 0x20) & !w;
-        let q = w ^ (ONES * u64::from(b'"'));
-        let quote = q.wrapping_sub(ONES) & !q;
-        let s = w ^ (ONES * u64::from(b'\\'));
-        let slash = s.wrapping_sub(ONES) & !s;
-        let hits = (control | quote | slash) & HIGHS;
-        if hits != 0 {
-            return Some(at + (hits.trailing_zeros() / 8) as usize);
+    let n = rest.len();
+    let first = |at: usize, hits: u64| Some(from + at + (hits.trailing_zeros() / 8) as usize);
+    if n >= 8 {
+        let mut at = 0;
+        while at + 8 <= n {
+            let hits = escapes(word(rest, at));
+            if hits != 0 {
+                return first(at, hits);
+            }
+            at += 8;
         }
-        at += 8;
+        if at < n {
+            // The last bytes, in a word that overlaps the one before: that
+            // one had no escape, so the lowest flag is still the first.
+            let at = n - 8;
+            let hits = escapes(word(rest, at));
+            if hits != 0 {
+                return first(at, hits);
+            }
+        }
+        return None;
     }
-    words
-        .remainder()
-        .iter()
-        .position(|&b| needs_escape(b))
-        .map(|i| at + i)
+    if n >= 4 {
+        // The first four bytes and the last four (overlapping when fewer
+        // than eight) in one word, the last in its upper half.
+        let hits = escapes(half(rest, 0) | half(rest, n - 4) << 32);
+        if hits == 0 {
+            return None;
+        }
+        let i = (hits.trailing_zeros() / 8) as usize;
+        return Some(from + if i < 4 { i } else { n + i - 8 });
+    }
+    rest.iter().position(|&b| needs_escape(b)).map(|i| from + i)
 }
 
 #[cfg(test)]

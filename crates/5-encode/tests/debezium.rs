@@ -16,7 +16,7 @@ use sluice_events::{ChangeBuilder, ColumnInfo, Encoder, Position};
 use sluice_testkit::{BinlogRowImage, BinlogRowMetadata, MariaDb, MariaDbConfig};
 
 mod debezium_sql;
-use debezium_sql::{CHANGES, INSERT_TYPES, SETUP};
+use debezium_sql::{CHANGES, INSERT_TYPES, SETUP, TEMPORAL};
 
 const SERVER_ID: u32 = 223_344;
 /// The processing time every record gets: 2024-05-01T12:30:45.211432871Z.
@@ -67,14 +67,32 @@ fn build_fixture_with(
         .arg("--default-time-zone=+00:00");
     let db = MariaDb::start(cfg)?;
     db.exec(SETUP)?;
+    db.exec(TEMPORAL)?;
     db.exec(&format!(
         "SET SESSION sql_mode=''; USE inventory; {INSERT_TYPES}"
     ))?;
     db.exec(CHANGES)?;
+    collect(&db)
+}
+
+/// A MariaDB (FULL row metadata) that ran `sql`, as a fixture.
+fn fixture_from_sql(sql: &str) -> anyhow::Result<Fixture> {
+    let cfg = MariaDbConfig::default()
+        .binlog_row_metadata(BinlogRowMetadata::Full)
+        .server_id(SERVER_ID)
+        .arg("--default-time-zone=+00:00");
+    let db = MariaDb::start(cfg)?;
+    db.exec(sql)?;
+    collect(&db)
+}
+
+/// The binlog files of `db` and the columns of its `inventory` tables.
+fn collect(db: &MariaDb) -> anyhow::Result<Fixture> {
     db.flush_binlogs()?;
     let mut columns: HashMap<(String, String), Vec<ColumnInfo>> = HashMap::new();
     for row in db.query(
-        "SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, COLUMN_KEY FROM information_schema.COLUMNS \
+        "SELECT TABLE_NAME, COLUMN_NAME, COLUMN_TYPE, COLUMN_KEY, COLUMN_DEFAULT \
+         FROM information_schema.COLUMNS \
          WHERE TABLE_SCHEMA = 'inventory' ORDER BY TABLE_NAME, ORDINAL_POSITION",
     )? {
         let text = |i: usize| row[i].clone().unwrap_or_default();
@@ -85,6 +103,7 @@ fn build_fixture_with(
                 name: text(1),
                 mysql_type: text(2),
                 is_key: text(3) == "PRI",
+                default: row[4].clone(),
             });
     }
     let mut files = Vec::new();
@@ -548,10 +567,6 @@ fn options_change_the_values() {
     assert_eq!(ops, expected, "the key change stays (as d and c)");
 
     let mut o = plain();
-    assert!(matches!(
-        o.set("time.precision.mode", "connect"),
-        Err(DebeziumError::Unsupported { .. })
-    ));
     assert!(o.set("decimal.handling.mode", "exact").is_err());
     assert!(o.set("no.such.property", "x").is_err());
 }
@@ -824,4 +839,326 @@ fn minimal_row_image_update_keeps_its_key() {
     assert_eq!(ops[5], "d");
     assert_eq!(ops[7], "c");
     assert_eq!(recs[7].0, json(r#"{"id":8}"#));
+}
+
+/// The after image of the first record of row `id` of the temporal table.
+fn temporal_row(e: &Encoded, id: i64) -> Json {
+    topic(e, "dbserver1.inventory.temporal")
+        .into_iter()
+        .map(|(_, v)| v["after"].clone())
+        .find(|a| a["id"] == id)
+        .unwrap_or_else(|| panic!("no row {id} of the temporal table"))
+}
+
+/// Row id, column, the value's JSON.
+type ValueCase = (i64, &'static str, &'static str);
+/// Column, Connect type, schema name.
+type SchemaCase = (&'static str, &'static str, &'static str);
+
+/// DATE, TIME, DATETIME, TIMESTAMP and YEAR at their edges in each
+/// `time.precision.mode`: zero dates (null when nullable, the epoch when
+/// not), two-digit years moved to 1970–2069, negative and 838-hour TIMEs,
+/// each fractional precision, and values a mode cannot hold (null). The
+/// values are those Debezium 3.6.3 writes for the rows of `TEMPORAL`
+/// (tests/debezium_oracle.rs compares every one of them).
+#[test]
+fn temporal_values_in_every_time_precision_mode() {
+    let cases: &[(&str, &[ValueCase])] = &[
+        (
+            "adaptive_time_microseconds",
+            &[
+                (1, "d", "19844"),
+                (1, "dnn", "-1"),
+                (1, "t1", "45045500000"),
+                (1, "t3", "-3600123000"),
+                (1, "t6", "3020399999999"),
+                (1, "t6nn", "1"),
+                (1, "dt3", "1529476623123"),
+                (1, "dt4", "-2208988799999900"),
+                (1, "dtnn", "-1000"),
+                (1, "dt6nn", "-1"),
+                (1, "ts3", r#""2023-01-11T00:34:10.010Z""#),
+                (1, "tsnn", r#""1970-01-01T00:00:01.000Z""#),
+                (1, "ynn", "1901"),
+                (2, "d", "null"),
+                (2, "dnn", "0"),
+                (2, "t1", "-500000"),
+                (2, "t6", "86400000000"),
+                (2, "dt0", "null"),
+                (2, "dtnn", "0"),
+                (2, "tsnn", r#""1970-01-01T00:00:00Z""#),
+                (2, "ynn", "1900"),
+                (5, "d", "11323"),
+                (5, "dnn", "36524"),
+                (5, "t6", "-1"),
+                (5, "dt0", "0"),
+                (5, "dt3", "946684799999"),
+                (5, "dt4", "-59011459200000000"),
+                (5, "dt6", "null"),
+                (5, "dt6nn", "0"),
+                (6, "d", "null"),
+                (6, "dnn", "0"),
+            ],
+        ),
+        (
+            "connect",
+            &[
+                (1, "d", "19844"),
+                (1, "t1", "45045500"),
+                (1, "t3", "null"),
+                (1, "t6", "null"),
+                (1, "tnn", "86399000"),
+                (1, "t6nn", "0"),
+                (1, "dt4", "-2208988800000"),
+                (1, "dt6", "946684800000"),
+                (2, "t1", "null"),
+                (2, "t6", "86400000"),
+                (2, "dt4", "-1"),
+                (2, "dnn", "0"),
+                (4, "t0", "null"),
+                (5, "t1", "null"),
+                (5, "d", "11323"),
+            ],
+        ),
+        (
+            "isostring",
+            &[
+                (1, "d", r#""2024-05-01Z""#),
+                (1, "dnn", r#""1969-12-31Z""#),
+                (1, "t0", r#""12:30:45Z""#),
+                (1, "t1", r#""12:30:45.5Z""#),
+                (1, "t3", "null"),
+                (1, "t6nn", r#""00:00:00.000001Z""#),
+                (1, "dt3", r#""2018-06-20T06:37:03.123Z""#),
+                (1, "dt4", r#""1900-01-01T00:00:00.0001Z""#),
+                (1, "ts0", r#""2018-06-20T13:37:03Z""#),
+                (2, "d", "null"),
+                (2, "dnn", r#""1970-01-01Z""#),
+                (2, "t6", r#""00:00:00Z""#),
+                (2, "dtnn", r#""1970-01-01T00:00:00Z""#),
+                (2, "dt6nn", r#""2262-04-11T23:47:16.854775Z""#),
+                (4, "dt4", r#""1583-01-01T00:00:00Z""#),
+                (4, "dt6", r#""2001-01-01T00:00:00Z""#),
+                (4, "dt6nn", r#""2000-02-29T12:00:00.5Z""#),
+                (5, "dnn", r#""2069-12-31Z""#),
+                (5, "dt4", r#""0100-01-01T00:00:00Z""#),
+            ],
+        ),
+        (
+            "microseconds",
+            &[
+                (1, "t0", "45045000000"),
+                (1, "dt0", "1529476623000000"),
+                (1, "dtnn", "-1000000"),
+                (4, "dt0", "-9223372037000000"),
+            ],
+        ),
+        (
+            "nanoseconds",
+            &[
+                (1, "t6nn", "1000"),
+                (1, "t6", "3020399999999000"),
+                (1, "dt6", "946684800000001000"),
+                (2, "dt3", "null"),
+                (2, "dt6nn", "9223372036854775000"),
+                // The day's nanoseconds overflow although the instant fits.
+                (3, "dt6", "null"),
+                (3, "dt6nn", "-9223286400000000000"),
+                (4, "dt0", "null"),
+                (4, "dt3", "null"),
+            ],
+        ),
+        (
+            // Debezium takes `adaptive` in any case but lower case.
+            "ADAPTIVE",
+            &[
+                (1, "t0", "45045000"),
+                (1, "t3", "-3600123"),
+                (1, "t6", "3020399999999"),
+                (1, "dt3", "1529476623123"),
+                (1, "dt4", "-2208988799999900"),
+                // 3020399900 ms wraps as a Java int.
+                (5, "t1", "-1274567396"),
+            ],
+        ),
+    ];
+    for (mode, expected) in cases {
+        let e = encode(with_options(&[("time.precision.mode", mode)])).unwrap();
+        for (id, column, want) in expected.iter() {
+            assert_eq!(
+                temporal_row(&e, *id)[*column],
+                json(want),
+                "time.precision.mode={mode}: row {id} column {column}"
+            );
+        }
+    }
+}
+
+/// The schema of each temporal column per `time.precision.mode`.
+#[test]
+fn temporal_schemas_in_every_time_precision_mode() {
+    let cases: &[(&str, &[SchemaCase])] = &[
+        (
+            "adaptive_time_microseconds",
+            &[
+                ("d", "int32", "io.debezium.time.Date"),
+                ("t1", "int64", "io.debezium.time.MicroTime"),
+                ("dt3", "int64", "io.debezium.time.Timestamp"),
+                ("dt4", "int64", "io.debezium.time.MicroTimestamp"),
+                ("ts0", "string", "io.debezium.time.ZonedTimestamp"),
+                ("y", "int32", "io.debezium.time.Year"),
+            ],
+        ),
+        (
+            "connect",
+            &[
+                ("d", "int32", "org.apache.kafka.connect.data.Date"),
+                ("t6", "int32", "org.apache.kafka.connect.data.Time"),
+                ("dt6", "int64", "org.apache.kafka.connect.data.Timestamp"),
+                ("ts6", "string", "io.debezium.time.ZonedTimestamp"),
+                ("y", "int32", "io.debezium.time.Year"),
+            ],
+        ),
+        (
+            "isostring",
+            &[
+                ("d", "string", "io.debezium.time.IsoDate"),
+                ("t0", "string", "io.debezium.time.IsoTime"),
+                ("dt0", "string", "io.debezium.time.IsoTimestamp"),
+                ("ts3", "string", "io.debezium.time.ZonedTimestamp"),
+            ],
+        ),
+        (
+            "microseconds",
+            &[
+                ("t0", "int64", "io.debezium.time.MicroTime"),
+                ("dt0", "int64", "io.debezium.time.MicroTimestamp"),
+            ],
+        ),
+        (
+            "nanoseconds",
+            &[
+                ("d", "int32", "io.debezium.time.Date"),
+                ("t0", "int64", "io.debezium.time.NanoTime"),
+                ("dt3", "int64", "io.debezium.time.NanoTimestamp"),
+            ],
+        ),
+        (
+            "Adaptive",
+            &[
+                ("t3", "int32", "io.debezium.time.Time"),
+                ("t6", "int64", "io.debezium.time.MicroTime"),
+                ("dt3", "int64", "io.debezium.time.Timestamp"),
+                ("dt6", "int64", "io.debezium.time.MicroTimestamp"),
+            ],
+        ),
+    ];
+    for (mode, expected) in cases {
+        let mut o = DebeziumOptions::new("dbserver1");
+        o.set("time.precision.mode", mode).unwrap();
+        let e = encode(o).unwrap();
+        let value = e
+            .records
+            .iter()
+            .find(|r| r.destination == "dbserver1.inventory.temporal")
+            .and_then(|r| r.value.as_deref())
+            .map(json)
+            .expect("a record of the temporal table");
+        let fields = value["schema"]["fields"][1]["fields"]
+            .as_array()
+            .expect("the after schema's fields")
+            .clone();
+        for (column, ty, name) in expected.iter() {
+            let field = fields
+                .iter()
+                .find(|f| f["field"] == *column)
+                .unwrap_or_else(|| panic!("{mode}: no field {column}"));
+            let want = serde_json::json!({
+                "type": ty,
+                "optional": true,
+                "name": name,
+                "version": 1,
+                "field": column,
+            });
+            assert_eq!(field, &want, "time.precision.mode={mode}: {column}");
+        }
+    }
+}
+
+/// The values of `time.precision.mode` Debezium 3.6.3's MySQL connector
+/// takes, and the two it refuses.
+#[test]
+fn time_precision_mode_values() {
+    let mut o = plain();
+    for v in [
+        "adaptive_time_microseconds",
+        "connect",
+        "isostring",
+        "microseconds",
+        "nanoseconds",
+        "ADAPTIVE",
+        " Connect ",
+    ] {
+        o.set("time.precision.mode", v)
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
+    }
+    // Debezium: "The 'adaptive' time.precision.mode is no longer supported".
+    let refused = o.set("time.precision.mode", "adaptive").unwrap_err();
+    assert!(
+        matches!(refused, DebeziumError::Refused { .. }),
+        "{refused}"
+    );
+    assert!(
+        refused.to_string().contains("no longer supported"),
+        "{refused}"
+    );
+    // `structured` is a later Debezium's; 3.6.3 does not know it.
+    assert!(matches!(
+        o.set("time.precision.mode", "structured"),
+        Err(DebeziumError::InvalidOption { .. })
+    ));
+}
+
+/// A NOT NULL column whose value the mode cannot hold stops the encoder
+/// with an error naming the column, as it stops Debezium's engine;
+/// nullable columns get null (above).
+#[test]
+fn unrepresentable_not_null_temporal_values_are_errors() {
+    let f = unrepresentable_fixture();
+    let err = |mode: &str| match encode_from(f, with_options(&[("time.precision.mode", mode)])) {
+        Err(DebeziumError::Value {
+            table,
+            column,
+            detail,
+            ..
+        }) => (table, column, detail),
+        other => panic!("{mode}: {:?}", other.map(|e| e.records.len())),
+    };
+    let (table, column, detail) = err("connect");
+    assert_eq!((table.as_str(), column.as_str()), ("negative_time", "t"));
+    assert!(detail.contains("-01:00:00"), "{detail}");
+    let (_, column, detail) = err("isostring");
+    assert_eq!(column, "t");
+    assert!(detail.contains("00:00:00..24:00:00"), "{detail}");
+    // The TIME table comes first, so nanoseconds reaches the DATETIME one.
+    let (table, column, _) = err("nanoseconds");
+    assert_eq!((table.as_str(), column.as_str()), ("old_datetime", "dt"));
+    // The modes that hold them write them.
+    let e = encode_from(f, with_options(&[("time.precision.mode", "microseconds")])).unwrap();
+    let after = |t: &str| topic(&e, &format!("dbserver1.inventory.{t}"))[0].1["after"].clone();
+    assert_eq!(after("negative_time")["t"], -3_600_000_000i64);
+    assert_eq!(after("old_datetime")["dt"], -11_676_096_000_000_000i64);
+}
+
+/// Tables whose NOT NULL columns hold what some modes cannot write.
+fn unrepresentable_fixture() -> &'static Fixture {
+    static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+    FIXTURE.get_or_init(|| {
+        let sql = "CREATE DATABASE inventory; USE inventory;
+            CREATE TABLE negative_time (id INT PRIMARY KEY, t TIME NOT NULL);
+            INSERT INTO negative_time VALUES (1, '-01:00:00');
+            CREATE TABLE old_datetime (id INT PRIMARY KEY, dt DATETIME NOT NULL);
+            INSERT INTO old_datetime VALUES (1, '1600-01-01 00:00:00');";
+        fixture_from_sql(sql).expect("MariaDB fixture")
+    })
 }

@@ -11,20 +11,21 @@
 //!   server's binlog files,
 //!
 //! with `converter.schemas.enable` false and true, and with [`OPTIONS`]
-//! (TRUNCATE, DECIMAL as text, BIGINT UNSIGNED precise, binary as hex).
+//! (TRUNCATE, DECIMAL as text, BIGINT UNSIGNED precise, binary as hex);
+//! and the temporal and defaults tables alone in every other
+//! `time.precision.mode` ([`TIME_PRECISION_MODES`]).
 //! Every record must be equal, in the same order: destination, key, and the
 //! whole value (schema included, member order included; `source.ts_*`, the
 //! binlog event's time, too) except the processing time (`ts_ms`/`ts_us`/
 //! `ts_ns` of the envelope) and the differences of Debezium's MySQL
 //! connector on a MariaDB server: `source.gtid` ([`check_known_difference`])
 //! and transaction metadata (see [`OPTIONS`]); of the JDK 17 it runs on
-//! (float texts); and one gap of Sluice: column DEFAULTs
-//! ([`DEFAULTS_TABLE`]). Debezium's schema change records are not compared
+//! (float texts). Debezium's schema change records are not compared
 //! (Sluice does not write them).
 //!
 //! Nothing is skipped: without Python, PyPI, a JVM or
 //! /usr/share/java/mariadb-java-client.jar the test fails and says which.
-//! The Debezium side takes 15–25 s here: two processes, three engine runs
+//! The Debezium side takes 30–40 s here: three processes, eight engine runs
 //! (JVM start, connector start, binlog read, one second of quiet at the
 //! end), well inside CI time, so it runs live rather than from a fixture.
 
@@ -38,10 +39,13 @@ use serde_json::Value as Json;
 use sluice_binlog::{walk_file, EventData};
 use sluice_encode::debezium::{DebeziumEncoder, DebeziumOptions, DebeziumRecord};
 use sluice_events::{ChangeBuilder, ColumnInfo, Encoder, Position};
+use sluice_schema::catalog::{ApplyContext, Catalog};
+use sluice_schema::lexer::LexOptions;
+use sluice_schema::BinlogPosition;
 use sluice_testkit::{BinlogRowMetadata, MariaDb, MariaDbConfig};
 
 mod debezium_sql;
-use debezium_sql::{CHANGES, INSERT_TYPES, SETUP};
+use debezium_sql::{CHANGES, INSERT_TYPES, SETUP, TEMPORAL};
 
 const SERVER_ID: u32 = 223_344;
 const TOPIC_PREFIX: &str = "dbserver1";
@@ -91,31 +95,74 @@ UPDATE types SET d = -0.0, f = 1.17549435e-38 WHERE id = 6;
 DELETE FROM types;
 ";
 
-/// A table with column DEFAULTs: Debezium puts them in the schema and, as
-/// Kafka's JsonConverter replaces a null by the field's default
-/// (`replace.null.with.default`, true by default), writes an explicit NULL
-/// as the DEFAULT. Sluice's change events carry no DEFAULTs, so it writes
-/// null: a gap of Sluice, checked to be exactly that by
-/// [`check_sluice_gap_defaults`].
+/// A table with column DEFAULTs of every kind of column: Debezium puts
+/// them in the schema (`"default"`) and, as Kafka's JsonConverter replaces
+/// a null by the field's default (`replace.null.with.default`, true by
+/// default), writes a NULL as the DEFAULT; so does Sluice, with each
+/// DEFAULT as its schema tracker keeps it ([`tracked_catalog`]). A hex
+/// DEFAULT is written `x'0102'`: Debezium's parser takes the text of
+/// `x'0102'` as `0102` but that of `0x0102` as `010`, and the tracker keeps
+/// both as `X'0102'`. Left out: BOOLEAN, whose type information_schema
+/// (where this test reads the types from) gives as `tinyint(1)`.
 const DEFAULTS_TABLE: &str = "
+SET SESSION sql_mode='';
 USE inventory;
 CREATE TABLE defaults (id INT PRIMARY KEY, s VARCHAR(10) DEFAULT 'x', n INT NOT NULL DEFAULT 5,
-  t TIMESTAMP NULL DEFAULT '2020-01-01 00:00:00', dd DECIMAL(5,2) DEFAULT 1.50);
-INSERT INTO defaults VALUES (1, NULL, 1, NULL, NULL);
+  t TIMESTAMP NULL DEFAULT '2020-01-01 00:00:00', dd DECIMAL(5,2) DEFAULT 1.50,
+  s2 VARCHAR(10) DEFAULT 'it''s', s3 CHAR(3) DEFAULT '', s4 VARCHAR(10) NOT NULL DEFAULT 'nn',
+  s5 VARCHAR(10) DEFAULT NULL, s6 TEXT DEFAULT 'txt', s7 VARCHAR(5) DEFAULT _utf8mb4'u',
+  n2 INT DEFAULT -3, ti TINYINT DEFAULT 1, tiu TINYINT UNSIGNED DEFAULT 200,
+  si SMALLINT UNSIGNED DEFAULT 65535, iu INT UNSIGNED DEFAULT 4294967295,
+  bi BIGINT DEFAULT -9000000000, biu BIGINT UNSIGNED DEFAULT 18446744073709551615,
+  nq INT DEFAULT '7', n3 INT DEFAULT (1+1), n4 INT DEFAULT +4,
+  f FLOAT DEFAULT 1.5, d DOUBLE DEFAULT 2.25, d2 DOUBLE DEFAULT 1e10, d3 DOUBLE DEFAULT 100,
+  fmd FLOAT(7,4) DEFAULT 1.25, dd2 DECIMAL(10,0) DEFAULT -7, dd3 DECIMAL(5,2) DEFAULT '3.14159',
+  dd4 DECIMAL(5,2) DEFAULT 0,
+  dt DATE DEFAULT '2020-02-29', dz DATE DEFAULT '0000-00-00',
+  dznn DATE NOT NULL DEFAULT '0000-00-00', dt2 DATE DEFAULT '0001-01-01',
+  tm TIME DEFAULT '12:34:56', tm3 TIME(3) DEFAULT '-01:00:00.5', tm6 TIME(6) DEFAULT '838:59:59',
+  dtm DATETIME DEFAULT '2020-01-01 10:00:00', dtm6 DATETIME(6) DEFAULT '2020-01-01 10:00:00.123456',
+  dtmc DATETIME DEFAULT CURRENT_TIMESTAMP, dtm3 DATETIME(3) DEFAULT '2020-01-01 10:00:00.5',
+  ts3 TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP(3), ts0 TIMESTAMP NULL DEFAULT 0,
+  ts6 TIMESTAMP(6) NULL DEFAULT '2020-01-01 00:00:00.5',
+  tsnn TIMESTAMP NOT NULL DEFAULT '1970-01-01 00:00:01',
+  y YEAR DEFAULT 2024, y2 YEAR DEFAULT 0, y3 YEAR DEFAULT '69',
+  e ENUM('a','b') DEFAULT 'b', st SET('x','y') DEFAULT 'x,y',
+  bit1 BIT(1) DEFAULT b'1', bit8 BIT(8) DEFAULT b'101', bit12 BIT(12) DEFAULT b'100000000001',
+  bin BINARY(2) DEFAULT 'ab', vb2 VARBINARY(4) DEFAULT 'hi', j JSON DEFAULT '{\"a\": 1}',
+  vb VARBINARY(4) DEFAULT x'0102', s8 VARCHAR(5) DEFAULT \"dq\", dtl DATETIME DEFAULT NOW());
+INSERT INTO defaults (id, s, n, t, dd) VALUES (1, NULL, 1, NULL, NULL);
 INSERT INTO defaults (id) VALUES (2);
 UPDATE defaults SET s = NULL WHERE id = 2;
+INSERT INTO defaults SET id = 3, s = NULL, s2 = NULL, s3 = NULL, s5 = NULL, s6 = NULL,
+  s7 = NULL, n2 = NULL, ti = NULL, biu = NULL, f = NULL, d = NULL, dd = NULL, dt = NULL,
+  dz = NULL, tm = NULL, tm3 = NULL, dtm = NULL, dtm6 = NULL, dtmc = NULL, ts0 = NULL, ts6 = NULL,
+  y = NULL, e = NULL, st = NULL, bit1 = NULL, bit8 = NULL, bin = NULL, j = NULL, n3 = NULL,
+  nq = NULL, tsnn = '0000-00-00 00:00:00', dznn = '0000-00-00', vb = NULL, s8 = NULL, dtl = NULL;
+DELETE FROM defaults WHERE id = 3;
 ";
 
-/// The DEFAULTs of `defaults` as Debezium writes them, per comparison
-/// (DECIMAL as text with `decimal.handling.mode=string`).
-fn defaults_of(mode: &str) -> [(&'static str, Json); 4] {
-    let dd = if mode == WITH_OPTIONS { "1.50" } else { "AJY=" };
-    [
-        ("s", Json::from("x")),
-        ("n", Json::from(5)),
-        ("t", Json::from("2020-01-01T00:00:00Z")),
-        ("dd", Json::from(dd)),
-    ]
+/// The `time.precision.mode`s other than the default, each run once by
+/// Debezium (schemas enabled: its payload is the schema-less value too)
+/// over the temporal table and the defaults table (temporal DEFAULTs too
+/// are written per mode). `adaptive` is spelt in capitals: Debezium
+/// refuses the lower-case word only, and so does Sluice.
+const TIME_PRECISION_MODES: [&str; 5] = [
+    "connect",
+    "isostring",
+    "microseconds",
+    "nanoseconds",
+    "ADAPTIVE",
+];
+
+/// The tables the modes are compared on: [`TEMPORAL`]'s and
+/// [`DEFAULTS_TABLE`]'s.
+const MODE_TABLES: &str = "inventory.temporal,inventory.defaults";
+
+fn is_mode_table(destination: &str) -> bool {
+    MODE_TABLES
+        .split(',')
+        .any(|t| destination == format!("{TOPIC_PREFIX}.{t}"))
 }
 
 /// One record of either side, parsed.
@@ -153,6 +200,15 @@ const OPTIONS: [(&str, &str); 4] = [
 struct Outputs {
     sluice: HashMap<&'static str, Vec<Record>>,
     debezium: HashMap<&'static str, Vec<Record>>,
+    /// Per `time.precision.mode`: Sluice's temporal-table records without
+    /// and with schemas, and Debezium's (with schemas).
+    modes: HashMap<&'static str, ModeOutputs>,
+}
+
+struct ModeOutputs {
+    sluice_plain: Vec<Record>,
+    sluice_schemas: Vec<Record>,
+    debezium_schemas: Vec<Record>,
 }
 
 fn outputs() -> &'static Outputs {
@@ -176,12 +232,18 @@ fn run_both() -> anyhow::Result<Outputs> {
     ))?;
     db.exec(CHANGES)?;
     db.exec(&format!("SET SESSION sql_mode=''; {MORE_CHANGES}"))?;
+    db.exec(TEMPORAL)?;
     db.exec(DEFAULTS_TABLE)?;
 
+    let catalog = tracked_catalog(&db)?;
+    let encode_with_sluice =
+        |schemas: bool, properties: &[(&str, &str)]| -> anyhow::Result<Vec<Record>> {
+            encode_with_sluice(&db, &catalog, schemas, properties)
+        };
     let mut sluice = HashMap::new();
-    sluice.insert(PLAIN, encode_with_sluice(&db, false, &[])?);
-    sluice.insert(SCHEMAS, encode_with_sluice(&db, true, &[])?);
-    sluice.insert(WITH_OPTIONS, encode_with_sluice(&db, false, &OPTIONS)?);
+    sluice.insert(PLAIN, encode_with_sluice(false, &[])?);
+    sluice.insert(SCHEMAS, encode_with_sluice(true, &[])?);
+    sluice.insert(WITH_OPTIONS, encode_with_sluice(false, &OPTIONS)?);
     let data_records = |mode: &str| {
         sluice[mode]
             .iter()
@@ -189,22 +251,71 @@ fn run_both() -> anyhow::Result<Outputs> {
             .count()
     };
     let mut debezium = HashMap::new();
-    let mut both = run_debezium(&python, &db, data_records(PLAIN), "both", &[], "defaults")?;
-    debezium.insert(PLAIN, both.remove(&false).unwrap_or_default());
-    debezium.insert(SCHEMAS, both.remove(&true).unwrap_or_default());
+    let mut both = run_debezium(
+        &python,
+        &db,
+        data_records(PLAIN),
+        "both",
+        &[],
+        &[],
+        "defaults",
+    )?;
+    debezium.insert(PLAIN, both.remove(&(false, None)).unwrap_or_default());
+    debezium.insert(SCHEMAS, both.remove(&(true, None)).unwrap_or_default());
     let mut with_options = run_debezium(
         &python,
         &db,
         data_records(WITH_OPTIONS),
         "false",
         &OPTIONS,
+        &[],
         "options",
     )?;
     debezium.insert(
         WITH_OPTIONS,
-        with_options.remove(&false).unwrap_or_default(),
+        with_options.remove(&(false, None)).unwrap_or_default(),
     );
-    Ok(Outputs { sluice, debezium })
+
+    let mode_tables_only = |records: Vec<Record>| -> Vec<Record> {
+        records
+            .into_iter()
+            .filter(|r| is_mode_table(&r.destination))
+            .collect()
+    };
+    let mode_records = sluice[PLAIN]
+        .iter()
+        .filter(|r| is_mode_table(&r.destination))
+        .count();
+    let mut by_mode = run_debezium(
+        &python,
+        &db,
+        mode_records,
+        "true",
+        &[("table.include.list", MODE_TABLES)],
+        &TIME_PRECISION_MODES,
+        "time-precision-modes",
+    )?;
+    let mut modes = HashMap::new();
+    for mode in TIME_PRECISION_MODES {
+        let property = [("time.precision.mode", mode)];
+        modes.insert(
+            mode,
+            ModeOutputs {
+                sluice_plain: mode_tables_only(encode_with_sluice(false, &property)?),
+                sluice_schemas: mode_tables_only(encode_with_sluice(true, &property)?),
+                debezium_schemas: mode_tables_only(
+                    by_mode
+                        .remove(&(true, Some(mode.to_string())))
+                        .unwrap_or_default(),
+                ),
+            },
+        );
+    }
+    Ok(Outputs {
+        sluice,
+        debezium,
+        modes,
+    })
 }
 
 /// Where to keep Debezium's output, offsets and schema history, if set.
@@ -221,10 +332,14 @@ fn oracle_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/debezium_oracle.py")
 }
 
+/// An engine run: `converter.schemas.enable` and `time.precision.mode`.
+type RunKey = (bool, Option<String>);
+
 /// Debezium's records of `inventory` per `converter.schemas.enable`
-/// (`schemas`: true, false or both), with `properties` set; `records` is
-/// how many data records to wait for per run (the script then waits a
-/// second for any extra one).
+/// (`schemas`: true, false or both) and `time.precision.mode` (one run per
+/// mode of `modes`, keyed `None` when there are none), with `properties`
+/// set; `records` is how many data records to wait for per run (the
+/// script then waits a second for any extra one).
 ///
 /// With `SLUICE_DEBEZIUM_ORACLE_SAVE=<dir>` the engine's whole output goes
 /// to `<dir>/<name>.jsonl` and its offsets and schema history under
@@ -235,8 +350,9 @@ fn run_debezium(
     records: usize,
     schemas: &str,
     properties: &[(&str, &str)],
+    modes: &[&str],
     name: &str,
-) -> anyhow::Result<HashMap<bool, Vec<Record>>> {
+) -> anyhow::Result<HashMap<RunKey, Vec<Record>>> {
     let out = tempfile::NamedTempFile::new()?;
     let mut command = Command::new(python);
     command.arg(oracle_script());
@@ -248,6 +364,9 @@ fn run_debezium(
     }
     for (k, v) in properties {
         command.arg("--property").arg(format!("{k}={v}"));
+    }
+    if !modes.is_empty() {
+        command.arg("--time-precision-modes").arg(modes.join(","));
     }
     let output = command
         .args(["--host", "127.0.0.1", "--user", "dbz", "--password", "dbz"])
@@ -273,7 +392,7 @@ fn run_debezium(
         std::fs::create_dir_all(dir)?;
         std::fs::copy(out.path(), dir.join(format!("{name}.jsonl")))?;
     }
-    let mut by_mode: HashMap<bool, Vec<Record>> = HashMap::new();
+    let mut by_run: HashMap<RunKey, Vec<Record>> = HashMap::new();
     for line in std::fs::read_to_string(out.path())?.lines() {
         let l: Json = serde_json::from_str(line)?;
         let destination = l["destination"].as_str().unwrap_or_default().to_string();
@@ -291,12 +410,13 @@ fn run_debezium(
             key: text("key")?,
             value: text("value")?,
         };
-        by_mode
-            .entry(l["schemas_enable"] == Json::Bool(true))
+        let mode = l["time_precision_mode"].as_str().map(str::to_string);
+        by_run
+            .entry((l["schemas_enable"] == Json::Bool(true), mode))
             .or_default()
             .push(record);
     }
-    Ok(by_mode)
+    Ok(by_run)
 }
 
 /// Row-change records of the test's database and transaction boundaries:
@@ -307,9 +427,39 @@ fn is_compared(destination: &str) -> bool {
         || destination == format!("{TOPIC_PREFIX}.transaction")
 }
 
-/// Sluice's records for the server's binlog files.
+/// The tables as Sluice's schema tracker knows them at the end of the
+/// binlog: every statement of its QUERY events applied to a catalog, as
+/// the tracker applies them (statements that are not DDL change nothing).
+fn tracked_catalog(db: &MariaDb) -> anyhow::Result<Catalog> {
+    let mut catalog = Catalog::new();
+    for path in db.binlog_files()? {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let bytes = std::fs::read(&path)?;
+        walk_file(&name, &bytes, |at, _, data| {
+            if let EventData::Query(q) = data {
+                let ctx = ApplyContext {
+                    current_db: q.schema_text().into_owned(),
+                    server_collation: None,
+                    lex: LexOptions::default(),
+                };
+                let at = BinlogPosition::new(name.as_str(), at.next_pos);
+                // DML and the like are not DDL: nothing to apply.
+                let _ = catalog.apply_ddl(&ctx, &q.query_text(), &at);
+            }
+            ControlFlow::Continue(())
+        })?;
+    }
+    Ok(catalog)
+}
+
+/// Sluice's records for the server's binlog files: column names, types
+/// and keys from information_schema, DEFAULTs from `catalog`.
 fn encode_with_sluice(
     db: &MariaDb,
+    catalog: &Catalog,
     schemas: bool,
     properties: &[(&str, &str)],
 ) -> anyhow::Result<Vec<Record>> {
@@ -345,6 +495,10 @@ fn encode_with_sluice(
                     text(2)
                 },
                 is_key: text(3) == "PRI",
+                default: catalog
+                    .table("inventory", &text(0))
+                    .and_then(|t| t.column(&text(1)))
+                    .and_then(|c| c.default.clone()),
             });
     }
     let mut options = DebeziumOptions::new(TOPIC_PREFIX);
@@ -479,52 +633,6 @@ fn check_known_difference(sluice: &mut Json, debezium: &mut Json, schemas: bool,
     }
 }
 
-/// Column DEFAULTs (see [`DEFAULTS_TABLE`]): Debezium's schema fields have
-/// a `default` member and its images show the DEFAULT where the row holds
-/// NULL; Sluice has neither. Checked to be exactly that, then removed.
-fn check_sluice_gap_defaults(sluice: &mut Json, debezium: &mut Json, mode: &str, at: &str) {
-    let schemas = mode == SCHEMAS;
-    let defaults = defaults_of(mode);
-    if schemas {
-        for image in 0..2 {
-            let Some(Json::Array(fields)) = debezium["schema"]["fields"][image].get_mut("fields")
-            else {
-                panic!("{at}: no row schema in Debezium's value");
-            };
-            for field in fields {
-                let name = field["field"].as_str().unwrap_or_default().to_string();
-                let Some(object) = field.as_object_mut() else {
-                    continue;
-                };
-                let expected = defaults.iter().find(|(c, _)| *c == name).map(|(_, v)| v);
-                match (object.shift_remove("default"), expected) {
-                    (Some(got), Some(want)) => {
-                        assert_eq!(&got, want, "{at}: Debezium's default of {name}")
-                    }
-                    (None, None) => {}
-                    (got, want) => {
-                        panic!("{at}: Debezium's default of {name}: {got:?}, expected {want:?}")
-                    }
-                }
-            }
-        }
-    }
-    let (Some(s), Some(d)) = (payload_mut(sluice, schemas), payload_mut(debezium, schemas)) else {
-        return;
-    };
-    for image in ["before", "after"] {
-        for (column, default) in &defaults {
-            if s[image][column].is_null() && !d[image][column].is_null() {
-                assert_eq!(
-                    &d[image][column], default,
-                    "{at}: Debezium's {image}.{column} in place of NULL"
-                );
-                d[image][column] = Json::Null;
-            }
-        }
-    }
-}
-
 /// The FLOAT (float32) columns of the test's tables.
 const FLOAT32_COLUMNS: [&str; 1] = ["f"];
 
@@ -562,10 +670,19 @@ fn diff(path: &str, a: &Json, b: &Json, out: &mut Vec<String>) {
 }
 
 fn compare(mode: &str) {
-    let schemas = mode == SCHEMAS;
     let o = outputs();
-    let sluice = &o.sluice[mode];
-    let debezium = &o.debezium[mode];
+    let problems = differences(mode, &o.sluice[mode], &o.debezium[mode], mode == SCHEMAS);
+    assert!(
+        problems.is_empty(),
+        "{mode}: {} differences between Sluice and Debezium {DEBEZIUM_VERSION}:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+/// Every difference between Sluice's records and Debezium's, after the
+/// known differences are checked and set aside.
+fn differences(mode: &str, sluice: &[Record], debezium: &[Record], schemas: bool) -> Vec<String> {
     let mut problems = Vec::new();
     if sluice.len() != debezium.len() {
         problems.push(format!(
@@ -575,7 +692,7 @@ fn compare(mode: &str) {
         ));
     }
     for (i, (s, d)) in sluice.iter().zip(debezium).enumerate() {
-        let at = format!("record {i} ({})", s.destination);
+        let at = format!("{mode}: record {i} ({})", s.destination);
         if s.destination != d.destination {
             problems.push(format!(
                 "{at}: destination: sluice {}, debezium {}",
@@ -586,17 +703,9 @@ fn compare(mode: &str) {
         let mut sv = without_timing(s.value.clone(), schemas);
         let mut dv = without_timing(d.value.clone(), schemas);
         check_known_difference(&mut sv, &mut dv, schemas, &at);
-        if s.destination.ends_with(".defaults") {
-            check_sluice_gap_defaults(&mut sv, &mut dv, mode, &at);
-        }
         diff(&format!("{at} value"), &sv, &dv, &mut problems);
     }
-    assert!(
-        problems.is_empty(),
-        "{mode}: {} differences between Sluice and Debezium {DEBEZIUM_VERSION}:\n{}",
-        problems.len(),
-        problems.join("\n")
-    );
+    problems
 }
 
 /// The statements give every kind of record: inserts, updates, deletes
@@ -650,24 +759,72 @@ fn sluice_equals_debezium_with_options() {
     compare(WITH_OPTIONS);
 }
 
-/// The gap of [`DEFAULTS_TABLE`], shown: a NULL inserted into a column with
-/// a DEFAULT is the DEFAULT in Debezium's record and null in Sluice's.
+/// The DEFAULTs of [`DEFAULTS_TABLE`], shown: a NULL inserted into a
+/// column with a DEFAULT is the DEFAULT in both sides' records, and the
+/// schema's fields carry it.
 #[test]
-fn debezium_writes_the_default_for_null_where_sluice_writes_null() {
+fn a_null_is_written_as_the_default_by_both() {
     let o = outputs();
     let first = |records: &[Record]| -> Json {
         records
             .iter()
             .find(|r| r.destination.ends_with(".defaults"))
-            .map(|r| r.value["after"].clone())
+            .map(|r| r.value.clone())
             .unwrap_or_else(|| panic!("no record of the defaults table"))
     };
-    let debezium = first(&o.debezium[PLAIN]);
-    let sluice = first(&o.sluice[PLAIN]);
-    assert_eq!(debezium["id"], 1);
-    assert_eq!(debezium["s"], "x");
-    assert_eq!(debezium["dd"], "AJY=");
-    assert_eq!(sluice["id"], 1);
-    assert_eq!(sluice["s"], Json::Null);
-    assert_eq!(sluice["dd"], Json::Null);
+    for side in [first(&o.debezium[PLAIN]), first(&o.sluice[PLAIN])] {
+        let after = &side["after"];
+        assert_eq!(after["id"], 1);
+        assert_eq!(after["s"], "x");
+        assert_eq!(after["dd"], "AJY=");
+        assert_eq!(after["t"], "2020-01-01T00:00:00Z");
+    }
+    for side in [first(&o.debezium[SCHEMAS]), first(&o.sluice[SCHEMAS])] {
+        let fields = &side["schema"]["fields"][1]["fields"];
+        assert_eq!(fields[1]["field"], "s");
+        assert_eq!(fields[1]["default"], "x");
+        assert_eq!(fields[2]["default"], 5);
+    }
+}
+
+/// DATE, TIME, DATETIME, TIMESTAMP and YEAR, and DEFAULTs, in every other
+/// `time.precision.mode`, schemas and values: Sluice with schemas against
+/// Debezium's records, Sluice without schemas against their payloads
+/// (JsonConverter writes the same payload either way).
+#[test]
+fn sluice_equals_debezium_in_every_time_precision_mode() {
+    let o = outputs();
+    let mut problems = Vec::new();
+    for mode in TIME_PRECISION_MODES {
+        let m = &o.modes[mode];
+        assert!(
+            m.debezium_schemas.len() >= 15,
+            "{mode}: only {} records of the temporal and defaults tables from Debezium",
+            m.debezium_schemas.len()
+        );
+        let payloads: Vec<Record> = m
+            .debezium_schemas
+            .iter()
+            .map(|r| Record {
+                destination: r.destination.clone(),
+                key: r.key.get("payload").cloned().unwrap_or(Json::Null),
+                value: r.value.get("payload").cloned().unwrap_or(Json::Null),
+            })
+            .collect();
+        let with = format!("time.precision.mode={mode}, schemas.enable=true");
+        problems.extend(differences(
+            &with,
+            &m.sluice_schemas,
+            &m.debezium_schemas,
+            true,
+        ));
+        let without = format!("time.precision.mode={mode}, schemas.enable=false");
+        problems.extend(differences(&without, &m.sluice_plain, &payloads, false));
+    }
+    assert!(
+        problems.is_empty(),
+        "{} differences between Sluice and Debezium {DEBEZIUM_VERSION}:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

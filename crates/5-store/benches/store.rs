@@ -65,6 +65,7 @@ async fn run() -> (f64, u64) {
                     }),
                     position: EntryPosition::default(),
                     is_ddl: false,
+                    rows: 0,
                 };
                 if store.put(payload.clone(), meta).await.is_err() {
                     return;

@@ -22,8 +22,10 @@
 //! This module never blocks a thread: waiting is async (tokio `Notify`).
 
 pub mod destination;
+pub mod metrics;
 
 pub use destination::{Destination, DestinationError, Destinations, EntryBytes};
+pub use metrics::{ExecTimes, StoreMetrics};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -91,6 +93,8 @@ pub struct EntryMeta {
     /// already acked before a restart.
     pub position: EntryPosition,
     pub is_ddl: bool,
+    /// Row changes in the entry (Canal's `rowsCount`), for the row metrics.
+    pub rows: u32,
 }
 
 /// Identity of a consumer: Canal's client id (a short, 1001 by default).
@@ -147,6 +151,11 @@ struct Mark {
     /// Sequence range `[start, end)` of the batch.
     end: u64,
     ack_point: Option<EntryPosition>,
+    /// For the metrics: its entries, bytes, rows and last binlog time.
+    entries: u64,
+    bytes: u64,
+    rows: u64,
+    time: i64,
 }
 
 #[derive(Debug)]
@@ -251,6 +260,7 @@ impl<E> State<E> {
 /// The store of one destination.
 pub struct EventStore<E> {
     cfg: StoreConfig,
+    metrics: Option<StoreMetrics>,
     state: Mutex<State<E>>,
     space_freed: Notify,
     data_added: Notify,
@@ -260,6 +270,7 @@ impl<E: Clone> EventStore<E> {
     pub fn new(cfg: StoreConfig) -> Self {
         EventStore {
             cfg,
+            metrics: None,
             state: Mutex::new(State {
                 entries: VecDeque::new(),
                 first_seq: 0,
@@ -273,8 +284,18 @@ impl<E: Clone> EventStore<E> {
         }
     }
 
+    /// Counts puts, batches and acks into `metrics`.
+    pub fn with_metrics(mut self, metrics: StoreMetrics) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
     pub fn config(&self) -> &StoreConfig {
         &self.cfg
+    }
+
+    pub fn metrics(&self) -> Option<&StoreMetrics> {
+        self.metrics.as_ref()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State<E>> {
@@ -284,9 +305,11 @@ impl<E: Clone> EventStore<E> {
     }
 
     /// Adds one entry, waiting while the store is full (and detaching the
-    /// clients that keep it full, see the module doc).
-    pub async fn put(&self, item: E, meta: EntryMeta) -> Result<(), StoreError> {
+    /// clients that keep it full, see the module doc). Returns the entry's
+    /// sequence number (see [`EventStore::acked_by_all`]).
+    pub async fn put(&self, item: E, meta: EntryMeta) -> Result<u64, StoreError> {
         let mut full_since: Option<tokio::time::Instant> = None;
+        let mut blocked_since: Option<tokio::time::Instant> = None;
         loop {
             let notified = self.space_freed.notified();
             {
@@ -297,11 +320,18 @@ impl<E: Clone> EventStore<E> {
                 // An entry larger than the byte bound still goes in when the
                 // store is empty, or it could never pass.
                 if !st.is_full(&self.cfg) || st.entries.is_empty() {
+                    if let Some(m) = &self.metrics {
+                        m.put(meta.bytes, meta.rows, meta.position.timestamp);
+                        if let Some(since) = blocked_since {
+                            m.blocked(since.elapsed());
+                        }
+                    }
                     st.bytes += meta.bytes;
+                    let seq = st.next_seq();
                     st.entries.push_back(Stored { item, meta });
                     drop(st);
                     self.data_added.notify_waiters();
-                    return Ok(());
+                    return Ok(seq);
                 }
                 if let Some(limit) = self.cfg.detach_after {
                     let since = *full_since.get_or_insert_with(tokio::time::Instant::now);
@@ -313,6 +343,7 @@ impl<E: Clone> EventStore<E> {
                     }
                 }
             }
+            blocked_since.get_or_insert_with(tokio::time::Instant::now);
             match (self.cfg.detach_after, full_since) {
                 (Some(limit), Some(since)) => {
                     // Past the limit with nobody to detach yet: look again
@@ -332,6 +363,12 @@ impl<E: Clone> EventStore<E> {
                 _ => notified.await,
             }
         }
+    }
+
+    /// Every entry with a sequence number below this was acked by every
+    /// attached client (and freed). With no client attached, nothing is.
+    pub fn acked_by_all(&self) -> u64 {
+        self.lock().first_seq
     }
 
     /// Registers a client (idempotent). `cursor` is its persisted position:
@@ -538,11 +575,18 @@ impl<E: Clone> EventStore<E> {
         let start = (c.read - first) as usize;
         let mut items = Vec::with_capacity(count);
         let mut ack_point = None;
+        let (mut bytes, mut rows, mut time) = (0u64, 0u64, 0i64);
         for s in entries.range(start..start + count) {
             items.push(s.item.clone());
             if s.meta.ack_point.is_some() {
                 ack_point = s.meta.ack_point.clone();
             }
+            bytes += s.meta.bytes as u64;
+            rows += u64::from(s.meta.rows);
+            time = s.meta.position.timestamp;
+        }
+        if let Some(m) = &self.metrics {
+            m.got(rows, time);
         }
         let id = c.next_batch_id;
         c.next_batch_id += 1;
@@ -551,6 +595,10 @@ impl<E: Clone> EventStore<E> {
             batch_id: id,
             end: c.read,
             ack_point,
+            entries: count as u64,
+            bytes,
+            rows,
+            time,
         });
         Batch { id, entries: items }
     }
@@ -591,6 +639,9 @@ impl<E: Clone> EventStore<E> {
             });
         };
         c.acked = mark.end;
+        if let Some(m) = &self.metrics {
+            m.acked(mark.entries, mark.bytes, mark.rows, mark.time);
+        }
         let new_cursor = mark.ack_point.clone();
         if let Some(p) = &new_cursor {
             c.cursor = Some(p.clone());

@@ -15,6 +15,7 @@ fn meta(offset: u64, boundary: bool) -> EntryMeta {
         ack_point: boundary.then(|| pos(1, offset + 1)),
         position: pos(1, offset),
         is_ddl: false,
+        rows: 0,
     }
 }
 

@@ -12,7 +12,7 @@ use super::text::{
 };
 use super::{
     BigIntUnsignedHandlingMode, BinaryHandlingMode, DebeziumOptions, DecimalFormat,
-    DecimalHandlingMode,
+    DecimalHandlingMode, TimePrecisionMode,
 };
 
 /// What a column is to Debezium.
@@ -36,12 +36,9 @@ pub(crate) enum Kind {
         scale: u8,
     },
     Year,
-    Date,
-    Time,
-    /// DATETIME: milliseconds for fsp 0–3, microseconds for 4–6.
-    DateTime {
-        micros: bool,
-    },
+    Date(DateRepr),
+    Time(TimeRepr),
+    DateTime(DateTimeRepr),
     Timestamp {
         fsp: u8,
     },
@@ -64,6 +61,87 @@ pub(crate) enum Kind {
     Null,
 }
 
+/// How a DATE is written (`time.precision.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DateRepr {
+    /// int32 days since the epoch, under the schema name given
+    /// (`io.debezium.time.Date`, or Connect's `Date` in `connect` mode).
+    Days(&'static str),
+    /// `io.debezium.time.IsoDate`: `2024-05-01Z`.
+    Iso,
+}
+
+/// How a TIME is written (`time.precision.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TimeRepr {
+    /// `io.debezium.time.Time`: int32 ms, wrapping as Java's `(int)` cast
+    /// does beyond ±596:31:23.647 (`adaptive`, precision 0–3).
+    Millis,
+    /// Connect's `Time`: int32 ms within 00:00:00–24:00:00 only.
+    ConnectMillis,
+    /// `io.debezium.time.MicroTime`: int64 µs.
+    Micros,
+    /// `io.debezium.time.NanoTime`: int64 ns.
+    Nanos,
+    /// `io.debezium.time.IsoTime`: `12:30:45.5Z`, within 00:00:00–24:00:00
+    /// only (24:00:00 is `00:00:00Z`).
+    Iso,
+}
+
+/// How a DATETIME is written (`time.precision.mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DateTimeRepr {
+    /// int64 ms since the epoch (the fraction floored), under the schema
+    /// name given (`io.debezium.time.Timestamp` or Connect's `Timestamp`).
+    Millis(&'static str),
+    /// `io.debezium.time.MicroTimestamp`: int64 µs.
+    Micros,
+    /// `io.debezium.time.NanoTimestamp`: int64 ns, for the instants whose
+    /// day times 86 400 × 10^9 fits in an int64 and the sum too.
+    Nanos,
+    /// `io.debezium.time.IsoTimestamp`: `2018-06-20T06:37:03.123Z`.
+    Iso,
+}
+
+/// The writing of DATE, TIME(fsp) and DATETIME(fsp) under `mode`, as
+/// Debezium's `TemporalPrecisionMode` builds their schemas.
+fn date_repr(mode: TimePrecisionMode) -> DateRepr {
+    match mode {
+        TimePrecisionMode::Connect => DateRepr::Days("org.apache.kafka.connect.data.Date"),
+        TimePrecisionMode::IsoString => DateRepr::Iso,
+        _ => DateRepr::Days("io.debezium.time.Date"),
+    }
+}
+
+fn time_repr(mode: TimePrecisionMode, fsp: u8) -> TimeRepr {
+    match mode {
+        TimePrecisionMode::AdaptiveTimeMicroseconds | TimePrecisionMode::Microseconds => {
+            TimeRepr::Micros
+        }
+        TimePrecisionMode::Adaptive if fsp <= 3 => TimeRepr::Millis,
+        TimePrecisionMode::Adaptive => TimeRepr::Micros,
+        TimePrecisionMode::Connect => TimeRepr::ConnectMillis,
+        TimePrecisionMode::IsoString => TimeRepr::Iso,
+        TimePrecisionMode::Nanoseconds => TimeRepr::Nanos,
+    }
+}
+
+fn datetime_repr(mode: TimePrecisionMode, fsp: u8) -> DateTimeRepr {
+    match mode {
+        TimePrecisionMode::AdaptiveTimeMicroseconds | TimePrecisionMode::Adaptive if fsp <= 3 => {
+            DateTimeRepr::Millis("io.debezium.time.Timestamp")
+        }
+        TimePrecisionMode::AdaptiveTimeMicroseconds
+        | TimePrecisionMode::Adaptive
+        | TimePrecisionMode::Microseconds => DateTimeRepr::Micros,
+        TimePrecisionMode::Connect => {
+            DateTimeRepr::Millis("org.apache.kafka.connect.data.Timestamp")
+        }
+        TimePrecisionMode::IsoString => DateTimeRepr::Iso,
+        TimePrecisionMode::Nanoseconds => DateTimeRepr::Nanos,
+    }
+}
+
 /// One column of a table as Debezium writes it.
 #[derive(Debug, Clone)]
 pub(crate) struct ColumnPlan {
@@ -72,6 +150,9 @@ pub(crate) struct ColumnPlan {
     pub name: String,
     pub kind: Kind,
     pub optional: bool,
+    /// The column's DEFAULT as Debezium writes it (JSON text): in the
+    /// field's schema, and in place of a null value.
+    pub default: Option<String>,
 }
 
 impl ColumnPlan {
@@ -84,12 +165,22 @@ impl ColumnPlan {
         let mut field = String::with_capacity(name.len() + 3);
         push_str(&mut field, &name);
         field.push(':');
-        ColumnPlan {
+        let mut plan = ColumnPlan {
             field,
             name,
             kind: kind_of(column, options),
             optional: column.def.nullable && !column.is_key,
-        }
+            default: None,
+        };
+        plan.default = default_json(column.default, &plan, options);
+        plan
+    }
+
+    /// What a null is written as: the DEFAULT when there is one (Kafka's
+    /// JsonConverter replaces a null by the schema's default,
+    /// `replace.null.with.default`), else null.
+    pub fn null(&self) -> &str {
+        self.default.as_deref().unwrap_or("null")
     }
 }
 
@@ -133,28 +224,22 @@ fn kind_of(column: &Column<'_>, options: &DebeziumOptions) -> Kind {
         ColumnType::Double => Kind::Float64,
         ColumnType::NewDecimal { precision, scale } => Kind::Decimal { precision, scale },
         ColumnType::Year => Kind::Year,
-        ColumnType::Date => Kind::Date,
-        ColumnType::Time | ColumnType::Time2 { .. } => Kind::Time,
-        ColumnType::DateTime => Kind::DateTime { micros: false },
-        ColumnType::DateTime2 { fsp } => Kind::DateTime { micros: fsp > 3 },
+        ColumnType::Date => Kind::Date(date_repr(options.time_precision_mode)),
+        ColumnType::Time => Kind::Time(time_repr(options.time_precision_mode, 0)),
+        ColumnType::Time2 { fsp } => Kind::Time(time_repr(options.time_precision_mode, fsp)),
+        ColumnType::DateTime => Kind::DateTime(datetime_repr(options.time_precision_mode, 0)),
+        ColumnType::DateTime2 { fsp } => {
+            Kind::DateTime(datetime_repr(options.time_precision_mode, fsp))
+        }
         ColumnType::Timestamp => Kind::Timestamp { fsp: 0 },
         ColumnType::Timestamp2 { fsp } => Kind::Timestamp { fsp },
         // MariaDB's JSON is a LONGTEXT in the binlog; Debezium, reading the
         // CREATE TABLE, gives it the Json name like MySQL's JSON.
         ColumnType::Blob { .. } if declared == "json" => Kind::Json,
         ColumnType::VarChar { .. } | ColumnType::Char { .. } | ColumnType::Blob { .. } => {
-            let binary = match def.charset() {
-                Some(charset) => charset == Charset::Binary,
-                None => declared.contains("binary") || declared.contains("blob"),
-            };
-            if binary {
-                let pad_to = match def.column_type {
-                    ColumnType::Char { max_len } => max_len as usize,
-                    _ => 0,
-                };
-                Kind::Binary { pad_to }
-            } else {
-                Kind::Text
+            match binary_padding(def, &declared) {
+                Some(pad_to) => Kind::Binary { pad_to },
+                None => Kind::Text,
             }
         }
         // Labels keep their case: parsed from the declared type as written.
@@ -176,9 +261,24 @@ fn kind_of(column: &Column<'_>, options: &DebeziumOptions) -> Kind {
     }
 }
 
+/// For a string column (VARCHAR, CHAR, BLOB/TEXT) whose bytes are binary:
+/// the length BINARY(n) values are padded to with zeros (0 for the others);
+/// `None` for text. Without a charset in the binlog (MariaDB without FULL
+/// row metadata) the declared type (lower case) tells.
+pub fn binary_padding(def: &ColumnDef, declared: &str) -> Option<usize> {
+    let binary = match def.charset() {
+        Some(charset) => charset == Charset::Binary,
+        None => declared.contains("binary") || declared.contains("blob"),
+    };
+    binary.then_some(match def.column_type {
+        ColumnType::Char { max_len } => max_len as usize,
+        _ => 0,
+    })
+}
+
 /// ENUM/SET labels: the binlog's (FULL row metadata) or those of the
 /// declared type `enum('a','b')` (quotes doubled inside labels).
-fn labels(def: &ColumnDef, declared: &str) -> Vec<String> {
+pub fn labels(def: &ColumnDef, declared: &str) -> Vec<String> {
     if let Some(labels) = &def.labels {
         return labels
             .iter()
@@ -263,10 +363,23 @@ pub(crate) fn push_field_schema(out: &mut String, plan: &ColumnPlan, options: &D
             DecimalHandlingMode::String => simple(out, "string"),
         },
         Kind::Year => named(out, "int32", "io.debezium.time.Year"),
-        Kind::Date => named(out, "int32", "io.debezium.time.Date"),
-        Kind::Time => named(out, "int64", "io.debezium.time.MicroTime"),
-        Kind::DateTime { micros: false } => named(out, "int64", "io.debezium.time.Timestamp"),
-        Kind::DateTime { micros: true } => named(out, "int64", "io.debezium.time.MicroTimestamp"),
+        Kind::Date(DateRepr::Days(name)) => named(out, "int32", name),
+        Kind::Date(DateRepr::Iso) => named(out, "string", "io.debezium.time.IsoDate"),
+        Kind::Time(TimeRepr::Millis) => named(out, "int32", "io.debezium.time.Time"),
+        Kind::Time(TimeRepr::ConnectMillis) => {
+            named(out, "int32", "org.apache.kafka.connect.data.Time")
+        }
+        Kind::Time(TimeRepr::Micros) => named(out, "int64", "io.debezium.time.MicroTime"),
+        Kind::Time(TimeRepr::Nanos) => named(out, "int64", "io.debezium.time.NanoTime"),
+        Kind::Time(TimeRepr::Iso) => named(out, "string", "io.debezium.time.IsoTime"),
+        Kind::DateTime(DateTimeRepr::Millis(name)) => named(out, "int64", name),
+        Kind::DateTime(DateTimeRepr::Micros) => {
+            named(out, "int64", "io.debezium.time.MicroTimestamp")
+        }
+        Kind::DateTime(DateTimeRepr::Nanos) => {
+            named(out, "int64", "io.debezium.time.NanoTimestamp")
+        }
+        Kind::DateTime(DateTimeRepr::Iso) => named(out, "string", "io.debezium.time.IsoTimestamp"),
         Kind::Timestamp { .. } => named(out, "string", "io.debezium.time.ZonedTimestamp"),
         Kind::Text => simple(out, "string"),
         Kind::Binary { .. } => match options.binary_handling_mode {
@@ -307,6 +420,10 @@ pub(crate) fn push_field_schema(out: &mut String, plan: &ColumnPlan, options: &D
         }
         Kind::Null => simple(out, "string"),
     }
+    if let Some(default) = &plan.default {
+        out.push_str(",\"default\":");
+        out.push_str(default);
+    }
     out.push_str(",\"field\":");
     push_str(out, &plan.name);
     out.push('}');
@@ -343,16 +460,22 @@ pub(crate) fn push_value(
             plan.kind
         ))
     };
-    // Zero or invalid dates: null when the column may be null, else epoch.
+    // Zero or invalid dates: null (so the DEFAULT, if any) when the column
+    // may be null, else the DEFAULT or the epoch.
     let zero = |out: &mut String| {
-        out.push_str(if plan.optional { "null" } else { "0" });
+        out.push_str(match (plan.optional, &plan.default, &plan.kind) {
+            (true, _, _) => plan.null(),
+            (false, Some(default), _) => default,
+            (false, None, Kind::Date(DateRepr::Iso)) => "\"1970-01-01Z\"",
+            (false, None, _) => "0",
+        });
     };
     if value.is_null() {
-        out.push_str("null");
+        out.push_str(plan.null());
         return Ok(());
     }
     match (&plan.kind, value) {
-        (Kind::Null, _) => out.push_str("null"),
+        (Kind::Null, _) => out.push_str(plan.null()),
         (Kind::Boolean, Value::Bit(b)) => {
             let set = b.iter().any(|&x| x != 0);
             out.push_str(if set { "true" } else { "false" });
@@ -412,45 +535,95 @@ pub(crate) fn push_value(
         // Debezium's binlog reader reads YEAR as 1900 + the stored byte, so
         // YEAR 0000 comes out as 1900.
         (Kind::Year, Value::Year(y)) => push_i64(out, 1900 + *y as i64),
-        (Kind::Date, Value::Date(d)) => {
-            if d.year == 0 || d.month == 0 || d.day == 0 {
-                zero(out);
-            } else {
-                push_i64(
-                    out,
-                    days_from_civil(d.year as i64, d.month as u32, d.day as u32),
-                );
+        (Kind::Date(repr), Value::Date(d)) => match adjusted_date(d) {
+            None => zero(out),
+            Some((year, month, day)) => match repr {
+                DateRepr::Days(_) => push_i64(out, days_from_civil(year, month, day)),
+                DateRepr::Iso => {
+                    out.push('"');
+                    push_iso_date(out, year, month, day);
+                    out.push_str("Z\"");
+                }
+            },
+        },
+        (Kind::Time(repr), Value::Time(t)) => {
+            let seconds = t.hours as i64 * 3600 + t.minutes as i64 * 60 + t.seconds as i64;
+            let magnitude = seconds * 1_000_000 + t.micros as i64;
+            let micros = if t.negative { -magnitude } else { magnitude };
+            // Connect's Time and the ISO form hold a time of day only.
+            let of_day = (0..=86_400_000_000).contains(&micros);
+            match repr {
+                TimeRepr::Micros => push_i64(out, micros),
+                TimeRepr::Nanos => push_i64(out, micros * 1000),
+                // Java's (int) of the long ms: the low 32 bits.
+                TimeRepr::Millis => push_i64(out, micros.div_euclid(1000) as i32 as i64),
+                TimeRepr::ConnectMillis if of_day => push_i64(out, micros / 1000),
+                TimeRepr::Iso if of_day => {
+                    out.push('"');
+                    push_iso_time(out, micros.rem_euclid(86_400_000_000));
+                    out.push_str("Z\"");
+                }
+                TimeRepr::ConnectMillis | TimeRepr::Iso => unrepresentable(out, plan, || {
+                    format!(
+                            "TIME {} is outside 00:00:00..24:00:00, all that time.precision.mode={} holds",
+                            time_text(t),
+                            options.time_precision_mode.name()
+                        )
+                })?,
             }
         }
-        (Kind::Time, Value::Time(t)) => {
-            let seconds = t.hours as i64 * 3600 + t.minutes as i64 * 60 + t.seconds as i64;
-            let micros = seconds * 1_000_000 + t.micros as i64;
-            push_i64(out, if t.negative { -micros } else { micros });
-        }
-        (Kind::DateTime { micros }, Value::DateTime(dt)) => {
-            let d = dt.date;
-            if d.year == 0 || d.month == 0 || d.day == 0 {
-                zero(out);
-            } else {
-                let days = days_from_civil(d.year as i64, d.month as u32, d.day as u32);
-                let seconds = days * 86_400
-                    + dt.hour as i64 * 3600
-                    + dt.minute as i64 * 60
-                    + dt.second as i64;
-                if *micros {
-                    push_i64(out, seconds * 1_000_000 + dt.micros as i64);
-                } else {
-                    push_i64(out, seconds * 1000 + dt.micros as i64 / 1000);
+        (Kind::DateTime(repr), Value::DateTime(dt)) => match adjusted_date(&dt.date) {
+            None => match repr {
+                DateTimeRepr::Iso if !plan.optional && plan.default.is_none() => {
+                    out.push_str("\"1970-01-01T00:00:00Z\"")
+                }
+                _ => zero(out),
+            },
+            Some((year, month, day)) => {
+                let days = days_from_civil(year, month, day);
+                let second_of_day =
+                    dt.hour as i64 * 3600 + dt.minute as i64 * 60 + dt.second as i64;
+                let seconds = days * 86_400 + second_of_day;
+                match repr {
+                    DateTimeRepr::Millis(_) => {
+                        push_i64(out, seconds * 1000 + dt.micros as i64 / 1000)
+                    }
+                    DateTimeRepr::Micros => push_i64(out, seconds * 1_000_000 + dt.micros as i64),
+                    DateTimeRepr::Nanos => {
+                        // As Debezium computes it: the day's nanoseconds
+                        // first, so a day past the range fails even when
+                        // the instant would fit.
+                        let nanos = days.checked_mul(86_400_000_000_000).and_then(|d| {
+                            d.checked_add(second_of_day * 1_000_000_000 + dt.micros as i64 * 1000)
+                        });
+                        match nanos {
+                            Some(n) => push_i64(out, n),
+                            None => unrepresentable(out, plan, || {
+                                format!(
+                                    "DATETIME {year:04}-{month:02}-{day:02} is outside what int64 nanoseconds since the epoch hold (time.precision.mode=nanoseconds)"
+                                )
+                            })?,
+                        }
+                    }
+                    DateTimeRepr::Iso => {
+                        out.push('"');
+                        push_iso_date(out, year, month, day);
+                        out.push('T');
+                        push_iso_time(out, second_of_day * 1_000_000 + dt.micros as i64);
+                        out.push_str("Z\"");
+                    }
                 }
             }
-        }
+        },
         (Kind::Timestamp { fsp }, Value::Timestamp(ts)) => {
             if ts.seconds == 0 && ts.micros == 0 {
-                if plan.optional {
-                    out.push_str("null");
-                } else {
-                    out.push_str("\"1970-01-01T00:00:00Z\"");
-                }
+                // A zero TIMESTAMP is no value: null (or the DEFAULT), and
+                // in a NOT NULL column the DEFAULT or the epoch.
+                out.push_str(match (plan.optional, &plan.default) {
+                    (true, _) => plan.null(),
+                    (false, Some(default)) => default,
+                    (false, None) => "\"1970-01-01T00:00:00Z\"",
+                });
             } else {
                 push_zoned_timestamp(out, ts.seconds as i64, ts.micros, *fsp);
             }
@@ -507,7 +680,7 @@ pub(crate) fn push_value(
         // An empty binary JSON value (from a failed conversion on the
         // server): Debezium writes null, or `{}` in a NOT NULL column.
         (Kind::Json, Value::Json([])) => {
-            out.push_str(if plan.optional { "null" } else { "\"{}\"" });
+            out.push_str(if plan.optional { plan.null() } else { "\"{}\"" });
         }
         (Kind::Json, Value::Json(_) | Value::JsonText(_)) | (Kind::Text, Value::JsonText(_)) => {
             // MySQL's binary JSON: Debezium's binlog reader prints it
@@ -539,6 +712,489 @@ pub(crate) fn push_value(
         _ => return Err(mismatch()),
     }
     Ok(())
+}
+
+/// A column's DEFAULT as Debezium writes it in the schema (and, through
+/// JsonConverter's `replace.null.with.default`, in place of a null), as
+/// JSON text; `None` for no DEFAULT, `DEFAULT NULL`, an expression, or a
+/// literal Debezium cannot convert. `literal` is the clause as SQL text
+/// (`'x'`, `5`, `-1.5`, `current_timestamp()`, `b'101'`).
+pub(crate) fn default_json(
+    literal: Option<&str>,
+    plan: &ColumnPlan,
+    options: &DebeziumOptions,
+) -> Option<String> {
+    let text = default_text(literal?)?;
+    let mut out = String::new();
+    let optional = plan.optional;
+    let trimmed = text.trim();
+    match &plan.kind {
+        Kind::Text | Kind::Json | Kind::Enum(_) | Kind::Set(_) => push_str(&mut out, &text),
+        Kind::Boolean => {
+            let v = match trimmed.parse::<i64>() {
+                Ok(n) => n != 0,
+                Err(_) => trimmed.eq_ignore_ascii_case("true"),
+            };
+            out.push_str(if v { "true" } else { "false" });
+        }
+        Kind::Int { .. } => push_i64(&mut out, default_integer(trimmed)?),
+        Kind::UnsignedBigIntPrecise => {
+            let n: u64 = if trimmed.eq_ignore_ascii_case("true") {
+                1
+            } else if trimmed.eq_ignore_ascii_case("false") {
+                0
+            } else {
+                trimmed.parse().ok()?
+            };
+            match options.decimal_format {
+                DecimalFormat::Base64 => {
+                    let mut bytes = Vec::new();
+                    u64_unscaled_bytes(n, &mut bytes);
+                    out.push('"');
+                    push_base64(&mut out, &bytes, false);
+                    out.push('"');
+                }
+                DecimalFormat::Numeric => sluice_binlog::decimal::push_u64(&mut out, n),
+            }
+        }
+        Kind::Float32 => {
+            push_java_float(&mut out, trimmed.parse::<f64>().ok()? as f32 as f64, true)
+        }
+        Kind::Float64 => push_java_float(&mut out, trimmed.parse::<f64>().ok()?, false),
+        Kind::Decimal { scale, .. } => {
+            let digits = if trimmed.eq_ignore_ascii_case("true") {
+                "1"
+            } else if trimmed.eq_ignore_ascii_case("false") {
+                "0"
+            } else {
+                trimmed
+            };
+            let scaled = rescale_half_up(digits, *scale as usize)?;
+            let mut bytes = Vec::new();
+            push_decimal(&mut out, &scaled, options, &mut bytes)?;
+        }
+        Kind::Year => {
+            let y: i64 = trimmed.parse().ok()?;
+            push_i64(
+                &mut out,
+                match y {
+                    0..=69 => y + 2000,
+                    70..=99 => y + 1900,
+                    _ => y,
+                },
+            );
+        }
+        Kind::Date(repr) => {
+            let date = match parse_default_date(trimmed) {
+                DefaultDate::Zero if optional => return None,
+                DefaultDate::Zero => (1970, 1, 1),
+                DefaultDate::Date(y, m, d) => adjust_year(y, m, d),
+                DefaultDate::Invalid if optional => return None,
+                DefaultDate::Invalid => (1970, 1, 1),
+            };
+            match repr {
+                DateRepr::Days(_) => push_i64(&mut out, days_from_civil(date.0, date.1, date.2)),
+                DateRepr::Iso => {
+                    out.push('"');
+                    push_iso_date(&mut out, date.0, date.1, date.2);
+                    out.push_str("Z\"");
+                }
+            }
+        }
+        Kind::Time(repr) => {
+            // A date and time: its time part.
+            let time = trimmed.rsplit(' ').next().unwrap_or(trimmed);
+            let micros = parse_duration_micros(time)?;
+            let of_day = (0..=86_400_000_000).contains(&micros);
+            match repr {
+                TimeRepr::Micros => push_i64(&mut out, micros),
+                TimeRepr::Nanos => push_i64(&mut out, micros * 1000),
+                TimeRepr::Millis => push_i64(&mut out, micros.div_euclid(1000) as i32 as i64),
+                TimeRepr::ConnectMillis if of_day => push_i64(&mut out, micros / 1000),
+                TimeRepr::Iso if of_day => {
+                    out.push('"');
+                    push_iso_time(&mut out, micros.rem_euclid(86_400_000_000));
+                    out.push_str("Z\"");
+                }
+                TimeRepr::ConnectMillis | TimeRepr::Iso => return None,
+            }
+        }
+        Kind::DateTime(repr) => {
+            let (date, micros_of_day) = match parse_default_datetime(trimmed) {
+                Some(None) | None if optional => return None,
+                Some(None) | None => ((1970, 1, 1), 0),
+                Some(Some((y, m, d, us))) => (adjust_year(y, m, d), us),
+            };
+            let days = days_from_civil(date.0, date.1, date.2);
+            match repr {
+                DateTimeRepr::Millis(_) => {
+                    push_i64(&mut out, days * 86_400_000 + micros_of_day.div_euclid(1000))
+                }
+                DateTimeRepr::Micros => push_i64(&mut out, days * 86_400_000_000 + micros_of_day),
+                DateTimeRepr::Nanos => push_i64(
+                    &mut out,
+                    days.checked_mul(86_400_000_000_000)?
+                        .checked_add(micros_of_day * 1000)?,
+                ),
+                DateTimeRepr::Iso => {
+                    out.push('"');
+                    push_iso_date(&mut out, date.0, date.1, date.2);
+                    out.push('T');
+                    push_iso_time(&mut out, micros_of_day);
+                    out.push_str("Z\"");
+                }
+            }
+        }
+        Kind::Timestamp { fsp } => {
+            let epoch = trimmed == "1970-01-01 00:00:00";
+            match parse_default_datetime(trimmed) {
+                _ if epoch && optional => return None,
+                Some(None) if optional => return None,
+                // Debezium's fallback: the epoch, written without a fraction.
+                _ if epoch => out.push_str("\"1970-01-01T00:00:00Z\""),
+                Some(None) => out.push_str("\"1970-01-01T00:00:00Z\""),
+                Some(Some((y, m, d, us))) => {
+                    let days = days_from_civil(y, m, d);
+                    let seconds = days * 86_400 + us.div_euclid(1_000_000);
+                    push_zoned_timestamp(&mut out, seconds, us.rem_euclid(1_000_000) as u32, *fsp);
+                }
+                None => return None,
+            }
+        }
+        Kind::Binary { .. } => push_binary(&mut out, text.as_bytes(), options.binary_handling_mode),
+        Kind::Bits { bits } => {
+            let n = u64::from_str_radix(trimmed, 2).ok()?;
+            let len = (*bits as usize).div_ceil(8);
+            let bytes: Vec<u8> = n.to_le_bytes().iter().take(len).copied().collect();
+            out.push('"');
+            push_base64(&mut out, &bytes, false);
+            out.push('"');
+        }
+        Kind::Geometry | Kind::Point | Kind::Vector | Kind::Null => return None,
+    }
+    Some(out)
+}
+
+/// The text Debezium's DDL parser keeps of a DEFAULT clause: a string's
+/// inside (a quote doubled inside stays doubled, as Debezium leaves it),
+/// without a charset introducer; `b'…'`, `x'…'` and `0x…` with their first
+/// two and last characters cut, as Debezium cuts them; `1970-01-01
+/// 00:00:00` for CURRENT_TIMESTAMP and its synonyms; other literals as
+/// written. `None` for NULL and for expressions.
+fn default_text(literal: &str) -> Option<String> {
+    let l = literal.trim();
+    let lower = l.to_ascii_lowercase();
+    if l.is_empty() || lower == "null" || l.starts_with('(') {
+        return None;
+    }
+    if ["current_timestamp", "now(", "localtime"]
+        .iter()
+        .any(|f| lower.starts_with(f))
+    {
+        return Some("1970-01-01 00:00:00".to_string());
+    }
+    // `_utf8mb4'x'`: the string without its introducer.
+    let l = match (l.starts_with('_'), l.find('\'')) {
+        (true, Some(quote)) => &l[quote..],
+        _ => l,
+    };
+    let lower = l.to_ascii_lowercase();
+    let chars: Vec<char> = l.chars().collect();
+    if ["b'", "x'", "0x", "0b"]
+        .iter()
+        .any(|p| lower.starts_with(p))
+        && chars.len() > 2
+    {
+        return Some(chars[2..chars.len() - 1].iter().collect());
+    }
+    let quoted = |q: char| chars.len() >= 2 && chars[0] == q && chars[chars.len() - 1] == q;
+    if quoted('\'') || quoted('"') {
+        return Some(chars[1..chars.len() - 1].iter().collect());
+    }
+    if l.contains('(') {
+        return None;
+    }
+    Some(l.to_string())
+}
+
+/// An integer DEFAULT: `true`/`false` as 1/0, values past the int64 range
+/// held at its ends (18446744073709551615 of a BIGINT UNSIGNED is
+/// 9223372036854775807 in Debezium's schema).
+fn default_integer(text: &str) -> Option<i64> {
+    if text.eq_ignore_ascii_case("true") {
+        return Some(1);
+    }
+    if text.eq_ignore_ascii_case("false") {
+        return Some(0);
+    }
+    let n: i128 = text.strip_prefix('+').unwrap_or(text).parse().ok()?;
+    Some(n.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+}
+
+/// The decimal `text` with exactly `scale` fraction digits, rounded half
+/// up (away from zero at .5) as Java's `BigDecimal.setScale(HALF_UP)`.
+fn rescale_half_up(text: &str, scale: usize) -> Option<String> {
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text.strip_prefix('+').unwrap_or(text)),
+    };
+    let (int_part, frac_part) = body.split_once('.').unwrap_or((body, ""));
+    if int_part.is_empty() && frac_part.is_empty()
+        || !int_part
+            .bytes()
+            .chain(frac_part.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let mut digits: Vec<u8> = int_part.bytes().map(|b| b - b'0').collect();
+    let int_len = digits.len();
+    digits.extend(frac_part.bytes().map(|b| b - b'0'));
+    let keep = int_len + scale;
+    let round_up = digits.get(keep).is_some_and(|&d| d >= 5);
+    digits.resize(keep, 0);
+    if round_up {
+        let mut i = keep;
+        loop {
+            if i == 0 {
+                digits.insert(0, 1);
+                break;
+            }
+            i -= 1;
+            if digits[i] == 9 {
+                digits[i] = 0;
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    let split = digits.len() - scale;
+    let mut out = String::new();
+    if negative && digits.iter().any(|&d| d != 0) {
+        out.push('-');
+    }
+    let int_digits: String = digits[..split]
+        .iter()
+        .map(|d| char::from(b'0' + d))
+        .collect();
+    let int_digits = int_digits.trim_start_matches('0');
+    out.push_str(if int_digits.is_empty() {
+        "0"
+    } else {
+        int_digits
+    });
+    if scale > 0 {
+        out.push('.');
+        out.extend(digits[split..].iter().map(|d| char::from(b'0' + d)));
+    }
+    Some(out)
+}
+
+/// A DATE DEFAULT as Debezium reads it.
+enum DefaultDate {
+    /// `0000-00-00`, a date with a zero part, or `0`.
+    Zero,
+    Date(i64, u32, u32),
+    /// Not `yyyy-mm-dd[ time]`.
+    Invalid,
+}
+
+fn parse_default_date(text: &str) -> DefaultDate {
+    let date = text.split(' ').next().unwrap_or(text);
+    let Some((y, m, d)) = parse_ymd(date) else {
+        return if text == "0" {
+            DefaultDate::Zero
+        } else {
+            DefaultDate::Invalid
+        };
+    };
+    if y == 0 || m == 0 || d == 0 {
+        DefaultDate::Zero
+    } else if m > 12 || d > days_in_month(y, m) {
+        DefaultDate::Invalid
+    } else {
+        DefaultDate::Date(y, m, d)
+    }
+}
+
+/// `yyyy-mm-dd` with exactly four, two and two digits.
+fn parse_ymd(text: &str) -> Option<(i64, u32, u32)> {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = text.get(r)?;
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    Some((num(0..4)?, num(5..7)? as u32, num(8..10)? as u32))
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// The two-digit-year adjuster on a valid date.
+fn adjust_year(year: i64, month: u32, day: u32) -> (i64, u32, u32) {
+    let year = match year {
+        0..=69 => year + 2000,
+        70..=99 => year + 1900,
+        y => y,
+    };
+    (year, month, day)
+}
+
+/// A DATETIME or TIMESTAMP DEFAULT: `Some(None)` for a zero one (or `0`),
+/// `Some(Some((y, m, d, µs of the day)))`, `None` if not a date and time.
+fn parse_default_datetime(text: &str) -> Option<Option<(i64, u32, u32, i64)>> {
+    if text == "0" {
+        return Some(None);
+    }
+    let (date, time) = text.split_once(' ').unwrap_or((text, "00:00:00"));
+    let (y, m, d) = parse_ymd(date)?;
+    let micros = parse_duration_micros(time)?;
+    if !(0..86_400_000_000).contains(&micros) {
+        return None;
+    }
+    if y == 0 || m == 0 || d == 0 {
+        return (micros == 0).then_some(None);
+    }
+    if m > 12 || d > days_in_month(y, m) {
+        return None;
+    }
+    Some(Some((y, m, d, micros)))
+}
+
+/// `[-]h:mm[:ss[.ffffff]]` in µs (Debezium's `stringToDuration`).
+fn parse_duration_micros(text: &str) -> Option<i64> {
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(b) => (true, b),
+        None => (false, text),
+    };
+    let mut parts = body.splitn(3, ':');
+    let number = |s: &str| -> Option<i64> {
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    let hours = number(parts.next()?)?;
+    let minutes = number(parts.next()?)?;
+    let (seconds, micros) = match parts.next() {
+        None => (0, 0),
+        Some(s) => {
+            let (whole, frac) = s.split_once('.').unwrap_or((s, ""));
+            let mut frac: String = frac.chars().take(6).collect();
+            if !frac.bytes().all(|c| c.is_ascii_digit()) {
+                return None;
+            }
+            while frac.len() < 6 {
+                frac.push('0');
+            }
+            (number(whole)?, frac.parse::<i64>().ok()?)
+        }
+    };
+    let magnitude = ((hours * 60 + minutes) * 60 + seconds) * 1_000_000 + micros;
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// A DATE's year, month and day as Debezium reads them: `None` for a zero
+/// or partly zero date (`0000-00-00`, `2024-00-01`, `0000-01-01`), and
+/// years 0–69 taken as 2000–2069, 70–99 as 1970–1999 (the MySQL
+/// connector's two-digit-year adjuster, `enable.time.adjuster`).
+fn adjusted_date(d: &sluice_binlog::temporal::Date) -> Option<(i64, u32, u32)> {
+    if d.year == 0 || d.month == 0 || d.day == 0 {
+        return None;
+    }
+    let year = match d.year {
+        1..=69 => d.year as i64 + 2000,
+        70..=99 => d.year as i64 + 1900,
+        y => y as i64,
+    };
+    Some((year, d.month as u32, d.day as u32))
+}
+
+/// A value that the column's representation cannot hold: null when the
+/// column may be null (Debezium logs it and writes null), else an error
+/// (Debezium's engine stops on it).
+fn unrepresentable(
+    out: &mut String,
+    plan: &ColumnPlan,
+    detail: impl FnOnce() -> String,
+) -> Result<(), ValueProblem> {
+    if plan.optional {
+        out.push_str(plan.null());
+        Ok(())
+    } else {
+        Err(ValueProblem::Mismatch(format!(
+            "{} in a NOT NULL column",
+            detail()
+        )))
+    }
+}
+
+/// `[-]h:mm:ss[.ffffff]` of a TIME, for messages.
+fn time_text(t: &sluice_binlog::temporal::Time) -> String {
+    let sign = if t.negative { "-" } else { "" };
+    let mut s = format!("{sign}{:02}:{:02}:{:02}", t.hours, t.minutes, t.seconds);
+    if t.micros != 0 {
+        s.push_str(&format!(".{:06}", t.micros));
+    }
+    s
+}
+
+/// `yyyy-mm-dd` (years 1–9999, as Java's ISO_LOCAL_DATE pads them).
+fn push_iso_date(out: &mut String, year: i64, month: u32, day: u32) {
+    push_padded(out, year, 4);
+    out.push('-');
+    push_padded(out, month as i64, 2);
+    out.push('-');
+    push_padded(out, day as i64, 2);
+}
+
+/// `hh:mm:ss` of a time of day in µs (0 <= `micros` < 24 h), then the
+/// fraction without its trailing zeros (none if zero), as Java's
+/// ISO_LOCAL_TIME prints it.
+fn push_iso_time(out: &mut String, micros: i64) {
+    let seconds = micros / 1_000_000;
+    push_padded(out, seconds / 3600, 2);
+    out.push(':');
+    push_padded(out, seconds / 60 % 60, 2);
+    out.push(':');
+    push_padded(out, seconds % 60, 2);
+    let mut frac = micros % 1_000_000;
+    if frac != 0 {
+        out.push('.');
+        let mut digits = 6;
+        while frac % 10 == 0 {
+            frac /= 10;
+            digits -= 1;
+        }
+        let text = frac.to_string();
+        for _ in text.len()..digits {
+            out.push('0');
+        }
+        out.push_str(&text);
+    }
+}
+
+/// A non-negative number with at least `width` digits.
+fn push_padded(out: &mut String, v: i64, width: usize) {
+    let mut limit = 10i64;
+    for _ in 1..width {
+        if v < limit {
+            out.push('0');
+        }
+        limit = limit.saturating_mul(10);
+    }
+    push_i64(out, v);
 }
 
 /// Appends the JSON document `doc`, rendered as MySQL prints it (a space
@@ -753,6 +1409,55 @@ mod tests {
         let mut out = String::new();
         push_compact_json_escaped(&mut out, r#"{"a": [1, 2.5, "x, y: \"z\""], "b: c": null}"#);
         assert_eq!(out, r#"{\"a\":[1,2.5,\"x, y: \\\"z\\\"\"],\"b: c\":null}"#);
+    }
+
+    #[test]
+    fn default_literals_as_debeziums_parser_keeps_them() {
+        let t = |l: &str| default_text(l);
+        assert_eq!(t("'x'").as_deref(), Some("x"));
+        // A doubled quote stays doubled, as in Debezium's schema.
+        assert_eq!(t("'it''s'").as_deref(), Some("it''s"));
+        assert_eq!(t("_utf8mb4'u'").as_deref(), Some("u"));
+        assert_eq!(t("\"dq\"").as_deref(), Some("dq"));
+        assert_eq!(t("-3").as_deref(), Some("-3"));
+        assert_eq!(t("b'101'").as_deref(), Some("101"));
+        // Debezium cuts the first two and the last character of 0x….
+        assert_eq!(t("0x0102").as_deref(), Some("010"));
+        assert_eq!(
+            t("current_timestamp(3)").as_deref(),
+            Some("1970-01-01 00:00:00")
+        );
+        assert_eq!(
+            t("CURRENT_TIMESTAMP").as_deref(),
+            Some("1970-01-01 00:00:00")
+        );
+        assert_eq!(t("NULL"), None);
+        assert_eq!(t("(1 + 1)"), None);
+        assert_eq!(t("uuid()"), None);
+    }
+
+    #[test]
+    fn default_numbers_and_times() {
+        assert_eq!(rescale_half_up("3.14159", 2).as_deref(), Some("3.14"));
+        assert_eq!(rescale_half_up("1.5", 2).as_deref(), Some("1.50"));
+        assert_eq!(rescale_half_up("-7", 0).as_deref(), Some("-7"));
+        assert_eq!(rescale_half_up("2.675", 2).as_deref(), Some("2.68"));
+        assert_eq!(rescale_half_up("-0.005", 2).as_deref(), Some("-0.01"));
+        assert_eq!(rescale_half_up("9.995", 2).as_deref(), Some("10.00"));
+        assert_eq!(rescale_half_up("-0.001", 2).as_deref(), Some("0.00"));
+        assert_eq!(rescale_half_up("x", 2), None);
+        assert_eq!(default_integer("18446744073709551615"), Some(i64::MAX));
+        assert_eq!(default_integer("+4"), Some(4));
+        assert_eq!(default_integer("TRUE"), Some(1));
+        assert_eq!(parse_duration_micros("-01:00:00.5"), Some(-3_600_500_000));
+        assert_eq!(parse_duration_micros("838:59:59"), Some(3_020_399_000_000));
+        assert_eq!(parse_duration_micros("12:34"), Some(45_240_000_000));
+        assert_eq!(
+            parse_default_datetime("2020-01-01 10:00:00.123456"),
+            Some(Some((2020, 1, 1, 36_000_123_456)))
+        );
+        assert_eq!(parse_default_datetime("0000-00-00 00:00:00"), Some(None));
+        assert_eq!(parse_default_datetime("2021-02-29"), None);
     }
 
     #[test]

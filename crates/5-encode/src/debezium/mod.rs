@@ -14,13 +14,20 @@
 //! writes. JSON is written straight into strings; per-table parts (topic,
 //! column plans, schemas) are built once per table definition.
 //!
-//! Not produced: schema change records (`include.schema.changes`), the
-//! `__debezium.newkey`/`oldkey` headers of a primary-key change, heartbeats,
-//! and column DEFAULTs (the model does not carry them): Debezium puts them
-//! in the schema and, through Kafka's `replace.null.with.default`, writes a
-//! column's DEFAULT where the row holds NULL; Sluice writes null.
+//! Column DEFAULTs (from the table description, [`ColumnInfo::default`])
+//! are converted as Debezium's DDL parser and value converters convert
+//! them, written in the field schemas, and written in place of a null, as
+//! Kafka's JsonConverter does with `replace.null.with.default`.
+//!
+//! Not produced by this encoder on its own: schema change records (their
+//! bytes are written by `schema_change` for a caller that follows the
+//! DDL with its schema, as the embedded engine does, and so are its
+//! heartbeats), and the `__debezium.newkey`/`oldkey` headers of a
+//! primary-key change.
 
 mod column;
+pub use column::{binary_padding, labels as enum_set_labels};
+mod schema_change;
 mod text;
 
 use std::collections::HashMap;
@@ -34,6 +41,7 @@ use sluice_events::{
 };
 
 use column::{push_field_schema, push_value, ColumnPlan, Scratch, ValueProblem};
+pub use schema_change::{ColumnDescription, SchemaChange, TableChange, TableDescription};
 use text::{push_i64, push_str};
 
 /// One record as the engine hands it to a consumer: the Kafka-style topic,
@@ -109,13 +117,44 @@ pub enum BinaryHandlingMode {
     Hex,
 }
 
-/// `time.precision.mode`. Only Debezium's default is implemented; the other
-/// modes are refused by [`DebeziumOptions::set`].
+/// `time.precision.mode`: how DATE, TIME and DATETIME are written (YEAR
+/// and TIMESTAMP are the same in every mode). The values Debezium 3.6.3's
+/// MySQL connector accepts; `adaptive` it refuses (see
+/// [`DebeziumOptions::set`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimePrecisionMode {
-    /// `adaptive_time_microseconds`: DATE days, TIME µs, DATETIME ms or µs
-    /// by precision, TIMESTAMP as an ISO-8601 UTC string.
+    /// `adaptive_time_microseconds` (the default): DATE days, TIME µs,
+    /// DATETIME ms (precision 0–3) or µs (4–6).
     AdaptiveTimeMicroseconds,
+    /// `adaptive`, as Debezium takes it when not spelt in lower case: as
+    /// the default, but TIME(0–3) in ms as a 32-bit integer.
+    Adaptive,
+    /// `connect`: Kafka Connect's Date, Time and Timestamp (days, ms, ms);
+    /// TIME outside 00:00:00–24:00:00 cannot be written.
+    Connect,
+    /// `isostring`: ISO-8601 strings (`2024-05-01Z`, `12:30:45.5Z`,
+    /// `2018-06-20T06:37:03.123Z`); TIME outside 00:00:00–24:00:00
+    /// cannot be written.
+    IsoString,
+    /// `microseconds`: TIME and DATETIME in µs whatever their precision.
+    Microseconds,
+    /// `nanoseconds`: TIME and DATETIME in ns; DATETIME outside what an
+    /// int64 of ns since the epoch holds cannot be written.
+    Nanoseconds,
+}
+
+impl TimePrecisionMode {
+    /// The property value naming the mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            TimePrecisionMode::AdaptiveTimeMicroseconds => "adaptive_time_microseconds",
+            TimePrecisionMode::Adaptive => "adaptive",
+            TimePrecisionMode::Connect => "connect",
+            TimePrecisionMode::IsoString => "isostring",
+            TimePrecisionMode::Microseconds => "microseconds",
+            TimePrecisionMode::Nanoseconds => "nanoseconds",
+        }
+    }
 }
 
 /// `skipped.operations`: which row operations are not emitted.
@@ -342,25 +381,30 @@ impl DebeziumOptions {
                     }
                 }
             }
-            "time.precision.mode" => match v.to_ascii_lowercase().as_str() {
-                "adaptive_time_microseconds" => {
-                    self.time_precision_mode = TimePrecisionMode::AdaptiveTimeMicroseconds
-                }
-                "adaptive" | "connect" | "isostring" | "microseconds" | "nanoseconds"
-                | "structured" => {
-                    return Err(DebeziumError::Unsupported {
+            "time.precision.mode" => {
+                // Debezium refuses `adaptive` as written in lower case only
+                // (its check compares the exact text); other spellings pass
+                // and are read without regard to case.
+                if v == "adaptive" {
+                    return Err(DebeziumError::Refused {
                         property: "time.precision.mode",
                         value: value.to_string(),
-                        supported: "adaptive_time_microseconds",
-                    })
+                        reason: "the 'adaptive' time.precision.mode is no longer supported",
+                    });
                 }
-                _ => {
-                    return invalid(
+                self.time_precision_mode = match v.to_ascii_lowercase().as_str() {
+                    "adaptive_time_microseconds" => TimePrecisionMode::AdaptiveTimeMicroseconds,
+                    "adaptive" => TimePrecisionMode::Adaptive,
+                    "connect" => TimePrecisionMode::Connect,
+                    "isostring" => TimePrecisionMode::IsoString,
+                    "microseconds" => TimePrecisionMode::Microseconds,
+                    "nanoseconds" => TimePrecisionMode::Nanoseconds,
+                    _ => return invalid(
                         "time.precision.mode",
-                        "adaptive_time_microseconds (adaptive, connect, isostring, microseconds, nanoseconds, structured are not supported)",
-                    )
+                        "adaptive_time_microseconds, connect, isostring, microseconds, nanoseconds",
+                    ),
                 }
-            },
+            }
             "tombstones.on.delete" => self.tombstones_on_delete = boolean("tombstones.on.delete")?,
             "skipped.operations" => self.skipped_operations = SkippedOperations::parse(v)?,
             "provide.transaction.metadata" => {
@@ -396,6 +440,13 @@ pub enum DebeziumError {
         property: &'static str,
         value: String,
         supported: &'static str,
+    },
+    /// A value Debezium itself refuses, for the reason it gives.
+    #[error("{property}={value} is refused: {reason}")]
+    Refused {
+        property: &'static str,
+        value: String,
+        reason: &'static str,
     },
     #[error("topic.prefix is required")]
     MissingTopicPrefix,
@@ -723,8 +774,9 @@ impl DebeziumEncoder {
         };
         out.push_str(&column.field);
         match cell {
-            // A column left out of a MINIMAL/NOBLOB image: not known, null.
-            Cell::Absent => out.push_str("null"),
+            // A column left out of a MINIMAL/NOBLOB image: not known, null
+            // (which JsonConverter writes as the DEFAULT, if any).
+            Cell::Absent => out.push_str(column.null()),
             Cell::Present(value) => {
                 push_value(out, column, def, value, &self.options, &mut self.scratch).map_err(
                     |p| match p {

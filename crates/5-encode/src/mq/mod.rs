@@ -10,6 +10,7 @@
 //! (or the topic's `canal.mq.dynamicTopicPartitionNum`) partitions with
 //! Java's string hash, so records land where Canal would put them.
 
+mod flat_parts;
 pub mod hash;
 pub mod rules;
 
@@ -20,6 +21,7 @@ use sluice_canal::proto::{Entry, EntryType, EventType, Messages, Packet, PacketT
 use sluice_canal::view::{EntryView, RowChangeView, ViewError};
 
 use crate::flat::{FlatError, FlatMessage, FlatRow};
+use flat_parts::Split;
 use hash::{java_partition, java_string_hash, row_hash};
 pub use rules::RouteError;
 use rules::{HashMode, PartitionRules, TopicPartitions, TopicRules};
@@ -362,15 +364,8 @@ impl MqRouter {
             .unwrap_or(self.partitions_num);
         if self.config.flat_message {
             for e in entries {
-                let flat = FlatMessage::from_view(&e.view, batch_id, ts).map_err(|source| {
-                    MqError::Rows {
-                        batch_id,
-                        origin: e.origin(),
-                        source,
-                    }
-                })?;
-                if let Some(flat) = flat {
-                    self.flat_records(flat, e, topic, partitions, out);
+                if !self.flat_parts(batch_id, ts, e, topic, partitions, out) {
+                    self.flat_entry(batch_id, ts, e, topic, partitions, out)?;
                 }
             }
             return Ok(());
@@ -393,6 +388,82 @@ impl MqRouter {
             return Ok(());
         };
         self.protobuf_partitions(batch_id, hash, entries, topic, partitions, out)
+    }
+
+    /// The FlatMessage records of an entry by the general path: the
+    /// message built whole, then split and written. The reference for
+    /// [`flat_parts`](Self::flat_parts), and what reports malformed entries.
+    fn flat_entry(
+        &self,
+        batch_id: i64,
+        ts: i64,
+        e: &BatchEntry,
+        topic: &str,
+        partitions: i32,
+        out: &mut Vec<MqMessage>,
+    ) -> Result<(), MqError> {
+        let flat =
+            FlatMessage::from_view(&e.view, batch_id, ts).map_err(|source| MqError::Rows {
+                batch_id,
+                origin: e.origin(),
+                source,
+            })?;
+        if let Some(flat) = flat {
+            self.flat_records(flat, e, topic, partitions, out);
+        }
+        Ok(())
+    }
+
+    /// The records of a ROWDATA entry written by [`flat_parts`], placed
+    /// as [`flat_records`](Self::flat_records) places them; false when that
+    /// path leaves the entry to the general one.
+    fn flat_parts(
+        &self,
+        batch_id: i64,
+        ts: i64,
+        e: &BatchEntry,
+        topic: &str,
+        partitions: i32,
+        out: &mut Vec<MqMessage>,
+    ) -> bool {
+        if e.view.entry_type != Some(EntryType::RowData as i32) {
+            return false;
+        }
+        let split = match &self.hash {
+            None => Split::Whole {
+                partition: self.partition,
+            },
+            Some(hash) => match hash.mode(e.schema(), e.table()) {
+                None => Split::Whole { partition: 0 },
+                Some(HashMode::Table) => Split::WholeKeyed {
+                    partition: java_partition(java_string_hash(e.table()), partitions),
+                },
+                Some(HashMode::Columns(columns)) => Split::Rows {
+                    columns: Some(columns),
+                    database_hash: self.config.database_hash,
+                    partitions,
+                },
+                Some(HashMode::PrimaryKey) => Split::Rows {
+                    columns: None,
+                    database_hash: self.config.database_hash,
+                    partitions,
+                },
+            },
+        };
+        let mut parts = Vec::new();
+        if !flat_parts::write_parts(&e.view, batch_id, ts, split, &mut parts) {
+            return false;
+        }
+        let origin = e.origin();
+        out.extend(parts.into_iter().map(|p| MqMessage {
+            topic: topic.to_string(),
+            partition: Some(p.partition),
+            key: p.key,
+            payload: p.json.into_bytes(),
+            origin: origin.clone(),
+            rows: p.rows,
+        }));
+        true
     }
 
     /// One FlatMessage as records: whole, or split by a column hash into

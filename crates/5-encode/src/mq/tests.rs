@@ -1,5 +1,5 @@
 use super::*;
-use sluice_canal::proto::{Column, Header, RowData};
+use sluice_canal::proto::{Column, Header, Pair, RowData};
 
 fn column(name: &str, key: bool, value: Option<&str>) -> Column {
     Column {
@@ -591,4 +591,470 @@ fn protobuf_packets_are_byte_for_byte_canals() {
     let mut want = vec![0x10, 0x01, 0x18, 0x07, 0x2a, messages.len() as u8];
     want.extend_from_slice(&messages);
     assert_eq!(entries, want);
+}
+
+/// A small xorshift generator: the same cases on every run.
+struct Cases(u64);
+
+impl Cases {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+}
+
+const NAMES: [&str; 6] = ["id", "name", "note", "é", "q\"x", "tab\tname"];
+const VALUES: [&str; 9] = [
+    "",
+    "1",
+    "42",
+    "alice",
+    "x\"y\\z\n",
+    "naïve 😀",
+    "\u{1}\u{1f}",
+    "a long value that takes more than one machine word to scan",
+    "polygenelubricants",
+];
+
+/// A ROWDATA entry as a table's rows nearly always are (every row lists the
+/// same columns), with, now and then, what the general path handles alone:
+/// rows with other, fewer, more or repeated columns, no columns, no rows,
+/// DDL and other event types, NULLs with values, types changing by row.
+/// A `snapshot` entry has the header props the snapshot reader gives:
+/// `snapshot` = `true`, then `rowsCount` (when there are rows); it draws no
+/// more numbers from `g` than another.
+fn random_entry(g: &mut Cases, snapshot: bool) -> Vec<u8> {
+    let event_type = match g.below(20) {
+        0 => None,
+        1 => Some(EventType::Alter),
+        2 => Some(EventType::Query),
+        3..=8 => Some(EventType::Insert),
+        9..=14 => Some(EventType::Update),
+        _ => Some(EventType::Delete),
+    };
+    let width = 1 + g.below(4);
+    let mut names: Vec<&str> = Vec::new();
+    while names.len() < width {
+        let n = NAMES[g.below(NAMES.len())];
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let keys: Vec<bool> = names.iter().map(|_| g.chance(40)).collect();
+    let rows = if g.chance(3) { 0 } else { 1 + g.below(8) };
+    let image = |g: &mut Cases, row: usize| -> Vec<Column> {
+        let mut order: Vec<usize> = (0..width).collect();
+        if row > 0 && g.chance(5) {
+            match g.below(5) {
+                0 => order.reverse(),
+                1 => order.push(0),
+                2 => {
+                    order.pop();
+                }
+                3 => order.clear(),
+                _ => order.insert(0, width - 1),
+            }
+        }
+        let mut columns: Vec<Column> = order
+            .iter()
+            .map(|&i| {
+                let null = g.chance(15);
+                Column {
+                    index: Some(i as i32),
+                    sql_type: Some(if g.chance(5) {
+                        4
+                    } else {
+                        [-5, 12, 4, -4][i % 4]
+                    }),
+                    name: Some(names[i].to_string()),
+                    is_key: Some(keys[i]),
+                    updated: Some(g.chance(30)),
+                    is_null: Some(null),
+                    value: if null && !g.chance(10) {
+                        None
+                    } else {
+                        Some(VALUES[g.below(VALUES.len())].to_string())
+                    },
+                    length: Some(if g.chance(50) { 200 } else { 11 }),
+                    mysql_type: Some(
+                        if g.chance(5) {
+                            "int(11)"
+                        } else {
+                            "varchar(64)"
+                        }
+                        .to_string(),
+                    ),
+                    props: Vec::new(),
+                }
+            })
+            .collect();
+        if g.chance(3) {
+            if let Some(c) = columns.first_mut() {
+                c.props = vec![sluice_canal::proto::Pair::new("k", "v")];
+            }
+        }
+        columns
+    };
+    let row_datas = (0..rows)
+        .map(|r| RowData {
+            before_columns: image(g, r),
+            after_columns: image(g, r),
+            ..Default::default()
+        })
+        .collect();
+    let change = RowChange {
+        event_type: event_type.map(|t| t as i32),
+        is_ddl: Some(g.chance(3)),
+        sql: Some(if g.chance(10) { "insert \"x\"" } else { "" }.into()),
+        row_datas,
+        ..Default::default()
+    };
+    let schema = ["shop", "x", "naïve"][g.below(3)];
+    let table = ["orders", "y", "users"][g.below(3)];
+    let mut header = header(schema, table, 100 + g.below(1000) as i64);
+    if g.chance(20) {
+        header.gtid = Some("uuid:1-7".into());
+    }
+    if snapshot {
+        header.props.push(Pair::new("snapshot", "true"));
+        if rows > 0 {
+            header.props.push(Pair::new("rowsCount", rows.to_string()));
+        }
+    }
+    Entry {
+        header: Some(header),
+        entry_type: Some(if g.chance(3) {
+            EntryType::TransactionEnd
+        } else {
+            EntryType::RowData
+        } as i32),
+        store_value: Some(change.encode_to_vec()),
+    }
+    .encode_to_vec()
+}
+
+/// The records the general path makes of one entry, or its error.
+fn general(router: &MqRouter, bytes: &[u8], partitions: i32) -> Result<Vec<MqMessage>, String> {
+    let view = EntryView::parse(bytes).map_err(|source| {
+        MqError::Entry {
+            batch_id: 9,
+            source,
+        }
+        .to_string()
+    })?;
+    let e = BatchEntry { view, bytes };
+    let mut out = Vec::new();
+    router
+        .flat_entry(9, 1_704_164_700_210, &e, "t", partitions, &mut out)
+        .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// The records written straight from the entry's bytes are the general
+/// path's, byte for byte, for every kind of placement; the entries that
+/// path does not take are left to the general one. Entries of the common
+/// form, of the other forms, then with bytes changed.
+#[test]
+fn flat_records_written_from_the_bytes_are_the_general_paths() {
+    let configs = [
+        RouteConfig {
+            topic: "t".into(),
+            partition: Some(2),
+            ..Default::default()
+        },
+        RouteConfig {
+            topic: "t".into(),
+            partitions_num: Some(3),
+            partition_hash: r".*\..*:$pk$".into(),
+            ..Default::default()
+        },
+        RouteConfig {
+            topic: "t".into(),
+            partitions_num: Some(5),
+            partition_hash: r"shop\..*:name^id,x\.y,.*\..*:note^missing^é".into(),
+            database_hash: false,
+            ..Default::default()
+        },
+        RouteConfig {
+            topic: "t".into(),
+            partitions_num: Some(1000),
+            partition_hash: r"naïve\..*:$pk$,shop\.orders".into(),
+            ..Default::default()
+        },
+    ];
+    let routers: Vec<(MqRouter, i32)> = configs
+        .into_iter()
+        .map(|c| {
+            let n = c.partitions_num.unwrap_or(1) as i32;
+            (MqRouter::new(c).expect("a valid route config"), n)
+        })
+        .collect();
+    let mut g = Cases(0x9e37_79b9_7f4a_7c15);
+    let (mut fast, mut cases, mut fast_snapshots) = (0, 0, 0);
+    for round in 0..6_000 {
+        let mut bytes = random_entry(&mut g, round % 2 == 1);
+        if round % 3 == 0 {
+            for _ in 0..1 + g.below(3) {
+                let at = g.below(bytes.len());
+                match g.below(3) {
+                    0 => bytes[at] = g.next() as u8,
+                    1 => {
+                        bytes.remove(at);
+                    }
+                    _ => bytes.insert(at, g.next() as u8),
+                }
+            }
+        }
+        let Ok(view) = EntryView::parse(&bytes) else {
+            continue;
+        };
+        let e = BatchEntry {
+            view,
+            bytes: &bytes,
+        };
+        for (router, partitions) in &routers {
+            cases += 1;
+            let want = general(router, &bytes, *partitions);
+            // Snapshot rows, and only they, have the `snapshot` key.
+            let mark = e
+                .view
+                .header
+                .snapshot
+                .then_some(&serde_json::Value::Bool(true));
+            for m in want.iter().flatten() {
+                assert_eq!(json(m).get("snapshot"), mark, "{bytes:?}");
+            }
+            let mut got = Vec::new();
+            if router.flat_parts(9, 1_704_164_700_210, &e, "t", *partitions, &mut got) {
+                fast += 1;
+                fast_snapshots += usize::from(e.view.header.snapshot);
+                assert_eq!(Ok(&got), want.as_ref(), "{bytes:?}");
+                for m in &got {
+                    let text = std::str::from_utf8(&m.payload).expect("UTF-8");
+                    serde_json::from_str::<serde_json::Value>(text).expect("JSON");
+                }
+            } else {
+                assert!(got.is_empty());
+            }
+        }
+    }
+    // Most entries of the common form take the fast path, snapshot rows
+    // too (half the entries are marked).
+    assert!(fast * 3 > cases, "{fast} of {cases}");
+    assert!(fast_snapshots * 3 > fast, "{fast_snapshots} of {fast}");
+}
+
+/// Whole batches routed are the same with the fast path as entry by entry
+/// through the general path.
+#[test]
+fn batches_route_the_same_through_either_path() {
+    let config = RouteConfig {
+        topic: "t".into(),
+        partitions_num: Some(3),
+        partition_hash: r".*\..*:$pk$".into(),
+        ..Default::default()
+    };
+    let router = MqRouter::new(config).expect("a valid route config");
+    let mut g = Cases(0x2545_f491_4f6c_dd1d);
+    for _ in 0..300 {
+        let batch: Vec<Vec<u8>> = (0..1 + g.below(6))
+            .map(|i| random_entry(&mut g, i % 2 == 1))
+            .collect();
+        let mut got = Vec::new();
+        let routed = router.messages(9, &batch, 1_704_164_700_210, &mut got);
+        let mut want = Vec::new();
+        let mut failed = None;
+        for bytes in &batch {
+            match general(&router, bytes, 3) {
+                Ok(records) => want.extend(records),
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            }
+        }
+        match (routed, failed) {
+            (Ok(()), None) => assert_eq!(got, want),
+            (Err(e), Some(f)) => assert_eq!(e.to_string(), f),
+            (r, f) => panic!("routed {r:?}, general {f:?}"),
+        }
+    }
+}
+
+/// Every INSERT rows event of the binlog corpus as the Canal entry the
+/// encoder makes of it, and as the snapshot reader marks it: the prop
+/// `snapshot` = `true` inserted before `rowsCount`. Columns are described
+/// as a schema would (the corpus's table maps mostly carry no names), the
+/// first one the key.
+fn encoded_inserts() -> Vec<(Vec<u8>, Vec<u8>)> {
+    use sluice_binlog::events::EventData;
+    use sluice_binlog::RowsKind;
+    use sluice_events::{ChangeBuilder, ColumnInfo, Position, RowsChange};
+
+    let mut pairs = Vec::new();
+    for (name, buf) in sluice_testkit::corpus::corpus_binlogs() {
+        let mut changes = ChangeBuilder::new();
+        let mut encoder = crate::canal::CanalEncoder::new(false);
+        let _ = sluice_binlog::walk_file(&name, &buf, |at, raw, data| {
+            let position = Position::at("binlog.000001", at.pos, at.next_pos, &raw.header);
+            if let EventData::Rows(rows) = data {
+                if matches!(rows.kind, RowsKind::Write) {
+                    let infos: Vec<ColumnInfo> = (rows.table.columns.iter().enumerate())
+                        .map(|(i, c)| ColumnInfo {
+                            name: format!("col_{i}"),
+                            mysql_type: c.column_type.sql_name().to_string(),
+                            is_key: i == 0,
+                            default: None,
+                        })
+                        .collect();
+                    let change =
+                        RowsChange::new(position, changes.state(), rows, Some(infos.as_slice()));
+                    if let Ok(built) = encoder.rows_entry(&change) {
+                        let plain = built.entry.encode_to_vec();
+                        let mut entry = built.entry;
+                        if let Some(h) = entry.header.as_mut() {
+                            let at = h.props.len().saturating_sub(1);
+                            h.props.insert(at, Pair::new("snapshot", "true"));
+                        }
+                        pairs.push((plain, entry.encode_to_vec()));
+                    }
+                }
+            } else if let Some(event) = changes.on_event(position, data, None) {
+                let _ = encoder.entries(&event);
+            }
+            std::ops::ControlFlow::Continue(())
+        });
+    }
+    pairs
+}
+
+/// Snapshot rows built by the encoder: both FlatMessage paths write the
+/// same bytes, which are the unmarked entry's with `,"snapshot":true` after
+/// `pkNames`, in every record of every placement.
+#[test]
+fn snapshot_entries_of_the_encoder_are_marked_the_same_by_both_paths() {
+    let configs = [
+        RouteConfig {
+            topic: "t".into(),
+            partition: Some(0),
+            ..Default::default()
+        },
+        RouteConfig {
+            topic: "t".into(),
+            partitions_num: Some(3),
+            partition_hash: r".*\..*:$pk$".into(),
+            ..Default::default()
+        },
+        RouteConfig {
+            topic: "t".into(),
+            partitions_num: Some(4),
+            partition_hash: r".*\..*".into(),
+            ..Default::default()
+        },
+    ];
+    let pairs = encoded_inserts();
+    assert!(pairs.len() > 50, "only {} INSERT events", pairs.len());
+    let (mut fast, mut records) = (0, 0);
+    for config in configs {
+        let partitions = config.partitions_num.unwrap_or(1) as i32;
+        let router = MqRouter::new(config).expect("a valid route config");
+        for (plain, marked) in &pairs {
+            let view = EntryView::parse(marked).expect("an entry");
+            assert!(view.header.snapshot);
+            assert!(!EntryView::parse(plain).expect("an entry").header.snapshot);
+            let want = general(&router, marked, partitions).expect("records");
+            let unmarked = general(&router, plain, partitions).expect("records");
+            assert_eq!(want.len(), unmarked.len());
+            for (m, u) in want.iter().zip(&unmarked) {
+                let text = std::str::from_utf8(&m.payload).expect("UTF-8");
+                let u = std::str::from_utf8(&u.payload).expect("UTF-8");
+                const MARK: &str = ",\"snapshot\":true,\"sql\":";
+                assert_eq!(text.matches(MARK).count(), 1, "{text}");
+                assert_eq!(text.replacen(MARK, ",\"sql\":", 1), u);
+                let at = text.find(MARK).unwrap_or_default();
+                assert!(text[..at].ends_with(']') || text[..at].ends_with("null"));
+                assert!(text[..at].contains(",\"pkNames\":"));
+                assert_eq!(json(m)["snapshot"], serde_json::Value::Bool(true));
+                assert!(json(&unmarked[0]).get("snapshot").is_none());
+                records += 1;
+            }
+            let e = BatchEntry {
+                view,
+                bytes: marked,
+            };
+            let mut got = Vec::new();
+            if router.flat_parts(9, 1_704_164_700_210, &e, "t", partitions, &mut got) {
+                fast += 1;
+                assert_eq!(got, want);
+            }
+        }
+    }
+    // Most by the fast path (the others, such as rows with columns left out
+    // of their image, by the general path alone).
+    let cases = pairs.len() * 3;
+    assert!(fast * 2 > cases, "{fast} of {cases} by the fast path");
+    assert!(records >= pairs.len() * 3);
+}
+
+/// Protobuf records (`canal.mq.flatMessage = false`) carry snapshot entries
+/// as they are, props included: the batch as read, and each row an entry of
+/// its own when rows are split by a hash.
+#[test]
+fn protobuf_records_keep_the_snapshot_prop() {
+    let pairs = encoded_inserts();
+    let marked: Vec<Vec<u8>> = pairs.into_iter().map(|(_, m)| m).take(40).collect();
+    let props = |bytes: &[u8]| {
+        let entry = Entry::decode(bytes).expect("an entry");
+        entry
+            .header
+            .expect("a header")
+            .props
+            .iter()
+            .map(|p| (p.key().to_string(), p.value().to_string()))
+            .collect::<Vec<_>>()
+    };
+    for config in [
+        RouteConfig {
+            flat_message: false,
+            topic: "t".into(),
+            partition: Some(0),
+            ..Default::default()
+        },
+        RouteConfig {
+            flat_message: false,
+            topic: "t".into(),
+            partitions_num: Some(3),
+            partition_hash: r".*\..*:$pk$".into(),
+            ..Default::default()
+        },
+    ] {
+        let split = !config.partition_hash.is_empty();
+        let out = route(config, &marked);
+        let mut entries = 0;
+        for m in &out {
+            for bytes in packet(m).1.messages {
+                let props = props(&bytes);
+                let snapshot = ("snapshot".to_string(), "true".to_string());
+                assert_eq!(props.iter().filter(|p| **p == snapshot).count(), 1);
+                // Before `rowsCount`, which stays last.
+                assert_eq!(props.last().map(|p| p.0.as_str()), Some("rowsCount"));
+                assert_eq!(props[props.len() - 2], snapshot);
+                if !split {
+                    assert!(marked.contains(&bytes));
+                }
+                entries += 1;
+            }
+        }
+        assert!(entries >= marked.len());
+    }
 }
