@@ -24,6 +24,7 @@ use sluice_canal::{EntryPosition, LogIdentity, LogPosition, TableFilter};
 use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta};
 
 use crate::cursor_writer::CursorWriter;
+use crate::metrics::InstanceMetrics;
 use sluice_store::destination::BoxFuture;
 use sluice_store::{
     Batch, ClientId, Destination, DestinationError, EntryBytes, EventStore, GetWait, StoreError,
@@ -72,6 +73,7 @@ pub struct InstanceDestination {
     filter_override: Mutex<Option<TableFilter>>,
     own_streams: Mutex<HashMap<ClientId, Arc<OwnStream>>>,
     own_stream_starter: OnceLock<OwnStreamStarter>,
+    metrics: OnceLock<Arc<InstanceMetrics>>,
 }
 
 impl InstanceDestination {
@@ -110,6 +112,7 @@ impl InstanceDestination {
             filter_override: Mutex::new(filter),
             own_streams: Mutex::new(HashMap::new()),
             own_stream_starter: OnceLock::new(),
+            metrics: OnceLock::new(),
         })
     }
 
@@ -117,6 +120,24 @@ impl InstanceDestination {
     /// instance manager). Without it a detached client gets an error.
     pub fn set_own_stream_starter(&self, starter: OwnStreamStarter) {
         let _ = self.own_stream_starter.set(starter);
+    }
+
+    /// Where the destination's metrics are counted (set once, by the
+    /// instance manager, for the shared stream only).
+    pub fn set_metrics(&self, metrics: Arc<InstanceMetrics>) {
+        let subscriptions = self.lock_meta().client_datas.len();
+        metrics.subscriptions.set(subscriptions as f64);
+        let _ = self.metrics.set(metrics);
+    }
+
+    pub fn metrics(&self) -> Option<&Arc<InstanceMetrics>> {
+        self.metrics.get()
+    }
+
+    fn count_subscriptions(&self, meta: &DestinationMeta) {
+        if let Some(m) = self.metrics.get() {
+            m.subscriptions.set(meta.client_datas.len() as f64);
+        }
     }
 
     /// The subscriber filter of `other` applies here too (an own stream
@@ -311,6 +332,21 @@ impl InstanceDestination {
     ) -> Result<(), sluice_meta::MetaError> {
         self.cursors.save_start(&self.name, position)
     }
+
+    /// The initial snapshot's progress as persisted, if any (blocking).
+    pub fn persisted_snapshot(
+        &self,
+    ) -> Result<Option<sluice_meta::SnapshotProgress>, sluice_meta::MetaError> {
+        self.cursors.load_snapshot(&self.name)
+    }
+
+    /// Persists the initial snapshot's progress, durably (blocking).
+    pub fn persist_snapshot(
+        &self,
+        progress: &sluice_meta::SnapshotProgress,
+    ) -> Result<(), sluice_meta::MetaError> {
+        self.cursors.save_snapshot(&self.name, progress)
+    }
 }
 
 impl Destination for InstanceDestination {
@@ -351,6 +387,7 @@ impl Destination for InstanceDestination {
                 cursor: None,
             }),
         }
+        self.count_subscriptions(&meta);
         self.persist(&meta)
     }
 
@@ -360,6 +397,7 @@ impl Destination for InstanceDestination {
         let mut meta = self.lock_meta();
         meta.client_datas
             .retain(|c| c.client_identity.client_id != client);
+        self.count_subscriptions(&meta);
         self.persist(&meta)
     }
 
@@ -451,6 +489,7 @@ mod tests {
                 ack_point: (i % 2 == 1).then(|| pos(i * 100 + 100)),
                 position: pos(i * 100),
                 is_ddl: false,
+                rows: 0,
             };
             store.put(bytes, meta).await.unwrap();
         }

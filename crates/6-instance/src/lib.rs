@@ -6,6 +6,8 @@
 pub mod cursor_writer;
 pub mod destination;
 pub mod manager;
+pub mod metrics;
 pub mod runner;
 pub mod schema_hook;
+pub mod snapshot;
 pub mod stream;

@@ -13,21 +13,26 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use sluice_canal::{LogIdentity, TableFilter};
+use sluice_canal::{EntryPosition, LogIdentity, LogPosition, TableFilter};
 use sluice_config::{InstanceConfig, ServerConfig};
-use sluice_meta::{CursorStore, DirLock, LockError, MemoryCursorStore};
+use sluice_meta::{CursorStore, DestinationMeta, DirLock, LockError, MemoryCursorStore, MetaError};
 use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
 use sluice_source::tls::{SslMode, TlsOptions};
-use sluice_source::SourceConfig;
-use sluice_store::{BatchMode, Destination, Destinations, EventStore, StoreConfig};
+use sluice_source::{FailoverPolicy, SourceConfig};
+use sluice_store::{
+    BatchMode, ClientId, Destination, Destinations, EventStore, StoreConfig, StoreMetrics,
+};
 use tokio::sync::watch;
 
 use crate::destination::{InstanceDestination, OwnStream, OwnStreamStarter};
+use crate::metrics::InstanceMetrics;
 use crate::runner::{
     BinlogOnly, Fence, InstanceRunner, RunProgress, RunnerError, RunnerFilters, SchemaHook,
+    SnapshotPlan,
 };
+use crate::snapshot::SnapshotState;
 
 /// Where an instance is in its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +43,18 @@ pub enum InstanceState {
     Stopping,
     /// Stopped by an error; restarted after a delay.
     Failed(String),
+}
+
+impl std::fmt::Display for InstanceState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InstanceState::Stopped => f.write_str("stopped"),
+            InstanceState::Starting => f.write_str("starting"),
+            InstanceState::Running => f.write_str("running"),
+            InstanceState::Stopping => f.write_str("stopping"),
+            InstanceState::Failed(e) => write!(f, "failed: {e}"),
+        }
+    }
 }
 
 /// Builds the schema hook of an instance (the schema tracker, or binlog
@@ -88,6 +105,9 @@ pub struct InstanceManager {
     schema: SchemaFactory,
     fence: Option<Fence>,
     instances: Mutex<HashMap<String, Running>>,
+    /// Destinations stopped by hand ([`stop_and_hold`](Self::stop_and_hold)):
+    /// the configuration scan leaves them stopped until started again.
+    held: Mutex<std::collections::HashSet<String>>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -139,6 +159,7 @@ impl InstanceManager {
             schema,
             fence,
             instances: Mutex::new(HashMap::new()),
+            held: Mutex::new(std::collections::HashSet::new()),
         })
     }
 
@@ -214,8 +235,10 @@ impl InstanceManager {
             .ok()
     }
 
-    /// Starts a destination (no-op if it runs).
+    /// Starts a destination (no-op if it runs); one stopped by hand is no
+    /// longer held.
     pub fn start(self: &Arc<Self>, destination: &str) -> Result<(), ManagerError> {
+        self.lock_held().remove(destination);
         if self.lock().contains_key(destination) {
             return Ok(());
         }
@@ -228,7 +251,6 @@ impl InstanceManager {
             message,
         };
         let connect = source_connect_options(&config).map_err(invalid)?;
-        let (host, port) = (connect.host.clone(), connect.port);
         let filters = RunnerFilters {
             tables: TableFilter::new(&config.filter_regex).map_err(|e| invalid(e.to_string()))?,
             black: TableFilter::new(&config.filter_black_regex)
@@ -241,27 +263,25 @@ impl InstanceManager {
             dml_delete: config.filter_dml_delete,
             transaction_entry: config.filter_transaction_entry,
         };
-        let store = Arc::new(EventStore::new(StoreConfig {
-            max_entries: config.memory_buffer_size.max(1),
-            max_bytes: config
-                .memory_buffer_size
-                .max(1)
-                .saturating_mul(config.memory_buffer_memunit.max(1)),
-            batch_mode: match config.memory_batch_mode {
-                sluice_config::BatchMode::MemSize => BatchMode::MemSize,
-                sluice_config::BatchMode::ItemSize => BatchMode::ItemSize,
-            },
-            mem_unit: config.memory_buffer_memunit.max(1),
-            ddl_isolation: config.get_ddl_isolation,
-            detach_after: config.slow_client_detach_after,
-        }));
-        let identity = LogIdentity {
-            slave_id: -1,
-            source_address: sluice_canal::position::SourceAddress {
-                address: host.clone(),
-                port,
-            },
-        };
+        let store = Arc::new(
+            EventStore::new(StoreConfig {
+                max_entries: config.memory_buffer_size.max(1),
+                max_bytes: config
+                    .memory_buffer_size
+                    .max(1)
+                    .saturating_mul(config.memory_buffer_memunit.max(1)),
+                batch_mode: match config.memory_batch_mode {
+                    sluice_config::BatchMode::MemSize => BatchMode::MemSize,
+                    sluice_config::BatchMode::ItemSize => BatchMode::ItemSize,
+                },
+                mem_unit: config.memory_buffer_memunit.max(1),
+                ddl_isolation: config.get_ddl_isolation,
+                detach_after: config.slow_client_detach_after,
+            })
+            .with_metrics(StoreMetrics::new(destination)),
+        );
+        crate::metrics::store_info(destination, store.config());
+        let identity = log_identity(&connect);
         // Before anything of the destination is opened: another process
         // running it on the same folder would share its cursors and history.
         let lock = DirLock::acquire(
@@ -273,6 +293,7 @@ impl InstanceManager {
             InstanceDestination::open(destination, store, self.cursors.clone(), identity)
                 .map_err(|e| ManagerError::Meta(destination.to_string(), e))?,
         );
+        destination_handle.set_metrics(Arc::new(InstanceMetrics::new(destination)));
         let (stop_tx, stop_rx) = watch::channel(false);
         destination_handle.set_own_stream_starter(self.own_stream_starter(
             &config,
@@ -297,7 +318,9 @@ impl InstanceManager {
             )
             .await;
         });
-        tracing::info!(destination, "instance started");
+        // Whether it runs is known once it reaches its source: the state
+        // (and a log line) says so then.
+        tracing::info!(destination, "instance starting");
         self.lock().insert(
             destination.to_string(),
             Running {
@@ -328,6 +351,12 @@ impl InstanceManager {
         // Shared by the runs of this loop: a restart resumes after what the
         // last run published.
         let progress = Arc::new(RunProgress::default());
+        // And the initial snapshot's progress and windows.
+        let snapshot =
+            (config.snapshot.mode != sluice_config::SnapshotMode::Never).then(|| SnapshotPlan {
+                settings: config.snapshot,
+                state: Arc::new(SnapshotState::default()),
+            });
         loop {
             if *stop.borrow() {
                 break;
@@ -361,6 +390,8 @@ impl InstanceManager {
                 connect: connect.clone(),
                 start,
                 server_id: (config.slave_id != 0).then_some(config.slave_id),
+                names_from_schema: schema.names_columns(),
+                failover: source_failover(&config, &connect),
                 ..Default::default()
             };
             let mut runner = InstanceRunner::new(
@@ -371,7 +402,8 @@ impl InstanceManager {
                 config.gtid_on,
             )
             .with_fence(self.fence.clone())
-            .with_progress(progress.clone());
+            .with_progress(progress.clone())
+            .with_snapshot(snapshot.clone());
             let _ = state.send(InstanceState::Running);
             match runner.run(source, stop.clone()).await {
                 Ok(()) => break,
@@ -436,6 +468,7 @@ impl InstanceManager {
                 start: start_at(&config, from.clone()),
                 server_id: None,
                 server_id_seed: Some(format!("{name}#{client}@{}", connect.addr())),
+                failover: source_failover(&config, &connect),
                 ..Default::default()
             };
             let mut runner =
@@ -518,6 +551,23 @@ impl InstanceManager {
         true
     }
 
+    /// Stops a destination, as [`stop`](Self::stop), and keeps it stopped:
+    /// the configuration scan does not start it again until
+    /// [`start`](Self::start) does.
+    pub async fn stop_and_hold(&self, destination: &str) -> bool {
+        self.lock_held().insert(destination.to_string());
+        self.stop(destination).await
+    }
+
+    /// Whether the destination was stopped by hand and is kept stopped.
+    pub fn is_held(&self, destination: &str) -> bool {
+        self.lock_held().contains(destination)
+    }
+
+    fn lock_held(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<String>> {
+        self.held.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Stops and starts again with the current configuration file.
     pub async fn reload(self: &Arc<Self>, destination: &str) -> Result<(), ManagerError> {
         self.stop(destination).await;
@@ -551,7 +601,7 @@ impl InstanceManager {
         }
         self.reload_changed().await;
         for name in wanted {
-            let known = self.lock().contains_key(&name);
+            let known = self.lock().contains_key(&name) || self.is_held(&name);
             if !known && self.config_path(&name).is_file() {
                 if let Err(e) = self.start(&name) {
                     tracing::error!(destination = %name, error = %e, "cannot start");
@@ -605,6 +655,101 @@ impl InstanceManager {
         self.lock().get(name).map(|r| r.destination.clone())
     }
 
+    /// The cursors and subscriptions stored for `destination` (blocking:
+    /// the store may be a file or ZooKeeper).
+    pub fn stored_cursors(&self, destination: &str) -> Result<DestinationMeta, MetaError> {
+        self.cursors.load(destination)
+    }
+
+    /// Sets the cursor of `client` of a destination that does not run here,
+    /// so that when it starts the client gets the transactions from
+    /// `target` on. Refused while the destination runs: its folder's lock is
+    /// held from before the cursor is read until it is written, so the
+    /// destination cannot start meanwhile either (its start fails with the
+    /// lock held). The client must have subscribed before. Returns the
+    /// cursor before and after.
+    pub async fn reset_cursor(
+        &self,
+        destination: &str,
+        client: ClientId,
+        target: CursorTarget,
+    ) -> Result<CursorReset, ResetError> {
+        if self.lock().contains_key(destination) {
+            return Err(ResetError::Running(destination.to_string()));
+        }
+        let config = InstanceConfig::load(&self.server, destination)?;
+        let lock = DirLock::acquire(
+            &self.server.file_data_dir.join(destination),
+            &format!("destination {destination}"),
+        )
+        .map_err(|_| ResetError::Running(destination.to_string()))?;
+        let connect = source_connect_options(&config).map_err(ResetError::Source)?;
+        let unknown_client = || ResetError::UnknownClient {
+            destination: destination.to_string(),
+            client,
+        };
+        // The client is looked for before the source is asked anything.
+        let meta = self.load_blocking(destination).await?;
+        if !meta
+            .client_datas
+            .iter()
+            .any(|c| c.client_identity.client_id == client)
+        {
+            return Err(unknown_client());
+        }
+        let position = match target {
+            CursorTarget::Position(p) => {
+                check_in_binlog(&connect, &p).await?;
+                p
+            }
+            CursorTarget::Time(seconds) => position_at_time(&connect, seconds).await?,
+        };
+        let cursor = LogPosition {
+            identity: log_identity(&connect),
+            postion: position,
+        };
+        let cursors = self.cursors.clone();
+        let name = destination.to_string();
+        let written = cursor.clone();
+        let previous = tokio::task::spawn_blocking(move || {
+            let mut meta = cursors.load(&name)?;
+            let Some(data) = meta
+                .client_datas
+                .iter_mut()
+                .find(|c| c.client_identity.client_id == client)
+            else {
+                return Ok(Err(()));
+            };
+            let previous = data.cursor.replace(written);
+            cursors.save(&meta)?;
+            cursors.compact(&name)?;
+            Ok(Ok(previous))
+        })
+        .await
+        .map_err(|e| ResetError::Source(format!("the cursor write failed: {e}")))?
+        .map_err(|e| ResetError::Meta(destination.to_string(), e))?
+        .map_err(|()| unknown_client())?;
+        drop(lock);
+        tracing::warn!(
+            destination,
+            client,
+            journal = %cursor.postion.journal_name,
+            position = cursor.postion.position,
+            gtid = %cursor.postion.gtid,
+            "client cursor reset"
+        );
+        Ok(CursorReset { previous, cursor })
+    }
+
+    async fn load_blocking(&self, destination: &str) -> Result<DestinationMeta, ResetError> {
+        let cursors = self.cursors.clone();
+        let name = destination.to_string();
+        tokio::task::spawn_blocking(move || cursors.load(&name))
+            .await
+            .map_err(|e| ResetError::Source(format!("the cursor read failed: {e}")))?
+            .map_err(|e| ResetError::Meta(destination.to_string(), e))
+    }
+
     /// The configuration an instance runs with.
     pub fn instance_config(&self, name: &str) -> Option<InstanceConfig> {
         self.lock().get(name).map(|r| r.config.clone())
@@ -616,6 +761,164 @@ impl Destinations for InstanceManager {
         self.lock()
             .get(name)
             .map(|r| r.destination.clone() as Arc<dyn Destination>)
+    }
+}
+
+/// Where [`InstanceManager::reset_cursor`] puts a cursor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CursorTarget {
+    /// A binlog position: file and offset of a transaction boundary, and
+    /// the GTID set there (used by destinations that read by GTID).
+    Position(EntryPosition),
+    /// The first transaction at or after this time (seconds since the
+    /// epoch), looked up in the source's binlog; the end of the binlog when
+    /// none is that late.
+    Time(i64),
+}
+
+/// A cursor reset: the cursor before (`None` if the client had acked
+/// nothing) and the one written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CursorReset {
+    pub previous: Option<LogPosition>,
+    pub cursor: LogPosition,
+}
+
+/// Why a cursor was not reset.
+#[derive(Debug, thiserror::Error)]
+pub enum ResetError {
+    #[error("destination {0} runs: stop it first (its clients would keep acking over the new cursor), reset the cursor, then start it")]
+    Running(String),
+    #[error("destination {destination} has no clientId {client}: only a client that subscribed has a cursor")]
+    UnknownClient {
+        destination: String,
+        client: ClientId,
+    },
+    #[error(transparent)]
+    Config(#[from] sluice_config::ConfigError),
+    #[error("destination {0}: the cursor store failed: {1}")]
+    Meta(String, MetaError),
+    #[error("{0}")]
+    Source(String),
+    /// The position is not in the source's binlog.
+    #[error("{0}")]
+    NotInBinlog(String),
+}
+
+/// Checks that the source still has `position`: its file is listed by
+/// `SHOW BINARY LOGS` and the offset is within it.
+async fn check_in_binlog(
+    connect: &ConnectOptions,
+    position: &EntryPosition,
+) -> Result<(), ResetError> {
+    let addr = connect.addr();
+    let asked = async {
+        let mut conn = sluice_source::Conn::connect(connect).await?;
+        sluice_source::replica::binary_logs(&mut conn).await
+    };
+    let logs = match tokio::time::timeout(TIME_LOOKUP_TIMEOUT, asked).await {
+        Ok(Ok(logs)) => logs,
+        Ok(Err(e)) => {
+            return Err(ResetError::Source(format!(
+                "listing the binary logs of {addr}: {e}"
+            )))
+        }
+        Err(_) => {
+            return Err(ResetError::Source(format!(
+                "listing the binary logs of {addr}: no answer within {} s",
+                TIME_LOOKUP_TIMEOUT.as_secs()
+            )))
+        }
+    };
+    let at = format!("{}:{}", position.journal_name, position.position);
+    match logs.iter().find(|(f, _)| *f == position.journal_name) {
+        Some((_, size)) if position.position <= *size => Ok(()),
+        Some((file, size)) => Err(ResetError::NotInBinlog(format!(
+            "{at} is past the end of {file} on {addr} ({size} bytes)"
+        ))),
+        None => Err(ResetError::NotInBinlog(format!(
+            "{at}: {addr} has no binary log {}; it has {}",
+            position.journal_name,
+            match (logs.first(), logs.last()) {
+                (Some((first, _)), Some((last, _))) if first != last =>
+                    format!("{first} to {last}"),
+                (Some((only, _)), _) => only.clone(),
+                _ => "none".to_string(),
+            }
+        ))),
+    }
+}
+
+/// How long the binlog lookup of a time may take.
+const TIME_LOOKUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The position of the first transaction at or after `seconds` in the
+/// binlog of the source, or the binlog's end when none is that late.
+async fn position_at_time(
+    connect: &ConnectOptions,
+    seconds: i64,
+) -> Result<EntryPosition, ResetError> {
+    let addr = connect.addr();
+    let failed = |e: String| {
+        ResetError::Source(format!(
+            "looking up the binlog position of time {} on {addr}: {e}",
+            StartPosition::Time(seconds)
+        ))
+    };
+    let lookup = async {
+        let mut stream = sluice_source::BinlogStream::connect(SourceConfig {
+            connect: connect.clone(),
+            start: StartPosition::Time(seconds),
+            stop_at_end: true,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        while let Some(item) = stream.next().await.map_err(|e| e.to_string())? {
+            if let sluice_source::StreamItem::Event(ev) = item {
+                if ev.artificial {
+                    continue;
+                }
+                return Ok(EntryPosition {
+                    journal_name: ev.file.to_string(),
+                    position: ev.pos,
+                    server_id: i64::from(ev.raw.header.server_id),
+                    timestamp: i64::from(ev.raw.header.timestamp) * 1000,
+                    ..Default::default()
+                });
+            }
+        }
+        // Nothing that late: the end of the binlog.
+        let mut conn = sluice_source::Conn::connect(connect)
+            .await
+            .map_err(|e| e.to_string())?;
+        let (file, pos, _) = sluice_source::replica::master_status(&mut conn)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(EntryPosition {
+            journal_name: file,
+            position: pos,
+            timestamp: seconds * 1000,
+            ..Default::default()
+        })
+    };
+    match tokio::time::timeout(TIME_LOOKUP_TIMEOUT, lookup).await {
+        Ok(r) => r.map_err(failed),
+        Err(_) => Err(failed(format!(
+            "no answer within {} s",
+            TIME_LOOKUP_TIMEOUT.as_secs()
+        ))),
+    }
+}
+
+/// The identity written into a destination's cursors: its source's address.
+fn log_identity(connect: &ConnectOptions) -> LogIdentity {
+    LogIdentity {
+        slave_id: -1,
+        source_address: sluice_canal::position::SourceAddress {
+            address: connect.host.clone(),
+            port: connect.port,
+        },
     }
 }
 
@@ -634,7 +937,10 @@ async fn retry_after(delay: &mut Duration, stop: &watch::Receiver<bool>) -> bool
 /// A start at `p`: its GTID set when the instance reads by GTID and `p`
 /// has one, else its file and offset.
 fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPosition {
-    if config.gtid_on && !p.gtid.is_empty() {
+    // With failover candidates a cursor resumes by GTID, which holds on
+    // whichever server is found to have it (file offsets hold on one).
+    let failover = !config.standby_address.is_empty() || !config.source_candidates.is_empty();
+    if (config.gtid_on || failover) && !p.gtid.is_empty() {
         if let Ok(g) = p.gtid.parse() {
             return StartPosition::Gtid(g);
         }
@@ -673,6 +979,33 @@ pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions,
             },
             ..Default::default()
         },
+        ..Default::default()
+    })
+}
+
+/// Where the instance's stream may go when its source is lost:
+/// `canal.instance.standby.address`, then `sluice.instance.source.candidates`,
+/// each reached as the source is (user, password, TLS). `None` without any.
+pub fn source_failover(
+    config: &InstanceConfig,
+    connect: &ConnectOptions,
+) -> Option<FailoverPolicy> {
+    let candidates: Vec<ConnectOptions> = std::iter::once(&config.standby_address)
+        .chain(&config.source_candidates)
+        .filter_map(|addr| {
+            let (host, port) = addr.rsplit_once(':')?;
+            let port = port.parse::<u16>().ok()?;
+            (!host.is_empty()).then(|| ConnectOptions {
+                host: host.to_string(),
+                port,
+                ..connect.clone()
+            })
+        })
+        .filter(|c| c.addr() != connect.addr())
+        .collect();
+    (!candidates.is_empty()).then(|| FailoverPolicy {
+        candidates,
+        after: config.failover_after,
         ..Default::default()
     })
 }

@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 
 use crate::destination::InstanceDestination;
+use crate::snapshot::{ChunkDelivery, Delivered, Reconciled, SnapshotContext, SnapshotState};
 
 /// Where an event is, for the schema hook.
 #[derive(Debug, Clone, Copy)]
@@ -45,8 +46,24 @@ pub type Description = (Arc<TableMap>, Option<Arc<[ColumnInfo]>>);
 /// table of every rows event. The schema tracker implements it; [`BinlogOnly`]
 /// uses what the binlog itself carries.
 pub trait SchemaHook: Send {
+    /// Whether column names come from here (a schema tracker) rather than
+    /// from the binlog's own metadata.
+    fn names_columns(&self) -> bool {
+        true
+    }
     /// The stream starts at `file:pos` (after a connect, not a reconnect).
     fn on_start(&mut self, _file: &str, _pos: u64) -> Result<(), String> {
+        Ok(())
+    }
+    /// The event of the [`on_query`](Self::on_query) call that follows:
+    /// its header's `server_id` and time (seconds since the epoch), and the
+    /// executed GTID set once it is applied, when the source has GTIDs. For
+    /// hooks that record them with the statement (Debezium's history
+    /// positions carry them).
+    fn on_statement_source(&mut self, _server_id: u32, _timestamp: u32, _gtids: Option<&str>) {}
+    /// The source changed server (a failover): `file:pos`, on the new
+    /// server, is where its first event is.
+    fn on_source_change(&mut self, _file: &str, _pos: u64) -> Result<(), String> {
         Ok(())
     }
     /// A statement other than BEGIN/COMMIT, in binlog order.
@@ -71,6 +88,9 @@ pub fn changes_schema_history(sql: &str) -> bool {
 pub struct BinlogOnly;
 
 impl SchemaHook for BinlogOnly {
+    fn names_columns(&self) -> bool {
+        false
+    }
     fn on_query(&mut self, _: &EventPlace<'_>, _: &str, _: &str) -> Result<(), String> {
         Ok(())
     }
@@ -227,6 +247,12 @@ impl RunProgress {
             .is_some_and(|last| position.binlog_key() <= last)
     }
 
+    /// The stream moved to another server (after everything put from the
+    /// last one): its positions are not compared with those.
+    fn source_changed(&self) {
+        self.lock().last_put = None;
+    }
+
     fn put(&self, position: &EntryPosition, ack_point: Option<&EntryPosition>) {
         let mut st = self.lock();
         st.last_put = Some(position.binlog_key());
@@ -246,6 +272,8 @@ pub struct RunnerStats {
     pub aborted_transactions: u64,
     /// Times the source connection was re-established.
     pub reconnects: u64,
+    /// Failovers of the source to another server.
+    pub failovers: u64,
 }
 
 pub struct InstanceRunner {
@@ -264,7 +292,17 @@ pub struct InstanceRunner {
     skip_events: usize,
     fence: Option<Fence>,
     progress: Arc<RunProgress>,
+    /// The initial snapshot to run beside the stream, if any.
+    snapshot: Option<SnapshotPlan>,
     pub stats: RunnerStats,
+}
+
+/// An initial snapshot for the runner to run beside the stream.
+#[derive(Clone)]
+pub struct SnapshotPlan {
+    pub settings: sluice_config::SnapshotSettings,
+    /// Shared by the runs of the instance.
+    pub state: Arc<SnapshotState>,
 }
 
 /// What the reader makes of an event: entries, or a rows event whose entry
@@ -272,6 +310,10 @@ pub struct InstanceRunner {
 enum Work {
     Ready(Box<BuiltEntry>),
     Rows(Box<RowsWork>),
+    /// Tells the emitter the source changed server.
+    SourceChanged,
+    /// A snapshot chunk whose delivery point the stream reached.
+    Snapshot(Box<ChunkDelivery>),
 }
 
 /// A rows event of a kept table, with all its entry needs: its own copy of
@@ -336,6 +378,8 @@ impl Work {
         match self {
             Work::Ready(e) => e.entry.store_value.as_ref().map_or(0, Vec::len) + 512,
             Work::Rows(r) => (r.next_pos - r.pos) as usize * 3,
+            Work::SourceChanged => 0,
+            Work::Snapshot(c) => c.entry.entry.store_value.as_ref().map_or(0, Vec::len) + 512,
         }
     }
 }
@@ -352,6 +396,10 @@ enum PendingEntry {
     /// The entry of a rows event, being built and serialised on another
     /// task.
     Building(JoinHandle<Result<(BuiltEntry, EntryBytes), EntryError>>),
+    /// The source moved to another server: positions from here on are
+    /// that server's, not comparable with those put before.
+    SourceChanged,
+    Snapshot(Box<ChunkDelivery>),
 }
 
 /// Entries in flight between the reader and the store: rows events are
@@ -381,6 +429,7 @@ impl InstanceRunner {
             skip_events: 0,
             fence: None,
             progress: Arc::new(RunProgress::default()),
+            snapshot: None,
             stats: RunnerStats::default(),
         }
     }
@@ -395,6 +444,12 @@ impl InstanceRunner {
     /// records what this run puts, and drops entries an earlier run put.
     pub fn with_progress(mut self, progress: Arc<RunProgress>) -> Self {
         self.progress = progress;
+        self
+    }
+
+    /// Runs the initial snapshot `plan` beside the stream.
+    pub fn with_snapshot(mut self, plan: Option<SnapshotPlan>) -> Self {
+        self.snapshot = plan;
         self
     }
 
@@ -427,6 +482,7 @@ impl InstanceRunner {
         let counters = Arc::new(EmitCounters::default());
         let (tx, rx) = mpsc::channel(IN_FLIGHT);
         let emitter = Emitter {
+            windows: self.snapshot.as_ref().map(|p| p.state.clone()),
             name: self.name.clone(),
             destination: self.destination.clone(),
             transaction_entry: self.filters.transaction_entry,
@@ -486,12 +542,15 @@ impl InstanceRunner {
         emitting: &mut JoinHandle<Result<(), RunnerError>>,
     ) -> Result<(), RunnerError> {
         let in_flight = Arc::new(Semaphore::new(IN_FLIGHT_KB));
+        let metrics = self.destination.metrics().cloned();
+        let source_connect = source.connect.clone();
         let connect = BinlogStream::connect(source);
         let connected = tokio::select! {
             s = connect => s,
             _ = stop.changed() => return Ok(()),
         };
         let mut stream = connected.map_err(|e| self.source_error(e))?;
+        let snapshot_connect = source_connect.clone();
         self.gtid_state = stream.position().gtid.clone();
         let resolved = stream.position().clone();
         self.persist_start(&resolved).await?;
@@ -506,13 +565,55 @@ impl InstanceRunner {
         if let Some(g) = &self.gtid_state {
             self.changes.set_executed_gtid_set(g.to_string());
         }
+        // The initial snapshot, beside the stream: its chunks come back here
+        // to be delivered once the stream has passed their point.
+        let mut snapshot = self.start_snapshot(snapshot_connect);
+        // Where the stream is between transactions, as a binlog key.
+        let mut at_boundary = EntryPosition {
+            journal_name: resolved.file.clone(),
+            position: resolved.offset,
+            ..Default::default()
+        }
+        .binlog_key();
+        let mut waiting_chunks: Vec<ChunkDelivery> = Vec::new();
+        let mut last_server_id = resolved.server_id;
+        // Set when the stream moved to another server: the schema history
+        // learns it at the first event read there.
+        let mut source_changed = false;
+        // And the emitter, before the first entry read there.
+        let mut source_marker = false;
         loop {
             if *stop.borrow() {
                 return Ok(());
             }
-            self.stats.reconnects = stream.reconnects();
+            let reconnects = stream.reconnects();
+            if reconnects > self.stats.reconnects {
+                if let Some(m) = &metrics {
+                    m.reconnects.increment(reconnects - self.stats.reconnects);
+                }
+            }
+            self.stats.reconnects = reconnects;
+            let failovers = stream.failovers();
+            if failovers > self.stats.failovers {
+                if let Some(m) = &metrics {
+                    m.failovers.increment(failovers - self.stats.failovers);
+                }
+                self.stats.failovers = failovers;
+                source_changed = true;
+                source_marker = true;
+            }
             let item = tokio::select! {
                 item = stream.next() => item,
+                chunk = recv_chunk(&mut snapshot) => {
+                    if let Some(chunk) = chunk {
+                        waiting_chunks.push(chunk);
+                    }
+                    if !self.changes.state().in_transaction {
+                        let ready = take_ready(&mut waiting_chunks, at_boundary);
+                        self.send_chunks(ready, last_server_id, &tx, &in_flight, &mut stop, emitting).await?;
+                    }
+                    continue;
+                }
                 _ = stop.changed() => return Ok(()),
                 ended = &mut *emitting => {
                     if *stop.borrow() {
@@ -551,8 +652,22 @@ impl InstanceRunner {
                     if ev.artificial {
                         continue;
                     }
+                    if std::mem::take(&mut source_changed) {
+                        self.schema
+                            .on_source_change(ev.file, ev.pos)
+                            .map_err(|message| RunnerError::Schema {
+                                destination: self.name.clone(),
+                                at: format!("{}:{}", ev.file, ev.pos),
+                                message,
+                            })?;
+                    }
                     let ends = ev.ends_transaction.is_some();
                     self.stats.events += 1;
+                    if let Some(m) = &metrics {
+                        m.received_bytes
+                            .increment(u64::from(ev.raw.header.event_size));
+                        m.event_read(ev.raw.header.timestamp, ends);
+                    }
                     let position = Position::at(ev.file, ev.pos, ev.next_pos, &ev.raw.header);
                     let skip = self.skip_events > 0;
                     if skip {
@@ -569,10 +684,25 @@ impl InstanceRunner {
                         }
                         _ => None,
                     };
-                    let work = self.handle(position, ev.data, owned)?;
+                    // The entries of a transaction's end carry the GTID
+                    // state after it: their ack point is where a resume by
+                    // GTID starts.
+                    if let Some(g) = ev.ends_transaction.and_then(|end| end.gtid.as_ref()) {
+                        self.gtid_state = Some(g.clone());
+                        self.changes.set_executed_gtid_set(g.to_string());
+                    }
+                    let mut work = self.handle(position, ev.data, owned)?;
+                    if !skip && std::mem::take(&mut source_marker) {
+                        work.insert(0, Work::SourceChanged);
+                    }
                     if !skip {
                         for w in work {
                             let kb = w.weight().div_ceil(1024).clamp(1, IN_FLIGHT_KB) as u32;
+                            // Timed only when it will wait for the emitter.
+                            let blocked = (metrics.is_some()
+                                && (tx.capacity() == 0
+                                    || in_flight.available_permits() < kb as usize))
+                                .then(Instant::now);
                             let held = tokio::select! {
                                 held = in_flight.clone().acquire_many_owned(kb) => match held {
                                     Ok(h) => h,
@@ -589,6 +719,8 @@ impl InstanceRunner {
                             let entry = match w {
                                 Work::Ready(e) => PendingEntry::Ready(e),
                                 Work::Rows(r) => PendingEntry::Building(r.spawn()),
+                                Work::SourceChanged => PendingEntry::SourceChanged,
+                                Work::Snapshot(c) => PendingEntry::Snapshot(c),
                             };
                             let pending = Pending { entry, _held: held };
                             tokio::select! {
@@ -603,22 +735,139 @@ impl InstanceRunner {
                                 }
                                 _ = stop.changed() => return Ok(()),
                             }
+                            if let (Some(m), Some(since)) = (&metrics, blocked) {
+                                m.blocked(since.elapsed());
+                            }
+                        }
+                    }
+                    last_server_id = position.server_id;
+                    if !skip && !self.changes.state().in_transaction {
+                        // Between transactions: chunks whose point the
+                        // stream has reached go out now.
+                        at_boundary = EntryPosition {
+                            journal_name: position.file.to_string(),
+                            position: position.next_offset,
+                            ..Default::default()
+                        }
+                        .binlog_key();
+                        if !waiting_chunks.is_empty() {
+                            let ready = take_ready(&mut waiting_chunks, at_boundary);
+                            self.send_chunks(
+                                ready,
+                                last_server_id,
+                                &tx,
+                                &in_flight,
+                                &mut stop,
+                                emitting,
+                            )
+                            .await?;
                         }
                     }
                     if ends {
                         self.events_in_txn = 0;
                         self.skip_events = 0;
                         self.stats.transactions += 1;
-                        if let Some(end) = ev.ends_transaction {
-                            if let Some(g) = &end.gtid {
-                                self.gtid_state = Some(g.clone());
-                                self.changes.set_executed_gtid_set(g.to_string());
-                            }
+                        if let Some(m) = &metrics {
+                            m.transactions.increment(1);
+                            m.transaction_read(ev.file, ev.next_pos);
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Starts the initial snapshot beside the stream, unless there is none
+    /// or it finished.
+    fn start_snapshot(&self, connect: sluice_source::ConnectOptions) -> Option<SnapshotTask> {
+        let plan = self.snapshot.as_ref()?;
+        if plan.settings.mode == sluice_config::SnapshotMode::Never
+            || plan.state.progress().is_some_and(|p| p.finished())
+        {
+            return None;
+        }
+        let (chunks, rx) = mpsc::channel(plan.settings.parallelism.max(1));
+        let filters = self.filters.clone();
+        let destination = self.destination.clone();
+        let keeps = move |schema: &str, table: &str| {
+            let white = destination
+                .override_matches(schema, table)
+                .unwrap_or_else(|| filters.tables.matches(schema, table));
+            white && (filters.black.is_empty() || !filters.black.matches(schema, table))
+        };
+        let ctx = SnapshotContext {
+            name: self.name.clone(),
+            settings: plan.settings,
+            connect,
+            destination: self.destination.clone(),
+            state: plan.state.clone(),
+            gtid_on: self.encoder.gtid_on,
+            keeps: Arc::new(keeps),
+            chunks,
+        };
+        let name = self.name.clone();
+        let task = tokio::spawn(async move {
+            if let Err(e) = crate::snapshot::run(ctx).await {
+                tracing::error!(destination = %name, error = %e, "initial snapshot stopped; it resumes when the instance restarts");
+            }
+        });
+        Some(SnapshotTask { rx, task })
+    }
+
+    /// Hands the chunks whose point the stream reached to the emitter, in
+    /// order, with the stream's GTID state there.
+    #[allow(clippy::too_many_arguments)]
+    async fn send_chunks(
+        &mut self,
+        ready: Vec<ChunkDelivery>,
+        server_id: u32,
+        tx: &mpsc::Sender<Pending>,
+        in_flight: &Arc<Semaphore>,
+        stop: &mut watch::Receiver<bool>,
+        emitting: &mut JoinHandle<Result<(), RunnerError>>,
+    ) -> Result<(), RunnerError> {
+        for mut chunk in ready {
+            let gtid = self
+                .gtid_state
+                .as_ref()
+                .map(|g| g.to_string())
+                .unwrap_or_default();
+            for p in
+                std::iter::once(&mut chunk.entry.position).chain(chunk.entry.ack_point.as_mut())
+            {
+                p.gtid.clone_from(&gtid);
+                p.server_id = i64::from(server_id);
+            }
+            let w = Work::Snapshot(Box::new(chunk));
+            let kb = w.weight().div_ceil(1024).clamp(1, IN_FLIGHT_KB) as u32;
+            let held = tokio::select! {
+                held = in_flight.clone().acquire_many_owned(kb) => match held {
+                    Ok(h) => h,
+                    Err(_) => return Ok(()),
+                },
+                _ = stop.changed() => return Ok(()),
+            };
+            let Work::Snapshot(chunk) = w else {
+                continue;
+            };
+            let pending = Pending {
+                entry: PendingEntry::Snapshot(chunk),
+                _held: held,
+            };
+            tokio::select! {
+                sent = tx.send(pending) => {
+                    if sent.is_err() {
+                        if *stop.borrow() {
+                            return Ok(());
+                        }
+                        let ended = (&mut *emitting).await;
+                        return Err(self.emitter_ended(ended));
+                    }
+                }
+                _ = stop.changed() => return Ok(()),
+            }
+        }
+        Ok(())
     }
 
     /// Records where the stream resolved its start and, when asked to
@@ -699,6 +948,10 @@ impl InstanceRunner {
                 let sql = q.query_text();
                 let t = sql.trim();
                 if changes_schema_history(t) {
+                    if let Some(plan) = &self.snapshot {
+                        // A chunk being read may be of a table this changes.
+                        plan.state.windows.invalidate_all();
+                    }
                     let db = q.schema_text().into_owned();
                     let sql = t.to_string();
                     at.status_vars = q.status_vars;
@@ -795,6 +1048,42 @@ impl InstanceRunner {
     }
 }
 
+/// The initial snapshot running beside a run of the stream; ends with it.
+struct SnapshotTask {
+    rx: mpsc::Receiver<ChunkDelivery>,
+    task: JoinHandle<()>,
+}
+
+impl Drop for SnapshotTask {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The next chunk of the snapshot; pending forever without one, or once
+/// the snapshot has ended.
+async fn recv_chunk(snapshot: &mut Option<SnapshotTask>) -> Option<ChunkDelivery> {
+    match snapshot {
+        Some(s) => match s.rx.recv().await {
+            Some(c) => Some(c),
+            None => {
+                *snapshot = None;
+                None
+            }
+        },
+        None => std::future::pending().await,
+    }
+}
+
+/// The chunks whose delivery point is at or before `at`, in arrival order.
+fn take_ready(waiting: &mut Vec<ChunkDelivery>, at: (u64, u64)) -> Vec<ChunkDelivery> {
+    let (ready, still): (Vec<_>, Vec<_>) = std::mem::take(waiting)
+        .into_iter()
+        .partition(|c| c.at <= at);
+    *waiting = still;
+    ready
+}
+
 #[derive(Debug, Default)]
 struct EmitCounters {
     entries: AtomicU64,
@@ -806,6 +1095,8 @@ struct EmitCounters {
 /// BEGIN goes out with the first entry after it, empty transactions are
 /// dropped but for one now and then).
 struct Emitter {
+    /// The snapshot's windows and progress, when one runs.
+    windows: Option<Arc<SnapshotState>>,
     name: String,
     destination: Arc<InstanceDestination>,
     transaction_entry: bool,
@@ -822,6 +1113,17 @@ impl Emitter {
     async fn run(mut self, mut rx: mpsc::Receiver<Pending>) -> Result<(), RunnerError> {
         while let Some(p) = rx.recv().await {
             let (e, bytes) = match p.entry {
+                PendingEntry::SourceChanged => {
+                    self.progress.source_changed();
+                    if let Some(s) = &self.windows {
+                        s.windows.invalidate_all();
+                    }
+                    continue;
+                }
+                PendingEntry::Snapshot(chunk) => {
+                    self.deliver_chunk(*chunk).await?;
+                    continue;
+                }
                 PendingEntry::Ready(e) => (*e, None),
                 PendingEntry::Building(building) => match building.await {
                     Ok(Ok((e, bytes))) => (e, Some(bytes)),
@@ -844,8 +1146,93 @@ impl Emitter {
         Ok(())
     }
 
+    /// Puts a snapshot chunk into the store, without the rows the stream
+    /// touched while it was read, and tells its reader how it went.
+    async fn deliver_chunk(&mut self, chunk: ChunkDelivery) -> Result<(), RunnerError> {
+        let ChunkDelivery {
+            schema,
+            table,
+            entry,
+            reply,
+            ..
+        } = chunk;
+        let Some(state) = &self.windows else {
+            let _ = reply.send(Delivered::Redo);
+            return Ok(());
+        };
+        let BuiltEntry {
+            entry: proto,
+            kind,
+            position,
+            ack_point,
+            idempotency_key,
+        } = *entry;
+        let delivered = match state.windows.reconcile(&schema, &table, Box::new(proto)) {
+            Reconciled::Redo => Delivered::Redo,
+            Reconciled::Deliver {
+                entry: None,
+                kept,
+                dropped,
+            } => Delivered::Put {
+                seq: None,
+                kept,
+                dropped,
+            },
+            Reconciled::Deliver {
+                entry: Some(proto),
+                kept,
+                dropped,
+            } => {
+                if let Some(fence) = &self.fence {
+                    if !fence(&self.name) {
+                        return Err(RunnerError::Fenced {
+                            destination: self.name.clone(),
+                        });
+                    }
+                }
+                let bytes = entry_bytes(&proto);
+                let meta = EntryMeta {
+                    bytes: bytes.len(),
+                    ack_point,
+                    position,
+                    is_ddl: false,
+                    rows: kept as u32,
+                };
+                let _ = (kind, idempotency_key);
+                self.counters.entries.fetch_add(1, Ordering::Relaxed);
+                self.counters.rows.fetch_add(1, Ordering::Relaxed);
+                let seq = self
+                    .destination
+                    .store()
+                    .put(bytes, meta)
+                    .await
+                    .map_err(|_| RunnerError::Stopped {
+                        destination: self.name.clone(),
+                    })?;
+                Delivered::Put {
+                    seq: Some(seq),
+                    kept,
+                    dropped,
+                }
+            }
+        };
+        let _ = reply.send(delivered);
+        Ok(())
+    }
+
     /// `bytes`: the entry serialised, when that was done already.
     async fn emit(&mut self, e: BuiltEntry, bytes: Option<EntryBytes>) -> Result<(), RunnerError> {
+        if e.kind == EntryKind::Row {
+            if let (Some(state), Some(h)) = (&self.windows, e.entry.header.as_ref()) {
+                if state.windows.any_open() {
+                    state.windows.observe(
+                        h.schema_name.as_deref().unwrap_or(""),
+                        h.table_name.as_deref().unwrap_or(""),
+                        e.entry.store_value.as_deref().unwrap_or(&[]),
+                    );
+                }
+            }
+        }
         match e.kind {
             EntryKind::Begin => {
                 self.pending_begin = Some(e);
@@ -904,6 +1291,11 @@ impl Emitter {
             ack_point: e.ack_point.clone(),
             position: e.position.clone(),
             is_ddl: e.kind == EntryKind::Ddl,
+            rows: if e.kind == EntryKind::Row {
+                rows_count(&e.entry)
+            } else {
+                0
+            },
         };
         self.counters.entries.fetch_add(1, Ordering::Relaxed);
         if e.kind == EntryKind::Row {
@@ -922,6 +1314,21 @@ impl Emitter {
         self.progress.put(&e.position, e.ack_point.as_ref());
         Ok(())
     }
+}
+
+/// Canal's `rowsCount` of a row entry (its last header property).
+fn rows_count(entry: &sluice_canal::proto::Entry) -> u32 {
+    entry
+        .header
+        .as_ref()
+        .and_then(|h| {
+            h.props
+                .iter()
+                .rev()
+                .find(|p| p.key.as_deref() == Some("rowsCount"))
+        })
+        .and_then(|p| p.value.as_deref()?.parse().ok())
+        .unwrap_or(0)
 }
 
 /// The serialised entry, written straight into the shared allocation the

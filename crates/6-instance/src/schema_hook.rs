@@ -23,6 +23,9 @@ pub struct TrackedSchema {
     /// The last description, reused for the following rows events of the
     /// same TABLE_MAP (a statement's rows events all share one).
     last: Option<Described>,
+    /// Source changes so far (see `BinlogPosition::epoch`): positions of
+    /// the current server are placed after those of earlier ones.
+    epoch: u32,
 }
 
 struct Described {
@@ -45,6 +48,7 @@ impl TrackedSchema {
             metadata,
             filter,
             last: None,
+            epoch: 0,
         }
     }
 }
@@ -52,7 +56,10 @@ impl TrackedSchema {
 impl SchemaHook for TrackedSchema {
     fn on_start(&mut self, file: &str, pos: u64) -> Result<(), String> {
         self.last = None;
-        let at = BinlogPosition::new(file, pos);
+        // A start is on the server of the history's last source change: a
+        // cursor is at most as old as the history, which is written first.
+        self.epoch = self.tracker.epoch();
+        let at = BinlogPosition::new(file, pos).in_epoch(self.epoch);
         if let Some(source) = &self.metadata {
             source.warn_without_select();
             // Set on every start, not only at seeding: tables the history
@@ -76,9 +83,16 @@ impl SchemaHook for TrackedSchema {
         Ok(())
     }
 
+    fn on_source_change(&mut self, file: &str, pos: u64) -> Result<(), String> {
+        self.last = None;
+        self.epoch += 1;
+        let at = BinlogPosition::new(file, pos).in_epoch(self.epoch);
+        self.tracker.source_changed(&at).map_err(|e| e.to_string())
+    }
+
     fn on_query(&mut self, at: &EventPlace<'_>, schema: &str, sql: &str) -> Result<(), String> {
         self.last = None;
-        let end = BinlogPosition::new(at.file, at.next_pos);
+        let end = BinlogPosition::new(at.file, at.next_pos).in_epoch(self.epoch);
         self.tracker
             .on_query(&end, schema, sql, at.status_vars)
             .map(|_| ())
@@ -90,7 +104,7 @@ impl SchemaHook for TrackedSchema {
         at: &EventPlace<'_>,
         table: &Arc<TableMap>,
     ) -> Result<Description, String> {
-        let end = BinlogPosition::new(at.file, at.next_pos);
+        let end = BinlogPosition::new(at.file, at.next_pos).in_epoch(self.epoch);
         // The same table map as last time gets the same description while
         // the catalog cannot have moved: no statement since (that resets
         // `last`), no new history record, and no record of the history
@@ -113,19 +127,7 @@ impl SchemaHook for TrackedSchema {
             .catalog()
             .table(&table.schema, &table.table)
             .filter(|t| t.columns.len() == table.columns.len())
-            .map(|t| {
-                t.columns
-                    .iter()
-                    .map(|c| ColumnInfo {
-                        name: c.name.clone(),
-                        mysql_type: c.data_type.clone(),
-                        is_key: t
-                            .primary_key
-                            .iter()
-                            .any(|k| k.eq_ignore_ascii_case(&c.name)),
-                    })
-                    .collect::<Arc<[ColumnInfo]>>()
-            });
+            .map(column_infos);
         self.last = Some(Described {
             input: table.clone(),
             records: self.tracker.records().len(),
@@ -134,6 +136,22 @@ impl SchemaHook for TrackedSchema {
         });
         Ok((described, info))
     }
+}
+
+/// Canal's column info of a table (names, types, primary key, defaults).
+pub fn column_infos(t: &sluice_schema::model::TableSchema) -> Arc<[ColumnInfo]> {
+    t.columns
+        .iter()
+        .map(|c| ColumnInfo {
+            name: c.name.clone(),
+            mysql_type: c.data_type.clone(),
+            is_key: t
+                .primary_key
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(&c.name)),
+            default: c.default.clone(),
+        })
+        .collect()
 }
 
 /// Reads table definitions from the source server over a connection of its

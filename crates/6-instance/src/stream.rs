@@ -157,7 +157,8 @@ impl std::fmt::Debug for ChangeStream {
 
 impl ChangeStream {
     /// Every change of `source`, with tables described by `schema`.
-    pub fn new(source: SourceConfig, schema: Box<dyn SchemaHook>) -> Self {
+    pub fn new(mut source: SourceConfig, schema: Box<dyn SchemaHook>) -> Self {
+        source.names_from_schema = schema.names_columns();
         ChangeStream {
             source,
             schema,
@@ -195,6 +196,7 @@ impl ChangeStream {
         )
         .map_err(invalid)?;
         let source = SourceConfig {
+            failover: crate::manager::source_failover(config, &connect),
             connect,
             start: crate::manager::configured_start(config),
             server_id: (config.slave_id != 0).then_some(config.slave_id),
@@ -431,6 +433,11 @@ fn follow_schema(
         next_pos: ev.next_pos,
         status_vars: &[],
     };
+    let (server_id, timestamp) = (ev.raw.header.server_id, ev.raw.header.timestamp);
+    let gtids = ev
+        .ends_transaction
+        .and_then(|end| end.gtid.as_ref())
+        .map(|g| g.to_string());
     let failed = |message: String| StreamError::Schema {
         file: ev.file.to_string(),
         pos: ev.pos,
@@ -442,6 +449,7 @@ fn follow_schema(
             let sql = text.trim();
             if crate::runner::changes_schema_history(sql) {
                 place.status_vars = q.status_vars;
+                schema.on_statement_source(server_id, timestamp, gtids.as_deref());
                 schema
                     .on_query(&place, &q.schema_text(), sql)
                     .map_err(failed)?;

@@ -71,6 +71,7 @@ fn synthetic(table: &TableMap) -> Vec<ColumnInfo> {
                 _ => c.column_type.sql_name().to_string(),
             },
             is_key: i == 0,
+            default: None,
         })
         .collect()
 }

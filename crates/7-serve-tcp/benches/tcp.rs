@@ -239,6 +239,7 @@ async fn over_tcp(w: Arc<Workload>, rows: usize, full: bool) -> Pass {
                         ..Default::default()
                     },
                     is_ddl: false,
+                    rows: 0,
                 };
                 d.store.put(e, meta).await.expect("put");
             }

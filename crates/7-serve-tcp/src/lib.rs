@@ -33,11 +33,14 @@
 //! Must never: panic on network input, or let one connection disturb another.
 
 pub mod auth;
+pub mod connections;
 pub mod frame;
 pub mod limits;
+pub mod metrics;
 pub mod server;
 pub mod session;
 
 pub use auth::{AuthConfig, AuthConfigError};
+pub use connections::Connections;
 pub use server::{listen_addr, ServerOptions, ShutdownHandle, StartError, TcpServer};
 pub use session::{Outcome, Reply, Request, Session};

@@ -46,6 +46,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::auth::AuthConfig;
+use crate::connections::Connections;
 use crate::frame::{self, Decoded, FrameError};
 use crate::limits::{self, LogBudget, LoginThrottle};
 use crate::session::{Outcome, Phase, Reply, Session, SEED_LEN};
@@ -152,6 +153,7 @@ pub struct TcpServer {
     destinations: Arc<dyn Destinations>,
     options: ServerOptions,
     shutdown: Arc<watch::Sender<bool>>,
+    connections: Arc<Connections>,
 }
 
 impl TcpServer {
@@ -168,6 +170,7 @@ impl TcpServer {
             destinations,
             options: ServerOptions::default(),
             shutdown: Arc::new(watch::channel(false).0),
+            connections: Arc::default(),
         })
     }
 
@@ -211,6 +214,11 @@ impl TcpServer {
         ShutdownHandle(self.shutdown.clone())
     }
 
+    /// Which clients are connected now, by destination and clientId.
+    pub fn connections(&self) -> Arc<Connections> {
+        self.connections.clone()
+    }
+
     /// Accepts and serves connections until shut down, then waits for every
     /// connection to close. Errors of one connection never end it.
     pub async fn serve(self) -> io::Result<()> {
@@ -220,6 +228,7 @@ impl TcpServer {
             destinations,
             options,
             shutdown,
+            connections,
         } = self;
         let max_connections = options.effective_max_connections();
         if max_connections == 0 {
@@ -239,7 +248,7 @@ impl TcpServer {
         tracing::info!(
             %local,
             max_connections,
-            nofile = ?limits::nofile_limit(),
+            open_file_limit = %limits::nofile_limit().map_or("unknown".to_string(), |n| n.to_string()),
             "canal tcp server listening"
         );
         loop {
@@ -267,6 +276,7 @@ impl TcpServer {
                             local,
                             auth: auth.clone(),
                             destinations: destinations.clone(),
+                            connections: connections.clone(),
                             options: options.clone(),
                             guards: guards.clone(),
                             stop: shutdown.subscribe(),
@@ -394,6 +404,7 @@ struct Connection {
     local: SocketAddr,
     auth: Arc<AuthConfig>,
     destinations: Arc<dyn Destinations>,
+    connections: Arc<Connections>,
     options: Arc<ServerOptions>,
     guards: Arc<Guards>,
     stop: watch::Receiver<bool>,
@@ -409,7 +420,12 @@ impl Connection {
         let reason = self.serve(rd, wr, channel.clone()).await;
         drop(slot);
         match &reason {
-            Close::Eof | Close::Shutdown => tracing::debug!(%channel, %reason, "connection closed"),
+            Close::Eof | Close::Shutdown if !self.logged_in => {
+                tracing::debug!(%channel, %reason, "connection closed")
+            }
+            Close::Eof | Close::Shutdown => {
+                tracing::info!(%channel, %reason, "client disconnected")
+            }
             // Peers that never logged in can be many: their lines are budgeted.
             _ if !self.logged_in => {
                 let now = std::time::Instant::now();
@@ -465,7 +481,8 @@ impl Connection {
         if getrandom::fill(&mut seed).is_err() {
             return Close::Seed;
         }
-        let mut session = Session::new(seed, self.auth.clone(), self.destinations.clone(), channel);
+        let mut session = Session::new(seed, self.auth.clone(), self.destinations.clone(), channel)
+            .with_connections(self.connections.clone());
         let login_frame = self
             .options
             .max_login_frame

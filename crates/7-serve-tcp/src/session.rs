@@ -37,7 +37,7 @@
 //! destination is seen at once).
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use prost::Message;
 use sluice_canal::proto::{
@@ -238,6 +238,22 @@ pub enum Request {
     Unsupported(i32),
 }
 
+impl Request {
+    /// The destination a request names and its packet type as an index
+    /// into [`crate::metrics::PACKET_TYPES`]; `None` for other packets.
+    fn metric_labels(&self) -> Option<(&str, usize)> {
+        let (destination, packet) = match self {
+            Request::Subscribe(r) => (&r.destination, 0),
+            Request::Unsubscribe(r) => (&r.destination, 1),
+            Request::Get(r) => (&r.destination, 2),
+            Request::Ack(r) => (&r.destination, 3),
+            Request::Rollback(r) => (&r.destination, 4),
+            Request::Unsupported(_) => return None,
+        };
+        (!destination.is_empty()).then_some((destination.as_str(), packet))
+    }
+}
+
 /// Why a packet could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RequestError {
@@ -332,6 +348,22 @@ pub struct Session {
     /// Destinations this session acked on since its last reply: their
     /// cursors must be durable before the next reply.
     unsettled: Vec<Arc<dyn Destination>>,
+    /// The client metrics of the destination last requested.
+    metrics: Option<crate::metrics::ClientMetrics>,
+    /// Where the clients this session made requests for are counted as
+    /// connected, and those clients.
+    connections: Option<Arc<crate::Connections>>,
+    connected_as: Vec<(String, ClientId)>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(connections) = &self.connections {
+            for (destination, client) in &self.connected_as {
+                connections.closed(destination, *client);
+            }
+        }
+    }
 }
 
 impl Session {
@@ -350,8 +382,33 @@ impl Session {
             failed_auths: 0,
             read_timeout: DEFAULT_IDLE_TIMEOUT,
             write_timeout: DEFAULT_IDLE_TIMEOUT,
+            metrics: None,
             unsettled: Vec::new(),
+            connections: None,
+            connected_as: Vec::new(),
         }
+    }
+
+    /// Counts this session in `connections` as connected for each
+    /// destination and clientId it makes a request for, until dropped.
+    pub fn with_connections(mut self, connections: Arc<crate::Connections>) -> Session {
+        self.connections = Some(connections);
+        self
+    }
+
+    fn connected(&mut self, destination: &str, client: ClientId) {
+        let Some(connections) = &self.connections else {
+            return;
+        };
+        if self
+            .connected_as
+            .iter()
+            .any(|(d, c)| d == destination && *c == client)
+        {
+            return;
+        }
+        connections.opened(destination, client);
+        self.connected_as.push((destination.to_string(), client));
     }
 
     pub fn phase(&self) -> Phase {
@@ -402,17 +459,26 @@ impl Session {
         match self.phase {
             Phase::Auth => self.authenticate(packet),
             Phase::Ready => {
+                let started = Instant::now();
+                let mut counted = None;
                 let outcome = match parse_request(packet) {
-                    Ok(req) => self.request(req).await,
+                    Ok(req) => {
+                        counted = self.count_for(&req);
+                        self.request(req).await
+                    }
                     Err(e) => Outcome::Reply(self.exception(&e.to_string())),
                 };
-                match outcome {
+                let outcome = match outcome {
                     Outcome::Silent => Outcome::Silent,
                     Outcome::Reply(r) => Outcome::Reply(self.after_settling(r).await),
                     Outcome::ReplyAndClose(r) => {
                         Outcome::ReplyAndClose(self.after_settling(r).await)
                     }
+                };
+                if let (Some(packet), Some(m)) = (counted, &self.metrics) {
+                    m.request(packet, &outcome, started.elapsed());
                 }
+                outcome
             }
         }
     }
@@ -506,8 +572,27 @@ impl Session {
         self.read_timeout = ms(ca.net_read_timeout);
         self.write_timeout = ms(ca.net_write_timeout);
         self.phase = Phase::Ready;
-        tracing::debug!(channel = %self.channel, user = %ca.username, "authenticated");
+        // Logged here rather than at accept: a port scan logs nothing.
+        tracing::info!(channel = %self.channel, user = %ca.username, "client logged in");
         Outcome::Reply(Reply::ok())
+    }
+
+    /// The packet type to count `req` as, with `self.metrics` set for its
+    /// destination; `None` when it is not counted.
+    fn count_for(&mut self, req: &Request) -> Option<usize> {
+        let (destination, packet) = req.metric_labels()?;
+        if self
+            .metrics
+            .as_ref()
+            .is_some_and(|m| m.destination == destination)
+        {
+            return Some(packet);
+        }
+        // Only destinations served here: a client cannot make up label
+        // values.
+        self.destinations.destination(destination)?;
+        self.metrics = Some(crate::metrics::ClientMetrics::new(destination));
+        Some(packet)
     }
 
     fn lookup(&self, destination: &str) -> Result<Arc<dyn Destination>, String> {
@@ -519,7 +604,7 @@ impl Session {
     /// Destination and client id of a request: 401 when either is empty,
     /// 400 when the id is not a short or the destination is not running.
     fn identity(
-        &self,
+        &mut self,
         kind: &str,
         destination: &str,
         client_id: &str,
@@ -528,7 +613,18 @@ impl Session {
             return Err(missing_identity(kind, destination, client_id));
         }
         let client = parse_client_id(client_id).map_err(|m| self.exception(&m))?;
-        let d = self.lookup(destination).map_err(|m| self.exception(&m))?;
+        let d = self.lookup(destination).map_err(|m| {
+            // Canal's reply text stays (clients look for it); the log says
+            // what it means.
+            tracing::warn!(
+                channel = %self.channel,
+                destination,
+                request = kind,
+                "a client asked for a destination this server does not run: not configured here, not started (see its errors above), or running on another server of the cluster"
+            );
+            self.exception(&m)
+        })?;
+        self.connected(destination, client);
         Ok((d, client))
     }
 
@@ -539,7 +635,7 @@ impl Session {
                     Err(r) => r,
                     Ok((d, client)) => match d.subscribe(client, &sub.filter) {
                         Ok(()) => {
-                            tracing::debug!(channel = %self.channel, destination = %sub.destination, client, filter = %sub.filter, "subscribed");
+                            tracing::info!(channel = %self.channel, destination = %sub.destination, client, filter = %sub.filter, "client subscribed");
                             Reply::ok()
                         }
                         Err(e) => self.destination_error(e),
@@ -606,7 +702,7 @@ impl Session {
                 let (d, client) = match self.identity("ClientAck", &ack.destination, &ack.client_id)
                 {
                     Ok(x) => x,
-                    Err(r) => return self.unsolicited(r),
+                    Err(r) => return Outcome::Reply(r),
                 };
                 match d.ack(client, ack.batch_id) {
                     Ok(()) => {
@@ -617,7 +713,7 @@ impl Session {
                     }
                     Err(e) => {
                         let r = self.destination_error(e);
-                        self.unsolicited(r)
+                        self.unsolicited("ack", r)
                     }
                 }
             }
@@ -625,13 +721,13 @@ impl Session {
                 let (d, client) =
                     match self.identity("ClientRollback", &rb.destination, &rb.client_id) {
                         Ok(x) => x,
-                        Err(r) => return self.unsolicited(r),
+                        Err(r) => return Outcome::Reply(r),
                     };
                 match d.rollback(client, rb.batch_id) {
                     Ok(()) => Outcome::Silent,
                     Err(e) => {
                         let r = self.destination_error(e);
-                        self.unsolicited(r)
+                        self.unsolicited("rollback", r)
                     }
                 }
             }
@@ -645,12 +741,12 @@ impl Session {
     /// An error reply to CLIENTACK/CLIENTROLLBACK: the client reads it as
     /// the answer to its next request, as with Canal. Logged here because
     /// the client will attribute it to something else.
-    fn unsolicited(&self, r: Reply) -> Outcome {
+    fn unsolicited(&self, request: &str, r: Reply) -> Outcome {
         if let Reply::Ack {
             error: Some((code, message)),
         } = &r
         {
-            tracing::warn!(channel = %self.channel, code, %message, "ack/rollback failed");
+            tracing::warn!(channel = %self.channel, request, code, %message, "a client's {request} was refused; it reads the error as the reply to its next request");
         }
         Outcome::Reply(r)
     }

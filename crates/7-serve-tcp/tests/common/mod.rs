@@ -77,6 +77,7 @@ impl MemDestination {
                 }),
                 position: pos,
                 is_ddl: false,
+                rows: 0,
             };
             self.store.put(bytes, meta).await.unwrap();
         }

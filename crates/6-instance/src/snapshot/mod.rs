@@ -1,0 +1,980 @@
+//! The initial snapshot: the rows already in the tables the filters keep,
+//! read while the stream runs, without locking the source.
+//!
+//! Each table is read in chunks of its key order (`WHERE key > last ORDER
+//! BY key LIMIT n`), each chunk in a transaction of its own started `WITH
+//! CONSISTENT SNAPSHOT`. Before a chunk is read, the stream starts noting
+//! the keys it delivers for the table ([`window`]); after it is read, the
+//! end of the binlog (`SHOW MASTER STATUS`) is the chunk's delivery point.
+//! When the stream has delivered everything before that point, the chunk
+//! goes into the store there, without the rows the stream touched
+//! meanwhile (it delivered a version of them at least as new). So every
+//! row reaches the consumer in its state at some point of the binlog, and
+//! every change after that point exactly once, in binlog order: no row
+//! version ever goes backwards, and no lock is taken.
+//!
+//! A chunk is one Canal row entry of type INSERT whose header carries the
+//! property `snapshot = true`. It counts as done once every consumer acked
+//! it; the progress is persisted beside the cursors (see
+//! [`sluice_meta::snapshot`]), so a restart or a take-over resumes at the
+//! first chunk not acked. That chunk is read again, a newer version of the
+//! same rows.
+//!
+//! A table without a primary key (or a NOT NULL unique key) is read as one
+//! chunk, reconciled by whole rows: memory grows with the table, and a row
+//! the stream touched in the window is dropped with every identical row.
+//! The same holds for keys whose order SQL and Sluice may not agree on
+//! (ENUM, SET, BIT, FLOAT, JSON, spatial key columns).
+
+pub mod window;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use sluice_binlog::{ColumnType, RowsEvent, TableMap};
+use sluice_canal::proto::Pair;
+use sluice_canal::EntryPosition;
+use sluice_config::SnapshotSettings;
+use sluice_encode::canal::{BuiltEntry, CanalEncoder};
+use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
+use sluice_meta::{PendingChunk, SnapshotProgress, TableProgress};
+use sluice_schema::model::TableSchema;
+use sluice_source::{Conn, ConnectOptions, SourceError};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::destination::InstanceDestination;
+pub use window::{Reconciled, Windows};
+
+/// The Canal header property that marks a snapshot read.
+pub const SNAPSHOT_PROP: &str = "snapshot";
+
+/// Error 1146: the table is gone.
+const NO_SUCH_TABLE: u16 = 1146;
+
+/// How long a failed chunk waits before it is tried again.
+const RETRY_PAUSE: Duration = Duration::from_secs(1);
+
+/// How often progress is logged.
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// What the snapshot of one destination shares between its reader tasks,
+/// the stream and the runs of the instance.
+#[derive(Debug, Default)]
+pub struct SnapshotState {
+    pub windows: Windows,
+    live: Mutex<Live>,
+    /// One write of the progress at a time, the latest state last.
+    persisting: tokio::sync::Mutex<()>,
+}
+
+#[derive(Debug, Default)]
+struct Live {
+    /// As persisted (confirmed chunks), plus chunks delivered since.
+    progress: Option<SnapshotProgress>,
+    /// Per table: where the next chunk starts (after the last delivered
+    /// one) as raw key values, and the store sequence of each pending
+    /// chunk (`None`: nothing was put, done at once).
+    tables: HashMap<(String, String), TableLive>,
+}
+
+#[derive(Debug, Default)]
+struct TableLive {
+    next_from: Option<Vec<Vec<u8>>>,
+    delivered_all: bool,
+    pending_seqs: Vec<Option<u64>>,
+}
+
+/// A chunk on its way to the stream, which puts it into the store at its
+/// delivery point.
+pub struct ChunkDelivery {
+    pub schema: String,
+    pub table: String,
+    /// The chunk's entry; its position and ack point are the delivery
+    /// point, their GTID state is filled in by the stream.
+    pub entry: Box<BuiltEntry>,
+    /// The delivery point, as [`EntryPosition::binlog_key`].
+    pub at: (u64, u64),
+    pub reply: oneshot::Sender<Delivered>,
+}
+
+/// What the stream did with a chunk.
+#[derive(Debug)]
+pub enum Delivered {
+    /// Put into the store (`seq`: its sequence there; `None` when every
+    /// row was dropped and nothing was put).
+    Put {
+        seq: Option<u64>,
+        kept: usize,
+        dropped: usize,
+    },
+    /// The table may have changed meanwhile: read the chunk again.
+    Redo,
+}
+
+/// Why the snapshot stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("snapshot of {table}: {source}")]
+    Source {
+        table: String,
+        #[source]
+        source: SourceError,
+    },
+    #[error("snapshot of {table}: {message}")]
+    Table { table: String, message: String },
+    #[error("snapshot progress of {destination}: {source}")]
+    Progress {
+        destination: String,
+        #[source]
+        source: sluice_meta::MetaError,
+    },
+    #[error("the stream stopped")]
+    StreamGone,
+}
+
+/// Whether the filters keep `schema.table`.
+pub type TableKeep = dyn Fn(&str, &str) -> bool + Send + Sync;
+
+/// Everything the reader tasks need.
+#[derive(Clone)]
+pub struct SnapshotContext {
+    pub name: String,
+    pub settings: SnapshotSettings,
+    pub connect: ConnectOptions,
+    pub destination: Arc<InstanceDestination>,
+    pub state: Arc<SnapshotState>,
+    pub gtid_on: bool,
+    /// Whether the filters keep `schema.table`.
+    pub keeps: Arc<TableKeep>,
+    pub chunks: mpsc::Sender<ChunkDelivery>,
+}
+
+impl SnapshotState {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Live> {
+        self.live.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The progress as it stands (for the admin API and tests).
+    pub fn progress(&self) -> Option<SnapshotProgress> {
+        self.lock().progress.clone()
+    }
+
+    /// Moves the chunks every consumer acked (store sequence below
+    /// `acked`) from pending to done; returns whether anything moved.
+    fn confirm(&self, acked: u64) -> bool {
+        let mut live = self.lock();
+        let Live { progress, tables } = &mut *live;
+        let Some(progress) = progress.as_mut() else {
+            return false;
+        };
+        let mut moved = false;
+        for t in progress.tables.iter_mut() {
+            let Some(tl) = tables.get_mut(&(t.schema.clone(), t.table.clone())) else {
+                continue;
+            };
+            while let (Some(seq), false) = (tl.pending_seqs.first().copied(), t.pending.is_empty())
+            {
+                if seq.is_some_and(|s| s >= acked) {
+                    break;
+                }
+                tl.pending_seqs.remove(0);
+                let chunk = t.pending.remove(0);
+                t.rows_done += chunk.rows;
+                if chunk.up_to.is_some() {
+                    t.done_up_to = chunk.up_to;
+                }
+                if chunk.last {
+                    t.done = true;
+                }
+                moved = true;
+            }
+        }
+        moved
+    }
+}
+
+/// Runs the snapshot to its end: every table read, delivered and acked.
+/// Ends early with an error the caller logs (the next run of the instance
+/// resumes it).
+pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
+    let mut conn = connect(&ctx, "the table list").await?;
+    let progress = load_or_plan(&ctx, &mut conn).await?;
+    if progress.finished() {
+        return Ok(());
+    }
+    let todo: Vec<(String, String)> = progress
+        .tables
+        .iter()
+        .filter(|t| !t.done)
+        .map(|t| (t.schema.clone(), t.table.clone()))
+        .collect();
+    tracing::info!(
+        destination = %ctx.name,
+        tables = progress.tables.len(),
+        left = todo.len(),
+        rows_done = progress.rows_done(),
+        rows_estimated = progress.rows_estimated(),
+        "initial snapshot: reading"
+    );
+    drop(conn);
+    let started = Instant::now();
+    let queue = Arc::new(Mutex::new(todo));
+    let mut workers = tokio::task::JoinSet::new();
+    for _ in 0..ctx.settings.parallelism.max(1) {
+        let ctx = ctx.clone();
+        let queue = queue.clone();
+        workers.spawn(async move {
+            let mut conn: Option<Conn> = None;
+            loop {
+                let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
+                let Some((schema, table)) = next else {
+                    return Ok(());
+                };
+                read_table(&ctx, &mut conn, &schema, &table).await?;
+            }
+        });
+    }
+    let mut logged = Instant::now();
+    let mut result = Ok(());
+    loop {
+        tokio::select! {
+            done = workers.join_next() => match done {
+                None => break,
+                Some(Ok(Ok(()))) => {}
+                Some(Ok(Err(e))) => {
+                    result = Err(e);
+                    workers.abort_all();
+                }
+                Some(Err(j)) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+                Some(Err(_)) => {}
+            },
+            _ = tokio::time::sleep(Duration::from_millis(500)) => {
+                confirm_and_persist(&ctx).await;
+                if logged.elapsed() >= LOG_EVERY {
+                    logged = Instant::now();
+                    log_progress(&ctx, started);
+                }
+            }
+        }
+    }
+    result?;
+    // Everything delivered: wait for the consumers to ack the last chunks.
+    loop {
+        confirm_and_persist(&ctx).await;
+        if ctx.state.progress().is_some_and(|p| p.finished()) {
+            break;
+        }
+        if logged.elapsed() >= LOG_EVERY {
+            logged = Instant::now();
+            log_progress(&ctx, started);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let p = ctx.state.progress().unwrap_or_default();
+    tracing::info!(
+        destination = %ctx.name,
+        tables = p.tables.len(),
+        rows = p.rows_done(),
+        took = ?started.elapsed(),
+        "initial snapshot finished"
+    );
+    Ok(())
+}
+
+fn log_progress(ctx: &SnapshotContext, started: Instant) {
+    let Some(p) = ctx.state.progress() else {
+        return;
+    };
+    let done = p.rows_done();
+    let estimated = p.rows_estimated().max(done);
+    let secs = started.elapsed().as_secs_f64().max(0.001);
+    let rate = done as f64 / secs;
+    let eta = if rate > 0.0 {
+        format!("{:.0}s", (estimated - done) as f64 / rate)
+    } else {
+        "unknown".to_string()
+    };
+    tracing::info!(
+        destination = %ctx.name,
+        rows_done = done,
+        rows_estimated = estimated,
+        rows_per_second = rate as u64,
+        eta = %eta,
+        tables_done = p.tables.iter().filter(|t| t.done).count(),
+        tables = p.tables.len(),
+        "initial snapshot: progress"
+    );
+}
+
+/// Confirms what the consumers acked and persists the progress if it moved.
+async fn confirm_and_persist(ctx: &SnapshotContext) {
+    let acked = ctx.destination.store().acked_by_all();
+    if ctx.state.confirm(acked) {
+        persist_or_warn(ctx).await;
+    }
+}
+
+/// The progress as Prometheus gauges: rows done (acked) and estimated,
+/// tables done and in all.
+fn publish_gauges(ctx: &SnapshotContext) {
+    let Some(p) = ctx.state.progress() else {
+        return;
+    };
+    let d = ctx.name.clone();
+    metrics::gauge!("sluice_snapshot_rows_done", "destination" => d.clone())
+        .set(p.rows_done() as f64);
+    metrics::gauge!("sluice_snapshot_rows_estimated", "destination" => d.clone())
+        .set(p.rows_estimated().max(p.rows_done()) as f64);
+    metrics::gauge!("sluice_snapshot_tables_done", "destination" => d.clone())
+        .set(p.tables.iter().filter(|t| t.done).count() as f64);
+    metrics::gauge!("sluice_snapshot_tables", "destination" => d).set(p.tables.len() as f64);
+}
+
+/// Persists the progress; a failure only means a restart reads more again.
+async fn persist_or_warn(ctx: &SnapshotContext) {
+    publish_gauges(ctx);
+    if let Err(e) = persist(ctx).await {
+        tracing::warn!(destination = %ctx.name, error = %e, "initial snapshot: cannot persist its progress; a restart now would read again the chunks since the last write");
+    }
+}
+
+async fn persist(ctx: &SnapshotContext) -> Result<(), SnapshotError> {
+    let _one_at_a_time = ctx.state.persisting.lock().await;
+    let Some(progress) = ctx.state.progress() else {
+        return Ok(());
+    };
+    let destination = ctx.destination.clone();
+    let saved = tokio::task::spawn_blocking(move || destination.persist_snapshot(&progress)).await;
+    match saved {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(source)) => Err(SnapshotError::Progress {
+            destination: ctx.name.clone(),
+            source,
+        }),
+        Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+        Err(_) => Err(SnapshotError::StreamGone),
+    }
+}
+
+async fn connect(ctx: &SnapshotContext, what: &str) -> Result<Conn, SnapshotError> {
+    let source_err = |source| SnapshotError::Source {
+        table: what.to_string(),
+        source,
+    };
+    let mut conn = Conn::connect(&ctx.connect).await.map_err(source_err)?;
+    // Values in their columns' own character sets (as in the binlog), and
+    // TIMESTAMP values in UTC (as the binlog holds them).
+    conn.exec("SET NAMES utf8mb4").await.map_err(source_err)?;
+    conn.exec("SET character_set_results = NULL, time_zone = '+00:00'")
+        .await
+        .map_err(source_err)?;
+    Ok(conn)
+}
+
+/// The progress of an earlier run (this process, else persisted), or a
+/// new plan: every base table the filters keep.
+async fn load_or_plan(
+    ctx: &SnapshotContext,
+    conn: &mut Conn,
+) -> Result<SnapshotProgress, SnapshotError> {
+    if let Some(p) = ctx.state.progress() {
+        return Ok(p);
+    }
+    let destination = ctx.destination.clone();
+    let loaded = tokio::task::spawn_blocking(move || destination.persisted_snapshot())
+        .await
+        .map_err(|_| SnapshotError::StreamGone)?
+        .map_err(|source| SnapshotError::Progress {
+            destination: ctx.name.clone(),
+            source,
+        })?;
+    let progress = match loaded {
+        Some(mut p) => {
+            // Chunks delivered but not known to be acked are read again.
+            let dropped: usize = p.tables.iter().map(|t| t.pending.len()).sum();
+            for t in p.tables.iter_mut() {
+                t.pending.clear();
+            }
+            tracing::info!(
+                destination = %ctx.name,
+                tables = p.tables.len(),
+                tables_done = p.tables.iter().filter(|t| t.done).count(),
+                rows_done = p.rows_done(),
+                chunks_read_again = dropped,
+                "initial snapshot: resuming from its persisted progress"
+            );
+            p
+        }
+        None => {
+            let p = plan(ctx, conn).await?;
+            tracing::info!(
+                destination = %ctx.name,
+                tables = p.tables.len(),
+                rows_estimated = p.rows_estimated(),
+                "initial snapshot: planned"
+            );
+            p
+        }
+    };
+    {
+        let mut live = ctx.state.lock();
+        for t in &progress.tables {
+            let next_from = match &t.done_up_to {
+                Some(hex) => Some(
+                    hex.iter()
+                        .map(|h| from_hex(h))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| SnapshotError::Table {
+                            table: format!("{}.{}", t.schema, t.table),
+                            message: format!("persisted key {hex:?} is not hex"),
+                        })?,
+                ),
+                None => None,
+            };
+            live.tables.insert(
+                (t.schema.clone(), t.table.clone()),
+                TableLive {
+                    next_from,
+                    delivered_all: t.done,
+                    pending_seqs: Vec::new(),
+                },
+            );
+        }
+        live.progress = Some(progress.clone());
+    }
+    persist(ctx).await?;
+    Ok(progress)
+}
+
+async fn plan(ctx: &SnapshotContext, conn: &mut Conn) -> Result<SnapshotProgress, SnapshotError> {
+    let rs = conn
+        .query(
+            "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES \
+             WHERE TABLE_TYPE = 'BASE TABLE' \
+             AND TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys') \
+             ORDER BY TABLE_SCHEMA, TABLE_NAME",
+        )
+        .await
+        .map_err(|source| SnapshotError::Source {
+            table: "information_schema.TABLES".to_string(),
+            source,
+        })?;
+    let mut tables = Vec::new();
+    for row in &rs.rows {
+        let (Some(Some(schema)), Some(Some(table))) = (row.first(), row.get(1)) else {
+            continue;
+        };
+        if !(ctx.keeps)(schema, table) {
+            continue;
+        }
+        let estimated = row
+            .get(2)
+            .and_then(|v| v.as_deref())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        tables.push(TableProgress {
+            schema: schema.clone(),
+            table: table.clone(),
+            rows_estimated: estimated,
+            ..Default::default()
+        });
+    }
+    // Read in the order listed: the queue pops from the end.
+    tables.reverse();
+    Ok(SnapshotProgress { tables })
+}
+
+/// How a table is read.
+struct TablePlan {
+    schema: TableSchema,
+    map: Arc<TableMap>,
+    columns: Arc<[ColumnInfo]>,
+    select: String,
+    /// Key column indexes; empty: read in one chunk, reconciled by whole rows.
+    key: Vec<usize>,
+}
+
+/// Reads one table to its end, chunk after chunk.
+async fn read_table(
+    ctx: &SnapshotContext,
+    conn: &mut Option<Conn>,
+    schema: &str,
+    table: &str,
+) -> Result<(), SnapshotError> {
+    let qualified = format!("{schema}.{table}");
+    let mut failures = 0u32;
+    // The table's description, read again after any statement that may
+    // have changed a table went by in the stream.
+    let mut plan: Option<(u64, TablePlan)> = None;
+    loop {
+        let c = match conn.as_mut() {
+            Some(c) => c,
+            None => conn.insert(connect(ctx, &qualified).await?),
+        };
+        match read_chunk(ctx, c, &mut plan, schema, table).await {
+            Ok(ChunkOutcome::More) => failures = 0,
+            Ok(ChunkOutcome::Finished) => return Ok(()),
+            Err(SnapshotError::Source { source, .. }) => {
+                // The server or the connection: read the chunk again, after
+                // a pause that grows to a minute.
+                failures = failures.saturating_add(1);
+                let pause = RETRY_PAUSE * failures.min(60);
+                tracing::warn!(destination = %ctx.name, table = %qualified, error = %source, retry_in = ?pause, "initial snapshot: chunk failed; reading it again");
+                ctx.state.windows.close(schema, table);
+                *conn = None;
+                tokio::time::sleep(pause).await;
+            }
+            Err(e) => {
+                ctx.state.windows.close(schema, table);
+                return Err(e);
+            }
+        }
+    }
+}
+
+enum ChunkOutcome {
+    More,
+    Finished,
+}
+
+async fn read_chunk(
+    ctx: &SnapshotContext,
+    conn: &mut Conn,
+    cached: &mut Option<(u64, TablePlan)>,
+    schema: &str,
+    table: &str,
+) -> Result<ChunkOutcome, SnapshotError> {
+    let qualified = format!("{schema}.{table}");
+    let source_err = |source| SnapshotError::Source {
+        table: qualified.clone(),
+        source,
+    };
+    let generation = ctx.state.windows.generation();
+    if cached.as_ref().is_none_or(|(g, _)| *g != generation) {
+        let Some(fresh) = table_plan(conn, schema, table).await? else {
+            // Dropped since the plan: nothing to read.
+            finish_table(ctx, schema, table, None, 0, None);
+            return Ok(ChunkOutcome::Finished);
+        };
+        *cached = Some((generation, fresh));
+    }
+    let Some((_, plan)) = cached.as_ref() else {
+        return Ok(ChunkOutcome::More);
+    };
+    let next_from = {
+        let live = ctx.state.lock();
+        live.tables
+            .get(&(schema.to_string(), table.to_string()))
+            .and_then(|t| t.next_from.clone())
+    };
+    let chunked = !plan.key.is_empty();
+    let limit = ctx.settings.chunk_size.max(1);
+    let sql =
+        chunk_sql(plan, next_from.as_deref(), chunked.then_some(limit)).map_err(|message| {
+            SnapshotError::Table {
+                table: qualified.clone(),
+                message,
+            }
+        })?;
+    let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
+    ctx.state.windows.open(schema, table, key_columns);
+    if ctx.state.windows.generation() != generation {
+        // A statement went by before the window opened: describe again.
+        ctx.state.windows.close(schema, table);
+        return Ok(ChunkOutcome::More);
+    }
+    conn.exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        .await
+        .map_err(source_err)?;
+    let rows = conn.query_bytes(&sql).await;
+    let committed = conn.exec("COMMIT").await;
+    let rows = rows.map_err(source_err)?;
+    committed.map_err(source_err)?;
+    let (file, pos, _) = sluice_source::replica::master_status(conn)
+        .await
+        .map_err(source_err)?;
+    let last = !chunked || rows.rows.len() < limit;
+    let up_to = match rows.rows.last() {
+        Some(row) if chunked => Some(
+            plan.key
+                .iter()
+                .map(|&i| row.get(i).cloned().flatten().unwrap_or_default())
+                .collect::<Vec<_>>(),
+        ),
+        _ => None,
+    };
+    let count = rows.rows.len();
+    let entry = if count == 0 {
+        None
+    } else {
+        Some(
+            chunk_entry(ctx, plan, &rows.rows, &file, pos).map_err(|message| {
+                SnapshotError::Table {
+                    table: qualified.clone(),
+                    message,
+                }
+            })?,
+        )
+    };
+    let delivered = match entry {
+        Some(entry) => {
+            let at = EntryPosition {
+                journal_name: file.clone(),
+                position: pos,
+                ..Default::default()
+            }
+            .binlog_key();
+            let (reply, answer) = oneshot::channel();
+            ctx.chunks
+                .send(ChunkDelivery {
+                    schema: schema.to_string(),
+                    table: table.to_string(),
+                    entry,
+                    at,
+                    reply,
+                })
+                .await
+                .map_err(|_| SnapshotError::StreamGone)?;
+            answer.await.map_err(|_| SnapshotError::StreamGone)?
+        }
+        None => {
+            ctx.state.windows.close(schema, table);
+            Delivered::Put {
+                seq: None,
+                kept: 0,
+                dropped: 0,
+            }
+        }
+    };
+    match delivered {
+        Delivered::Redo => {
+            tracing::info!(destination = %ctx.name, table = %qualified, "initial snapshot: the table may have changed while a chunk was read; reading it again");
+            Ok(ChunkOutcome::More)
+        }
+        Delivered::Put { seq, kept, dropped } => {
+            tracing::debug!(destination = %ctx.name, table = %qualified, rows = count, kept, dropped, at = %format_args!("{file}:{pos}"), "initial snapshot: chunk delivered");
+            let delivered_at = EntryPosition {
+                journal_name: file,
+                position: pos,
+                ..Default::default()
+            };
+            finish_chunk(
+                ctx,
+                schema,
+                table,
+                up_to,
+                last,
+                kept as u64,
+                seq,
+                delivered_at,
+            );
+            ctx.state.confirm(ctx.destination.store().acked_by_all());
+            persist_or_warn(ctx).await;
+            Ok(if last {
+                ChunkOutcome::Finished
+            } else {
+                ChunkOutcome::More
+            })
+        }
+    }
+}
+
+/// Records a delivered chunk as pending.
+#[allow(clippy::too_many_arguments)]
+fn finish_chunk(
+    ctx: &SnapshotContext,
+    schema: &str,
+    table: &str,
+    up_to: Option<Vec<Vec<u8>>>,
+    last: bool,
+    rows: u64,
+    seq: Option<u64>,
+    delivered_at: EntryPosition,
+) {
+    let mut live = ctx.state.lock();
+    let Live { progress, tables } = &mut *live;
+    let tl = tables
+        .entry((schema.to_string(), table.to_string()))
+        .or_default();
+    if up_to.is_some() {
+        tl.next_from = up_to.clone();
+    }
+    tl.delivered_all = last;
+    tl.pending_seqs.push(seq);
+    if let Some(t) = progress.as_mut().and_then(|p| p.table_mut(schema, table)) {
+        t.pending.push(PendingChunk {
+            up_to: up_to.map(|k| k.iter().map(|v| to_hex(v)).collect()),
+            last,
+            rows,
+            delivered_at,
+        });
+    }
+}
+
+/// A table gone since the plan: done with what was read.
+fn finish_table(
+    ctx: &SnapshotContext,
+    schema: &str,
+    table: &str,
+    up_to: Option<Vec<Vec<u8>>>,
+    rows: u64,
+    seq: Option<u64>,
+) {
+    finish_chunk(
+        ctx,
+        schema,
+        table,
+        up_to,
+        true,
+        rows,
+        seq,
+        EntryPosition::default(),
+    );
+}
+
+/// The table as `SHOW CREATE TABLE` describes it now, and how to read it;
+/// `None` when it is gone.
+async fn table_plan(
+    conn: &mut Conn,
+    schema: &str,
+    table: &str,
+) -> Result<Option<TablePlan>, SnapshotError> {
+    let qualified = format!("{schema}.{table}");
+    let sql = format!("SHOW CREATE TABLE {}.{}", quote(schema), quote(table));
+    let rs = match conn.query(&sql).await {
+        Ok(rs) => rs,
+        Err(SourceError::Server { code, .. }) if code == NO_SUCH_TABLE => return Ok(None),
+        Err(source) => {
+            return Err(SnapshotError::Source {
+                table: qualified,
+                source,
+            })
+        }
+    };
+    let Some(create) = rs.rows.first().and_then(|r| r.get(1)).cloned().flatten() else {
+        return Ok(None);
+    };
+    let table_err = |message: String| SnapshotError::Table {
+        table: qualified.clone(),
+        message,
+    };
+    let described = sluice_schema::metadata::table_from_create(schema, table, &create)
+        .map_err(|e| table_err(e.to_string()))?;
+    let map = sluice_schema::select_rows::table_map_for(&described, 0)
+        .map_err(|e| table_err(e.to_string()))?;
+    let columns = crate::schema_hook::column_infos(&described);
+    let select = sluice_schema::select_rows::select_list(&described);
+    let key_names = described.row_key();
+    let mut key = Vec::new();
+    for name in &key_names {
+        match described.column_index(name) {
+            Some(i) if orderable(&map.columns[i].column_type) => key.push(i),
+            _ => {
+                key.clear();
+                break;
+            }
+        }
+    }
+    Ok(Some(TablePlan {
+        schema: described,
+        map: Arc::new(map),
+        columns,
+        select,
+        key,
+    }))
+}
+
+/// Key types whose SQL order and literal form Sluice can follow.
+fn orderable(t: &ColumnType) -> bool {
+    matches!(
+        t,
+        ColumnType::Tiny
+            | ColumnType::Short
+            | ColumnType::Int24
+            | ColumnType::Long
+            | ColumnType::LongLong
+            | ColumnType::NewDecimal { .. }
+            | ColumnType::Year
+            | ColumnType::Date
+            | ColumnType::Time2 { .. }
+            | ColumnType::DateTime2 { .. }
+            | ColumnType::Timestamp2 { .. }
+            | ColumnType::VarChar { .. }
+            | ColumnType::Char { .. }
+    )
+}
+
+fn quote(name: &str) -> String {
+    format!("`{}`", name.replace('`', "``"))
+}
+
+/// The SELECT of the chunk after `from` (raw key values), `limit` rows in
+/// key order; the whole table when `limit` is `None`.
+fn chunk_sql(
+    plan: &TablePlan,
+    from: Option<&[Vec<u8>]>,
+    limit: Option<usize>,
+) -> Result<String, String> {
+    let mut sql = format!(
+        "SELECT {} FROM {}.{}",
+        plan.select,
+        quote(&plan.schema.db),
+        quote(&plan.schema.name)
+    );
+    let Some(limit) = limit else {
+        return Ok(sql);
+    };
+    let names: Vec<String> = plan
+        .key
+        .iter()
+        .map(|&i| quote(&plan.schema.columns[i].name))
+        .collect();
+    if let Some(from) = from {
+        if from.len() != plan.key.len() {
+            return Err(format!(
+                "the persisted key has {} values, the table's key {} columns: its key changed; remove the snapshot progress to read the table again",
+                from.len(),
+                plan.key.len()
+            ));
+        }
+        let literals = plan
+            .key
+            .iter()
+            .zip(from)
+            .map(|(&i, v)| literal(plan, i, v))
+            .collect::<Result<Vec<_>, _>>()?;
+        // (k1 > v1) OR (k1 = v1 AND k2 > v2) OR ...: a form every server's
+        // range optimiser reads.
+        let mut ors = Vec::new();
+        for n in 0..names.len() {
+            let mut ands: Vec<String> = (0..n)
+                .map(|j| format!("{} = {}", names[j], literals[j]))
+                .collect();
+            ands.push(format!("{} > {}", names[n], literals[n]));
+            ors.push(format!("({})", ands.join(" AND ")));
+        }
+        sql.push_str(&format!(" WHERE {}", ors.join(" OR ")));
+    }
+    sql.push_str(&format!(" ORDER BY {} LIMIT {limit}", names.join(", ")));
+    Ok(sql)
+}
+
+/// A key value as an SQL literal that compares in the column's own order.
+fn literal(plan: &TablePlan, index: usize, value: &[u8]) -> Result<String, String> {
+    let column = &plan.schema.columns[index];
+    let def = &plan.map.columns[index];
+    let text = || {
+        std::str::from_utf8(value)
+            .ok()
+            .filter(|s| {
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_digit() || b"-+.: eE".contains(&b))
+            })
+            .map(str::to_string)
+            .ok_or_else(|| {
+                format!(
+                    "key column {} has a value that is not a number or time: {:?}",
+                    column.name,
+                    String::from_utf8_lossy(value)
+                )
+            })
+    };
+    Ok(match def.column_type {
+        ColumnType::VarChar { .. } | ColumnType::Char { .. } => {
+            let hex = to_hex(value);
+            match (&column.charset, &column.collation) {
+                (Some(cs), Some(coll)) if cs != "binary" => {
+                    format!("CONVERT(X'{hex}' USING {cs}) COLLATE {coll}")
+                }
+                (Some(cs), None) if cs != "binary" => format!("CONVERT(X'{hex}' USING {cs})"),
+                _ => format!("X'{hex}'"),
+            }
+        }
+        ColumnType::Tiny
+        | ColumnType::Short
+        | ColumnType::Int24
+        | ColumnType::Long
+        | ColumnType::LongLong
+        | ColumnType::NewDecimal { .. }
+        | ColumnType::Year => text()?,
+        _ => format!("'{}'", text()?),
+    })
+}
+
+/// The chunk as one Canal INSERT entry at `file:pos`, marked as a snapshot
+/// read.
+fn chunk_entry(
+    ctx: &SnapshotContext,
+    plan: &TablePlan,
+    rows: &[Vec<Option<Vec<u8>>>],
+    file: &str,
+    pos: u64,
+) -> Result<Box<BuiltEntry>, String> {
+    let mut image = Vec::new();
+    for row in rows {
+        sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, row, &mut image)
+            .map_err(|e| e.to_string())?;
+    }
+    let event = RowsEvent::synthetic_write(plan.map.clone(), image).map_err(|e| e.to_string())?;
+    let txn = TransactionState::default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as u32);
+    let position = Position {
+        file,
+        offset: pos,
+        next_offset: pos,
+        server_id: 0,
+        timestamp: now,
+    };
+    let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
+    let mut built =
+        CanalEncoder::rows_entry_on_this_thread(ctx.gtid_on, &change).map_err(|e| e.to_string())?;
+    if let Some(h) = built.entry.header.as_mut() {
+        // Before `rowsCount`, which stays last as in Canal.
+        let at = h.props.len().saturating_sub(1);
+        h.props.insert(
+            at,
+            Pair {
+                key: Some(SNAPSHOT_PROP.to_string()),
+                value: Some("true".to_string()),
+            },
+        );
+    }
+    built.ack_point = Some(built.position.clone());
+    Ok(Box::new(built))
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02X}");
+    }
+    s
+}
+
+fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_round_trips_every_byte() {
+        let bytes: Vec<u8> = (0..=255).collect();
+        assert_eq!(from_hex(&to_hex(&bytes)), Some(bytes));
+        assert_eq!(from_hex("ABC"), None);
+        assert_eq!(from_hex("ZZ"), None);
+    }
+}

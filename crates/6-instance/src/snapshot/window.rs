@@ -1,0 +1,237 @@
+//! The reconciliation of a chunk with the stream (the DBLog idea): while a
+//! chunk of a table is being read, every row the stream delivers for that
+//! table has its key noted; when the stream reaches the point the chunk is
+//! delivered at, rows of the chunk whose key was noted are dropped from it,
+//! since the stream already delivered a version of them at least as new.
+//! Every other row of the chunk did not change between the chunk's read
+//! and its delivery point, so its version is the one true there.
+//!
+//! Keys are compared as Canal renders them (the same encoder renders the
+//! stream's rows and the chunk's), so both sides agree by construction.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use prost::Message;
+use sluice_canal::proto::{Entry, RowChange};
+use sluice_canal::view::{ColumnView, RowChangeView};
+
+/// A row's key: the rendered values of the key columns (or of every column
+/// for a table without a key), `None` for NULL.
+pub type RowKey = Vec<Option<String>>;
+
+/// The tables being read, each with the keys the stream touched since.
+#[derive(Debug, Default)]
+pub struct Windows {
+    open: AtomicUsize,
+    /// Counts the statements that may have changed tables (and source
+    /// changes): a table read before one is described again.
+    generation: AtomicU64,
+    tables: Mutex<HashMap<(String, String), Window>>,
+}
+
+#[derive(Debug)]
+struct Window {
+    /// Indexes of the key columns; empty: every column.
+    key_columns: Vec<i32>,
+    touched: HashSet<RowKey>,
+    /// A statement may have changed the table (or the source changed
+    /// server): the chunk cannot be trusted and is read again.
+    invalid: bool,
+}
+
+/// What becomes of a chunk at its delivery point.
+#[derive(Debug)]
+pub enum Reconciled {
+    /// Deliver this entry (`None` when every row was dropped), with the
+    /// rows kept and dropped.
+    Deliver {
+        entry: Option<Box<Entry>>,
+        kept: usize,
+        dropped: usize,
+    },
+    /// Read the chunk again.
+    Redo,
+}
+
+impl Windows {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Window>> {
+        self.tables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Starts noting the keys the stream touches in `schema.table`: before
+    /// the chunk's read begins.
+    pub fn open(&self, schema: &str, table: &str, key_columns: Vec<i32>) {
+        let mut tables = self.lock();
+        tables.insert(
+            (schema.to_string(), table.to_string()),
+            Window {
+                key_columns,
+                touched: HashSet::new(),
+                invalid: false,
+            },
+        );
+        self.open.store(tables.len(), Ordering::Release);
+    }
+
+    /// Stops noting for `schema.table` (a chunk abandoned).
+    pub fn close(&self, schema: &str, table: &str) {
+        let mut tables = self.lock();
+        tables.remove(&(schema.to_string(), table.to_string()));
+        self.open.store(tables.len(), Ordering::Release);
+    }
+
+    /// See [`Windows::invalidate_all`]: read before a window opens.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::Acquire)
+    }
+
+    /// Whether any chunk is being read (the stream's fast path).
+    pub fn any_open(&self) -> bool {
+        self.open.load(Ordering::Acquire) > 0
+    }
+
+    /// A statement that may change tables went by, or the source changed
+    /// server: every chunk being read is read again.
+    pub fn invalidate_all(&self) {
+        let mut tables = self.lock();
+        self.generation.fetch_add(1, Ordering::AcqRel);
+        for w in tables.values_mut() {
+            w.invalid = true;
+        }
+    }
+
+    /// Notes the keys of the rows of a row entry the stream delivers.
+    pub fn observe(&self, schema: &str, table: &str, store_value: &[u8]) {
+        if !self.any_open() {
+            return;
+        }
+        let mut tables = self.lock();
+        let Some(w) = tables.get_mut(&(schema.to_string(), table.to_string())) else {
+            return;
+        };
+        let Ok(change) = RowChangeView::parse(store_value) else {
+            // Unreadable here means unreadable for the consumer too; the
+            // chunk cannot be reconciled with it.
+            w.invalid = true;
+            return;
+        };
+        for row in change.rows() {
+            for image in [row.before(), row.after()] {
+                match key_of(image, &w.key_columns) {
+                    Ok(Some(key)) => {
+                        w.touched.insert(key);
+                    }
+                    Ok(None) => {}
+                    Err(()) => w.invalid = true,
+                }
+            }
+        }
+    }
+
+    /// Closes the window of `schema.table` at the chunk's delivery point
+    /// and drops from `entry` the rows the stream touched meanwhile.
+    pub fn reconcile(&self, schema: &str, table: &str, mut entry: Box<Entry>) -> Reconciled {
+        let window = {
+            let mut tables = self.lock();
+            let w = tables.remove(&(schema.to_string(), table.to_string()));
+            self.open.store(tables.len(), Ordering::Release);
+            w
+        };
+        let Some(window) = window else {
+            return Reconciled::Redo;
+        };
+        if window.invalid {
+            return Reconciled::Redo;
+        }
+        let Some(bytes) = entry.store_value.as_deref() else {
+            return Reconciled::Redo;
+        };
+        let Ok(view) = RowChangeView::parse(bytes) else {
+            return Reconciled::Redo;
+        };
+        let total = view.row_count;
+        if window.touched.is_empty() {
+            return Reconciled::Deliver {
+                entry: (total > 0).then_some(entry),
+                kept: total,
+                dropped: 0,
+            };
+        }
+        // Which rows stay, by the same reading as the stream's keys.
+        let mut keep = Vec::with_capacity(total);
+        for row in view.rows() {
+            match key_of(row.after(), &window.key_columns) {
+                Ok(Some(key)) => keep.push(!window.touched.contains(&key)),
+                _ => return Reconciled::Redo,
+            }
+        }
+        let kept = keep.iter().filter(|k| **k).count();
+        if kept == total {
+            return Reconciled::Deliver {
+                entry: Some(entry),
+                kept,
+                dropped: 0,
+            };
+        }
+        let Ok(mut change) = RowChange::decode(bytes) else {
+            return Reconciled::Redo;
+        };
+        let mut flags = keep.iter();
+        change
+            .row_datas
+            .retain(|_| flags.next().copied().unwrap_or(false));
+        if kept == 0 {
+            return Reconciled::Deliver {
+                entry: None,
+                kept,
+                dropped: total,
+            };
+        }
+        entry.store_value = Some(change.encode_to_vec());
+        if let Some(h) = entry.header.as_mut() {
+            for p in h.props.iter_mut() {
+                if p.key.as_deref() == Some("rowsCount") {
+                    p.value = Some(kept.to_string());
+                }
+            }
+        }
+        Reconciled::Deliver {
+            entry: Some(entry),
+            kept,
+            dropped: total - kept,
+        }
+    }
+}
+
+/// The key of one image: `Ok(None)` for an absent image, `Err` when its
+/// columns cannot be read or a key column is missing.
+fn key_of<'a>(
+    columns: impl Iterator<Item = Result<ColumnView<'a>, sluice_canal::view::ViewError>>,
+    key_columns: &[i32],
+) -> Result<Option<RowKey>, ()> {
+    let mut any = false;
+    let mut values: Vec<(i32, Option<String>)> = Vec::new();
+    for c in columns {
+        let c = c.map_err(|_| ())?;
+        any = true;
+        if key_columns.is_empty() || key_columns.contains(&c.index) {
+            let v = (!c.is_null).then(|| c.value.unwrap_or("").to_string());
+            values.push((c.index, v));
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if !key_columns.is_empty() {
+        // In key order, every key column present.
+        let mut key = Vec::with_capacity(key_columns.len());
+        for k in key_columns {
+            let v = values.iter().find(|(i, _)| i == k).ok_or(())?;
+            key.push(v.1.clone());
+        }
+        return Ok(Some(key));
+    }
+    Ok(Some(values.into_iter().map(|(_, v)| v).collect()))
+}
