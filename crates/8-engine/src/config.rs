@@ -116,6 +116,17 @@ pub struct EngineConfig {
     /// `offset.storage.zookeeper.session.timeout.ms` and the history's,
     /// for the stores' own sessions (default 10 s).
     pub store_session_timeout: Duration,
+    /// `include.schema.changes` (default true): a schema change record to
+    /// `topic.prefix` for every DDL statement (JSON records only).
+    pub include_schema_changes: bool,
+    /// `heartbeat.interval.ms` (default 0, none): a heartbeat record at the
+    /// end of the first transaction read this long after the last one, so
+    /// offsets move on while only changes the engine does not deliver
+    /// happen.
+    pub heartbeat_interval: Option<Duration>,
+    /// `topic.heartbeat.prefix` (default `__debezium-heartbeat`): heartbeat
+    /// records go to `<prefix>.<topic.prefix>`.
+    pub heartbeat_topic_prefix: String,
 }
 
 /// The properties the Debezium encoder takes as they are.
@@ -140,7 +151,6 @@ const ENCODER_PROPERTIES: &[&str] = &[
 /// with a fixed behaviour here); accepted so Debezium files load.
 const IGNORED_PROPERTIES: &[&str] = &[
     "connector.class",
-    "include.schema.changes",
     "offset.flush.timeout.ms",
     "key.converter.schemas.enable",
     "record.processing.order",
@@ -400,6 +410,26 @@ impl EngineConfig {
             }
         };
         let max_batch_size = number("max.batch.size", get("max.batch.size"), 2048)?.max(1) as usize;
+        let heartbeat_interval =
+            match number("heartbeat.interval.ms", get("heartbeat.interval.ms"), 0)? {
+                0 => None,
+                ms => Some(Duration::from_millis(ms)),
+            };
+        let heartbeat_topic_prefix =
+            get("topic.heartbeat.prefix").unwrap_or_else(|| "__debezium-heartbeat".into());
+        let include_schema_changes = match get("include.schema.changes")
+            .map(|v| v.to_ascii_lowercase())
+            .as_deref()
+        {
+            None | Some("true") => true,
+            Some("false") => false,
+            Some(v) => {
+                return Err(invalid(
+                    "include.schema.changes",
+                    format!("{v:?}: use true or false"),
+                ))
+            }
+        };
         let encode_threads =
             number("sluice.encode.threads", get("sluice.encode.threads"), 1)?.max(1) as usize;
 
@@ -454,6 +484,9 @@ impl EngineConfig {
             encode_threads,
             latch,
             store_session_timeout,
+            include_schema_changes,
+            heartbeat_interval,
+            heartbeat_topic_prefix,
         })
     }
 }
@@ -571,6 +604,13 @@ mod tests {
         assert_eq!(c.connect.port, 3306);
         assert_eq!(c.offsets, OffsetStorage::File("/tmp/offsets.dat".into()));
         assert_eq!(c.history, HistoryStorage::Memory);
+        assert!(c.include_schema_changes);
+        assert_eq!(c.heartbeat_interval, None);
+        assert_eq!(c.heartbeat_topic_prefix, "__debezium-heartbeat");
+        let mut props = base();
+        props.push(("heartbeat.interval.ms", "5000"));
+        let c = EngineConfig::from_properties(props).unwrap();
+        assert_eq!(c.heartbeat_interval, Some(Duration::from_secs(5)));
         assert_eq!(
             c.commit_policy,
             CommitPolicy::Periodic(Duration::from_secs(60))

@@ -2,8 +2,8 @@
 //! the run loop (with a leader latch: wait to lead, stream while leading,
 //! stop the moment leadership is in doubt, wait again).
 
-use std::sync::Arc;
-use std::time::Instant;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use sluice_encode::debezium::DebeziumEncoder;
 use sluice_ha::latch::{LatchConfig, LeaderLatch};
@@ -13,9 +13,14 @@ use sluice_source::position::StartPosition;
 use sluice_source::{ConnectGate, SourceConfig};
 use tokio::sync::watch;
 
-use crate::config::{EngineConfig, StartAt};
-use crate::record::{ChangeRecord, Delivered, OffsetEncoder, Output, RecordOffset};
+use crate::config::{CommitPolicy, EngineConfig, StartAt};
+use crate::history_store::SourceContext;
+use crate::record::{
+    ChangeRecord, Delivered, EngineRecord, OffsetEncoder, Output, RecordOffset, Unplaced,
+};
+use crate::schema_changes::{DdlNotes, Heartbeat, JsonEncoder, NotingHistory};
 use crate::stores::{self, Fence};
+use crate::typed::{TypedEncoder, TypedRecord};
 use crate::{EngineError, OffsetKey, OffsetStore, SourceOffset};
 
 /// An error the application's consumer returns: the engine stops with it.
@@ -24,21 +29,22 @@ pub type ConsumerError = Box<dyn std::error::Error + Send + Sync>;
 /// The application's consumer of whole batches (Debezium's
 /// `ChangeConsumer`): it calls [`Committer::mark_processed`] for each record
 /// it has durably handled and [`Committer::mark_batch_finished`] at the end.
-pub trait BatchConsumer: Send {
+/// `R` is [`ChangeRecord`] (Debezium JSON) or [`TypedRecord`].
+pub trait BatchConsumer<R = ChangeRecord>: Send {
     fn handle_batch(
         &mut self,
-        records: Vec<ChangeRecord>,
+        records: Vec<R>,
         committer: &mut Committer<'_>,
     ) -> Result<(), ConsumerError>;
 }
 
-impl<F> BatchConsumer for F
+impl<R, F> BatchConsumer<R> for F
 where
-    F: FnMut(Vec<ChangeRecord>, &mut Committer<'_>) -> Result<(), ConsumerError> + Send,
+    F: FnMut(Vec<R>, &mut Committer<'_>) -> Result<(), ConsumerError> + Send,
 {
     fn handle_batch(
         &mut self,
-        records: Vec<ChangeRecord>,
+        records: Vec<R>,
         committer: &mut Committer<'_>,
     ) -> Result<(), ConsumerError> {
         self(records, committer)
@@ -50,23 +56,35 @@ where
 /// the last.
 struct EachRecord<F>(F);
 
-impl<F> BatchConsumer for EachRecord<F>
+impl<R, F> BatchConsumer<R> for EachRecord<F>
 where
-    F: FnMut(ChangeRecord) -> Result<(), ConsumerError> + Send,
+    R: EngineRecord,
+    F: FnMut(R) -> Result<(), ConsumerError> + Send,
 {
     fn handle_batch(
         &mut self,
-        records: Vec<ChangeRecord>,
+        records: Vec<R>,
         committer: &mut Committer<'_>,
     ) -> Result<(), ConsumerError> {
         for r in records {
-            let offset = r.offset.clone();
+            // A pause inside a batch must not let the rest reach the
+            // application once another process leads.
+            if !committer.still_leading() {
+                return Err("leadership lost in the middle of a batch".into());
+            }
+            let offset = r.offset().clone();
             (self.0)(r)?;
             committer.mark_offset(offset);
         }
         committer.mark_batch_finished()?;
         Ok(())
     }
+}
+
+/// The application's consumer, of one of the two record forms.
+enum Consumer {
+    Json(Box<dyn BatchConsumer<ChangeRecord>>),
+    Typed(Box<dyn BatchConsumer<TypedRecord>>),
 }
 
 /// Staged and committed offsets of one leadership term.
@@ -84,6 +102,15 @@ struct Offsets {
     /// A commit was refused because this process no longer leads: the
     /// term ends (not the engine).
     fenced: bool,
+}
+
+/// One term's offsets, shared by the delivery and the idle-commit timer.
+type SharedOffsets = Arc<Mutex<Offsets>>;
+
+/// The offsets, even if a holder panicked: they are plain values, and the
+/// store reports its own failures.
+fn lock(offsets: &SharedOffsets) -> MutexGuard<'_, Offsets> {
+    offsets.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Offsets {
@@ -121,14 +148,25 @@ pub struct Committer<'a> {
     batch_end: Option<RecordOffset>,
     batch_len: usize,
     marked: usize,
+    latch: Option<&'a LeaderLatch>,
 }
 
 impl Committer<'_> {
+    /// Whether this process still leads (always true without a latch),
+    /// checked now: the session connected, its lease unexpired. The engine
+    /// checks it before handing over a batch; a consumer whose side effect
+    /// must never overlap another leader's checks it again right before
+    /// making it, because a process paused in between (SIGSTOP, a frozen
+    /// VM) resumes in the middle of the batch after another took over.
+    pub fn still_leading(&self) -> bool {
+        self.latch.map_or(true, |l| l.has_leadership())
+    }
+
     /// `record` is durably handled: its offset is staged (later records
     /// replace it). Records must be marked in order; marking a later one
     /// first commits past the earlier ones.
-    pub fn mark_processed(&mut self, record: &ChangeRecord) {
-        self.mark_offset(record.offset.clone());
+    pub fn mark_processed<R: EngineRecord>(&mut self, record: &R) {
+        self.mark_offset(record.offset().clone());
     }
 
     fn mark_offset(&mut self, offset: RecordOffset) {
@@ -162,7 +200,7 @@ pub type CompletionCallback = Box<dyn FnOnce(&Result<(), EngineError>) + Send>;
 /// Builds an [`Engine`].
 pub struct EngineBuilder {
     config: Option<Result<EngineConfig, EngineError>>,
-    consumer: Option<Box<dyn BatchConsumer>>,
+    consumer: Option<Consumer>,
     on_complete: Option<CompletionCallback>,
 }
 
@@ -188,13 +226,35 @@ impl EngineBuilder {
         mut self,
         consumer: impl FnMut(ChangeRecord) -> Result<(), ConsumerError> + Send + 'static,
     ) -> Self {
-        self.consumer = Some(Box::new(EachRecord(consumer)));
+        self.consumer = Some(Consumer::Json(Box::new(EachRecord(consumer))));
         self
     }
 
     /// Whole batches to `consumer`, which marks what it processed.
-    pub fn batch_consumer(mut self, consumer: impl BatchConsumer + 'static) -> Self {
-        self.consumer = Some(Box::new(consumer));
+    pub fn batch_consumer(mut self, consumer: impl BatchConsumer<ChangeRecord> + 'static) -> Self {
+        self.consumer = Some(Consumer::Json(Box::new(consumer)));
+        self
+    }
+
+    /// Each change to `consumer` as a [`TypedRecord`] (Rust values, no
+    /// JSON), in order; a record counts as processed once the function
+    /// returned `Ok`. Offsets, commits, the latch and the delivery
+    /// guarantee are those of [`notifying`](Self::notifying).
+    pub fn notifying_typed(
+        mut self,
+        consumer: impl FnMut(TypedRecord) -> Result<(), ConsumerError> + Send + 'static,
+    ) -> Self {
+        self.consumer = Some(Consumer::Typed(Box::new(EachRecord(consumer))));
+        self
+    }
+
+    /// Whole batches of [`TypedRecord`]s to `consumer`, which marks what it
+    /// processed, as with [`batch_consumer`](Self::batch_consumer).
+    pub fn typed_batch_consumer(
+        mut self,
+        consumer: impl BatchConsumer<TypedRecord> + 'static,
+    ) -> Self {
+        self.consumer = Some(Consumer::Typed(Box::new(consumer)));
         self
     }
 
@@ -214,7 +274,7 @@ impl EngineBuilder {
         })??;
         let consumer = self.consumer.ok_or_else(|| EngineError::Config {
             property: "consumer".into(),
-            message: "no consumer: call notifying or batch_consumer".into(),
+            message: "no consumer: call notifying, batch_consumer, notifying_typed or typed_batch_consumer".into(),
         })?;
         let (stop, stopped) = watch::channel(false);
         Ok(Engine {
@@ -245,7 +305,7 @@ impl EngineHandle {
 /// consumes it.
 pub struct Engine {
     config: EngineConfig,
-    consumer: Box<dyn BatchConsumer>,
+    consumer: Consumer,
     on_complete: Option<CompletionCallback>,
     stop: Arc<watch::Sender<bool>>,
     stopped: watch::Receiver<bool>,
@@ -360,12 +420,16 @@ impl Engine {
             }) as Fence
         });
         let key = OffsetKey::new(config.name.clone(), config.debezium.topic_prefix.clone());
+        // The source of each DDL (server id, time, GTIDs) for the positions
+        // of its history record, as Debezium's carry them.
+        let source_context = SourceContext::new();
         let (store, stored, history) = {
             let (c, f, k) = (config.clone(), fence.clone(), key.clone());
+            let context = source_context.clone();
             blocking("opening the stores", move || {
                 let mut store = stores::open_offset_store(&c, f.clone())?;
                 let stored = store.load(&k)?;
-                Ok((store, stored, stores::open_history_store(&c, f)?))
+                Ok((store, stored, stores::open_history_store(&c, f, context)?))
             })
             .await?
         };
@@ -426,59 +490,81 @@ impl Engine {
                 property: "table.include.list".into(),
                 message: e.to_string(),
             })?;
+        // Schema change records come from what the history records of each
+        // DDL (JSON records only: typed ones have no such record).
+        let notes = (config.include_schema_changes && matches!(self.consumer, Consumer::Json(_)))
+            .then(|| Arc::new(DdlNotes::default()));
+        let history: Box<dyn sluice_schema::SchemaHistoryStore> = match &notes {
+            Some(n) => Box::new(NotingHistory::new(
+                history,
+                config.debezium.topic_prefix.clone(),
+                n.clone(),
+                stored
+                    .as_ref()
+                    .map(|o| sluice_schema::BinlogPosition::new(o.file.clone(), o.pos)),
+            )),
+            None => history,
+        };
         let schema =
             sluice_instance::schema_hook::tracked_schema_in(history, &config.connect, everything)
                 .map_err(|message| EngineError::Store {
                 location: "schema history".into(),
                 message,
             })?;
+        let schema = Box::new(stores::NotingSource {
+            inner: schema,
+            context: source_context,
+        });
         let stream = ChangeStream::new(source, schema).with_filter(config.tables.clone());
 
-        let mut sink = ConsumerSink {
-            consumer: self.consumer.as_mut(),
-            offsets: &mut offsets,
+        let policy = offsets.policy;
+        let offsets: SharedOffsets = Arc::new(Mutex::new(offsets));
+        let term = Term {
+            offsets: offsets.clone(),
+            policy,
             max_batch: config.max_batch_size,
             latch: latch.clone(),
-            lost: false,
             skip,
-            failed: None,
-        };
-        let mut stop = self.stopped.clone();
-        let mut leader = latch.as_ref().map(|l| l.subscribe());
-        let lost = async {
-            match &mut leader {
-                Some(rx) => {
-                    let _ = rx.wait_for(|l| !*l).await;
-                }
-                None => std::future::pending::<()>().await,
-            }
+            stopped: self.stopped.clone(),
+            threads: config.encode_threads,
         };
         let debezium = config.debezium.clone();
-        let threads = config.encode_threads;
-        let streamed = {
-            let run = async {
-                if threads > 1 {
-                    stream
-                        .run_parallel(
-                            threads,
-                            || OffsetEncoder::new(DebeziumEncoder::new(debezium.clone())),
-                            &mut sink,
-                        )
-                        .await
-                } else {
-                    let mut encoder = OffsetEncoder::new(DebeziumEncoder::new(debezium));
-                    stream.run(&mut encoder, &mut sink).await
-                }
-            };
-            tokio::select! {
-                r = run => Some(r),
-                _ = stop.wait_for(|s| *s) => None,
-                _ = lost => None,
+        let (heartbeat, heartbeat_prefix) = (
+            config.heartbeat_interval,
+            config.heartbeat_topic_prefix.clone(),
+        );
+        let (streamed, mut sink) = match &mut self.consumer {
+            Consumer::Json(consumer) => {
+                term.stream(stream, consumer.as_mut(), || {
+                    JsonEncoder::new(DebeziumEncoder::new(debezium.clone()), notes.clone())
+                        .with_heartbeat(heartbeat.map(|every| {
+                            Heartbeat::new(
+                                every,
+                                &heartbeat_prefix,
+                                &debezium.topic_prefix,
+                                debezium.schemas_enable,
+                            )
+                        }))
+                })
+                .await
+            }
+            Consumer::Typed(consumer) => {
+                let skipped = debezium.skipped_operations;
+                term.stream(stream, consumer.as_mut(), move || {
+                    TypedEncoder::new(skipped)
+                })
+                .await
             }
         };
+        let fenced = lock(&offsets).fenced;
         let lost_leadership =
-            sink.lost || sink.offsets.fenced || latch.as_ref().is_some_and(|l| !l.has_leadership());
+            sink.lost || fenced || latch.as_ref().is_some_and(|l| !l.has_leadership());
         let end = match streamed {
+            // An idle commit that failed: as a failed commit of a batch.
+            _ if sink.commit_failed.is_some() => match sink.commit_failed.take() {
+                Some(e) if !lost_leadership => Err(e),
+                _ => Ok(TermEnd::LostLeadership),
+            },
             Some(Ok(_)) => Ok(TermEnd::Closed),
             Some(Err(StreamError::Sink { file, pos, .. })) if sink.failed.is_some() => {
                 match sink.failed.take() {
@@ -501,15 +587,145 @@ impl Engine {
             None if lost_leadership => Ok(TermEnd::LostLeadership),
             None => Ok(TermEnd::Closed),
         };
-        drop(sink);
         // A clean stop writes what was marked; a lost term cannot (the
         // fence refuses, and the next leader has started from the last
         // commit anyway).
         if matches!(end, Ok(TermEnd::Closed)) {
-            let mut o = offsets;
-            blocking("the final offset commit", move || o.commit()).await?;
+            blocking("the final offset commit", move || lock(&offsets).commit()).await?;
         }
         end
+    }
+}
+
+/// What one term's stream delivers with, whatever the record form.
+struct Term {
+    offsets: SharedOffsets,
+    policy: CommitPolicy,
+    max_batch: usize,
+    latch: Option<Arc<LeaderLatch>>,
+    skip: Option<Delivered>,
+    stopped: watch::Receiver<bool>,
+    threads: usize,
+}
+
+/// How a term's delivery ended: whether leadership was found lost, and why
+/// the last delivery failed.
+struct SinkEnd {
+    lost: bool,
+    failed: Option<SinkError>,
+    /// An idle commit failed (the timer's, between batches).
+    commit_failed: Option<EngineError>,
+}
+
+impl Term {
+    /// Streams into `consumer` until the stream ends, the engine is closed
+    /// or leadership is lost (`None` for the last two).
+    async fn stream<E, F>(
+        self,
+        stream: ChangeStream,
+        consumer: &mut dyn BatchConsumer<<E::Output as Unplaced>::Record>,
+        mut make_encoder: F,
+    ) -> (
+        Option<Result<sluice_source::position::ResumePosition, StreamError>>,
+        SinkEnd,
+    )
+    where
+        E: sluice_events::Encoder + Send + 'static,
+        E::Output: Unplaced,
+        F: FnMut() -> E,
+    {
+        let mut sink = ConsumerSink {
+            consumer,
+            offsets: self.offsets.clone(),
+            max_batch: self.max_batch,
+            latch: self.latch.clone(),
+            lost: false,
+            skip: self.skip,
+            failed: None,
+        };
+        let mut stop = self.stopped;
+        let mut leader = self.latch.as_ref().map(|l| l.subscribe());
+        let lost = async {
+            match &mut leader {
+                Some(rx) => {
+                    let _ = rx.wait_for(|l| !*l).await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        };
+        let threads = self.threads;
+        let idle_commits = idle_commits(self.offsets.clone(), self.policy);
+        let mut commit_failed = None;
+        let streamed = {
+            let run = async {
+                if threads > 1 {
+                    stream
+                        .run_parallel(threads, || OffsetEncoder::new(make_encoder()), &mut sink)
+                        .await
+                } else {
+                    let mut encoder = OffsetEncoder::new(make_encoder());
+                    stream.run(&mut encoder, &mut sink).await
+                }
+            };
+            tokio::select! {
+                r = run => Some(r),
+                _ = stop.wait_for(|s| *s) => None,
+                _ = lost => None,
+                e = idle_commits => {
+                    commit_failed = Some(e);
+                    None
+                }
+            }
+        };
+        let end = SinkEnd {
+            lost: sink.lost,
+            failed: sink.failed.take(),
+            commit_failed,
+        };
+        (streamed, end)
+    }
+}
+
+/// Commits what was marked processed once `offset.flush.interval.ms` has
+/// passed since the last commit, batch or no batch (Debezium's engine
+/// finishes an empty batch on every idle poll, which does the same): an
+/// idle stream does not leave its last records uncommitted. Returns only
+/// when a commit fails.
+async fn idle_commits(offsets: SharedOffsets, policy: CommitPolicy) -> EngineError {
+    let every = match policy {
+        CommitPolicy::Periodic(every) if !every.is_zero() => every,
+        // Every batch commits: nothing is ever left staged.
+        _ => return std::future::pending().await,
+    };
+    let mut wait = every;
+    loop {
+        tokio::time::sleep(wait).await;
+        let o = offsets.clone();
+        let done = tokio::task::spawn_blocking(move || {
+            let mut o = lock(&o);
+            let since = o.last_commit.elapsed();
+            if !o.policy.due(since) {
+                return Ok(every - since);
+            }
+            o.commit()?;
+            // Nothing new to commit leaves the clock as it was: look again
+            // a whole interval later.
+            Ok(every
+                .saturating_sub(o.last_commit.elapsed())
+                .max(every / 4)
+                .min(every))
+        })
+        .await;
+        match done {
+            Ok(Ok(next)) => wait = next.max(Duration::from_millis(10)),
+            Ok(Err(e)) => return e,
+            Err(e) => {
+                return EngineError::Store {
+                    location: "the idle offset commit".into(),
+                    message: e.to_string(),
+                }
+            }
+        }
     }
 }
 
@@ -527,9 +743,9 @@ async fn blocking<T: Send + 'static>(
 }
 
 /// Where the stream's outputs go: batches to the consumer.
-struct ConsumerSink<'a> {
-    consumer: &'a mut dyn BatchConsumer,
-    offsets: &'a mut Offsets,
+struct ConsumerSink<'a, R> {
+    consumer: &'a mut dyn BatchConsumer<R>,
+    offsets: SharedOffsets,
     max_batch: usize,
     latch: Option<Arc<LeaderLatch>>,
     /// Leadership was found lost before a delivery: nothing more is
@@ -552,10 +768,10 @@ enum SinkError {
     Commit(EngineError),
 }
 
-impl ChangeSink<Output> for ConsumerSink<'_> {
+impl<R: EngineRecord> ChangeSink<Output<R>> for ConsumerSink<'_, R> {
     type Error = SinkFailed;
 
-    fn write(&mut self, outputs: &mut Vec<Output>) -> Result<(), SinkFailed> {
+    fn write(&mut self, outputs: &mut Vec<Output<R>>) -> Result<(), SinkFailed> {
         self.write_batches(outputs).map_err(|e| {
             let failed = SinkFailed(e.to_string());
             self.failed = Some(e);
@@ -569,15 +785,15 @@ impl ChangeSink<Output> for ConsumerSink<'_> {
 #[error("{0}")]
 struct SinkFailed(String);
 
-impl ConsumerSink<'_> {
-    fn write_batches(&mut self, outputs: &mut Vec<Output>) -> Result<(), SinkError> {
+impl<R: EngineRecord> ConsumerSink<'_, R> {
+    fn write_batches(&mut self, outputs: &mut Vec<Output<R>>) -> Result<(), SinkError> {
         let mut records = Vec::with_capacity(outputs.len().min(self.max_batch));
         let mut end = None;
         let total = outputs.len();
         for (i, o) in outputs.drain(..).enumerate() {
             match o {
                 Output::Record(r) => {
-                    if !self.skip.is_some_and(|d| d.covers(&r.offset)) {
+                    if !self.skip.is_some_and(|d| d.covers(r.offset())) {
                         records.push(r);
                     }
                 }
@@ -602,12 +818,15 @@ impl ConsumerSink<'_> {
 
     fn deliver(
         &mut self,
-        records: Vec<ChangeRecord>,
+        records: Vec<R>,
         batch_end: Option<RecordOffset>,
     ) -> Result<(), SinkError> {
-        // Checked right before every delivery: after a pause longer than the
-        // session's lease (SIGSTOP, a frozen VM) this fails before anything
-        // reaches the application.
+        let shared = self.offsets.clone();
+        let mut offsets = lock(&shared);
+        // Checked right before every delivery (after waiting for the
+        // offsets, which an idle commit may hold): after a pause longer than
+        // the session's lease (SIGSTOP, a frozen VM) this fails before
+        // anything reaches the application.
         if let Some(l) = &self.latch {
             if self.lost || !l.has_leadership() {
                 self.lost = true;
@@ -616,10 +835,11 @@ impl ConsumerSink<'_> {
         }
         let batch_len = records.len();
         let mut committer = Committer {
-            offsets: self.offsets,
+            offsets: &mut offsets,
             batch_end,
             batch_len,
             marked: 0,
+            latch: self.latch.as_deref(),
         };
         if batch_len == 0 {
             let finished = committer.mark_batch_finished();
@@ -638,8 +858,7 @@ impl ConsumerSink<'_> {
         }
         let handled = self.consumer.handle_batch(records, &mut committer);
         let leading = self.latch.as_ref().map_or(true, |l| l.has_leadership());
-        if self.offsets.fenced || (!leading && (self.offsets.failed.is_some() || handled.is_err()))
-        {
+        if offsets.fenced || (!leading && (offsets.failed.is_some() || handled.is_err())) {
             // A refused commit, or one that failed once leadership was gone
             // (the store's session expired with it): the term ends, whatever
             // the consumer made of it. The next leader resumes from the
@@ -649,9 +868,9 @@ impl ConsumerSink<'_> {
         }
         // A failed commit stops the engine even when the consumer ignored
         // the error mark_batch_finished gave it.
-        if let Some(message) = self.offsets.failed.take() {
+        if let Some(message) = offsets.failed.take() {
             return Err(SinkError::Commit(EngineError::Store {
-                location: self.offsets.store.location(),
+                location: offsets.store.location(),
                 message,
             }));
         }

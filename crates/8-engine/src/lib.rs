@@ -42,7 +42,9 @@ pub mod java_map;
 pub mod offset;
 pub mod offset_store;
 pub mod record;
+mod schema_changes;
 pub mod stores;
+pub mod typed;
 
 pub use config::{
     CommitPolicy, EngineConfig, HistoryStorage, LatchSettings, OffsetStorage, StartAt,
@@ -51,7 +53,8 @@ pub use engine::{BatchConsumer, Committer, ConsumerError, Engine, EngineBuilder,
 pub use offset::{OffsetKey, SourceOffset};
 pub use offset_store::OffsetStore;
 pub use offset_store::{FileOffsetStore, ZooKeeperOffsetStore};
-pub use record::{ChangeRecord, RecordOffset};
+pub use record::{ChangeRecord, EngineRecord, RecordOffset};
+pub use typed::{Operation, Row, TypedRecord};
 
 /// Why the engine, or one of its stores, failed.
 #[derive(Debug, thiserror::Error)]

@@ -1,13 +1,49 @@
 //! The records an engine hands to the application, each with its offset,
-//! and the encoder that gives every Debezium record the offset Debezium's
-//! MySQL connector would give it.
+//! and the encoder that gives every record (Debezium JSON or typed) the
+//! offset Debezium's MySQL connector would give it.
 
 use std::sync::Arc;
 
-use sluice_encode::debezium::{DebeziumEncoder, DebeziumError, DebeziumRecord};
+use sluice_encode::debezium::DebeziumRecord;
 use sluice_events::{ChangeEvent, Encoder, TransactionState};
 
 use crate::SourceOffset;
+
+/// What every record the engine delivers has: its offset, which the
+/// [`Committer`](crate::Committer) stages when the record is marked
+/// processed.
+pub trait EngineRecord: Send + 'static {
+    fn offset(&self) -> &RecordOffset;
+}
+
+impl EngineRecord for ChangeRecord {
+    fn offset(&self) -> &RecordOffset {
+        &self.offset
+    }
+}
+
+/// A record as an inner encoder makes it: not yet given its offset.
+pub(crate) trait Unplaced: Send + 'static {
+    type Record: EngineRecord;
+    /// The index of the row it is about in its rows event (0 otherwise).
+    fn row(&self) -> usize;
+    fn place(self, offset: RecordOffset) -> Self::Record;
+}
+
+impl Unplaced for DebeziumRecord {
+    type Record = ChangeRecord;
+    fn row(&self) -> usize {
+        self.row
+    }
+    fn place(self, offset: RecordOffset) -> ChangeRecord {
+        ChangeRecord {
+            destination: self.destination,
+            key: self.key,
+            value: self.value,
+            offset,
+        }
+    }
+}
 
 /// One change event as the application receives it: Debezium's record
 /// (`destination` topic, `key` and `value` JSON; `value` `None` is a
@@ -65,8 +101,8 @@ impl RecordOffset {
 /// after each transaction (or statement) read, so that offsets move on
 /// past transactions that gave no record (other tables, filtered ones).
 #[derive(Debug)]
-pub(crate) enum Output {
-    Record(ChangeRecord),
+pub(crate) enum Output<R> {
+    Record(R),
     Progress(RecordOffset),
 }
 
@@ -86,17 +122,17 @@ impl Delivered {
     }
 }
 
-/// Debezium's encoder, with offsets.
-pub(crate) struct OffsetEncoder {
-    inner: DebeziumEncoder,
+/// An encoder (Debezium's, or the typed one), with offsets.
+pub(crate) struct OffsetEncoder<E: Encoder> {
+    inner: E,
     /// The offset of the records of the current transaction, without its
     /// counts.
     txn: Option<Arc<SourceOffset>>,
-    scratch: Vec<DebeziumRecord>,
+    scratch: Vec<E::Output>,
 }
 
-impl OffsetEncoder {
-    pub fn new(inner: DebeziumEncoder) -> Self {
+impl<E: Encoder> OffsetEncoder<E> {
+    pub fn new(inner: E) -> Self {
         OffsetEncoder {
             inner,
             txn: None,
@@ -123,14 +159,18 @@ fn gtids(txn: &TransactionState) -> Option<String> {
     (!txn.executed_gtid_set.is_empty()).then(|| txn.executed_gtid_set.clone())
 }
 
-impl Encoder for OffsetEncoder {
-    type Output = Output;
-    type Error = DebeziumError;
+impl<E> Encoder for OffsetEncoder<E>
+where
+    E: Encoder,
+    E::Output: Unplaced,
+{
+    type Output = Output<<E::Output as Unplaced>::Record>;
+    type Error = E::Error;
 
     fn encode(
         &mut self,
         event: &ChangeEvent<'_>,
-        out: &mut Vec<Output>,
+        out: &mut Vec<Self::Output>,
     ) -> Result<(), Self::Error> {
         let position = *event.position();
         let txn = event.txn();
@@ -185,18 +225,14 @@ impl Encoder for OffsetEncoder {
                 };
                 let event_count = txn.events_before;
                 for r in self.scratch.drain(..) {
-                    out.push(Output::Record(ChangeRecord {
-                        destination: r.destination,
-                        key: r.key,
-                        value: r.value,
-                        offset: RecordOffset {
-                            base: base.clone(),
-                            event: event_count,
-                            row: r.row as u64 + 1,
-                            server_id: u64::from(position.server_id),
-                            ts_sec: u64::from(position.timestamp),
-                        },
-                    }));
+                    let offset = RecordOffset {
+                        base: base.clone(),
+                        event: event_count,
+                        row: r.row() as u64 + 1,
+                        server_id: u64::from(position.server_id),
+                        ts_sec: u64::from(position.timestamp),
+                    };
+                    out.push(Output::Record(r.place(offset)));
                 }
             }
         }
@@ -204,16 +240,19 @@ impl Encoder for OffsetEncoder {
     }
 }
 
-impl OffsetEncoder {
+impl<E> OffsetEncoder<E>
+where
+    E: Encoder,
+    E::Output: Unplaced,
+{
     /// The records just encoded, all at `offset`.
-    fn push_all(&mut self, offset: &RecordOffset, out: &mut Vec<Output>) {
+    fn push_all(
+        &mut self,
+        offset: &RecordOffset,
+        out: &mut Vec<Output<<E::Output as Unplaced>::Record>>,
+    ) {
         for r in self.scratch.drain(..) {
-            out.push(Output::Record(ChangeRecord {
-                destination: r.destination,
-                key: r.key,
-                value: r.value,
-                offset: offset.clone(),
-            }));
+            out.push(Output::Record(r.place(offset.clone())));
         }
     }
 }

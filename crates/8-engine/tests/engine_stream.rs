@@ -15,28 +15,7 @@ use sluice_engine::{ChangeRecord, Engine};
 use sluice_testkit::{MariaDb, MariaDbConfig};
 
 fn properties(db: &MariaDb, start: &str, dir: &std::path::Path) -> Vec<(String, String)> {
-    [
-        ("name", "it".to_string()),
-        ("topic.prefix", "it".into()),
-        ("database.hostname", "127.0.0.1".into()),
-        ("database.port", db.port().to_string()),
-        ("database.user", "root".into()),
-        ("table.include.list", "w\\.t".into()),
-        ("sluice.start", start.into()),
-        ("converter.schemas.enable", "false".into()),
-        (
-            "offset.storage.file.filename",
-            dir.join("offsets.dat").display().to_string(),
-        ),
-        (
-            "schema.history.internal.file.filename",
-            dir.join("history.dat").display().to_string(),
-        ),
-        ("offset.flush.interval.ms", "0".into()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v))
-    .collect()
+    common::engine_properties("it", db, start, dir, &[("table.include.list", "w\\.t")])
 }
 
 fn setup() -> (MariaDb, String) {
@@ -184,4 +163,71 @@ async fn resuming_inside_a_transaction_skips_exactly_what_was_committed() {
         .map(|r| value(r)["after"]["id"].as_i64().unwrap())
         .collect();
     assert_eq!(ids, [5, 6]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_stream_commits_once_the_flush_interval_passed() {
+    use sluice_engine::{FileOffsetStore, OffsetKey, OffsetStore};
+
+    let dir = tempfile::tempdir().unwrap();
+    let (db, start) = setup();
+    db.exec("INSERT INTO w.t VALUES (1,'a')").unwrap();
+    let every = Duration::from_secs(3);
+    let mut props = properties(&db, &start, dir.path());
+    for (k, v) in props.iter_mut() {
+        if k == "offset.flush.interval.ms" {
+            *v = every.as_millis().to_string();
+        }
+    }
+    let got: Arc<Mutex<Vec<ChangeRecord>>> = Arc::default();
+    let sink = got.clone();
+    let engine = Engine::builder()
+        .properties(props)
+        .notifying(move |r| {
+            sink.lock().unwrap().push(r);
+            Ok(())
+        })
+        .build()
+        .unwrap();
+    let handle = engine.handle();
+    let started = std::time::Instant::now();
+    let running = tokio::spawn(engine.run());
+    let committed = || {
+        FileOffsetStore::open(dir.path().join("offsets.dat"))
+            .and_then(|mut s| s.load(&OffsetKey::new("it".to_string(), "it".to_string())))
+            .unwrap()
+    };
+    while got.lock().unwrap().is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(30), "no record");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // Delivered before the interval passed: the batch did not commit.
+    assert!(
+        started.elapsed() < every,
+        "the record came after {:?}: too late to tell a batch commit from an idle one",
+        started.elapsed()
+    );
+    assert_eq!(committed(), None);
+    // No new batch arrives; the interval passes and the offset is written
+    // while the engine still runs.
+    let record_pos = got.lock().unwrap()[0].offset.base.pos;
+    let deadline = started + every + Duration::from_secs(5);
+    let stored = loop {
+        if let Some(o) = committed() {
+            break o;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing committed {:?} after the start",
+            started.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert!(!running.is_finished());
+    assert!(started.elapsed() >= every);
+    // Past the transaction of the record, not inside it.
+    assert!(!stored.is_inside_transaction(), "{stored:?}");
+    assert!(stored.pos > record_pos, "{stored:?}");
+    handle.close();
+    running.await.unwrap().unwrap();
 }

@@ -24,8 +24,12 @@ pub enum ServerError {
         source: Box<ConfigError>,
     },
     /// `canal.serverMode` names a broker this server has no client for.
-    #[error("canal.serverMode = {}: no {} client can be used by this server; publish to Kafka (canal.serverMode = kafka) or RabbitMQ (rabbitMQ), or serve Canal clients (tcp)", mode_name(*mode), mode_name(*mode))]
-    UnsupportedServerMode { mode: ServerMode },
+    #[error("{at}: canal.serverMode = {}: Sluice has no {} client; publish to Kafka (canal.serverMode = kafka) or RabbitMQ (rabbitMQ), or serve Canal clients (tcp)", mode_name(*mode), mode_name(*mode))]
+    UnsupportedServerMode {
+        mode: ServerMode,
+        /// `canal.properties:line` of the key.
+        at: String,
+    },
     /// The Kafka settings of `canal.properties` cannot be used.
     #[error(transparent)]
     Kafka(sluice_serve_mq::KafkaConfigError),
@@ -38,6 +42,15 @@ pub enum ServerError {
     /// The bound socket has no address.
     #[error("reading the listening address")]
     LocalAddr(#[source] std::io::Error),
+    /// The admin API's port could not be bound.
+    #[error("{at}: cannot listen for the admin API (sluice.admin.http.host/port) on {addr}; choose a free port or remove sluice.admin.http.port")]
+    AdminBind {
+        addr: String,
+        /// The canal.properties that sets it.
+        at: String,
+        #[source]
+        source: std::io::Error,
+    },
     /// The Canal TCP server stopped with an error.
     #[error("the Canal TCP server failed")]
     TcpServe(#[source] std::io::Error),
@@ -120,6 +133,13 @@ pub enum ServerError {
     /// No server runs the destination.
     #[error("no server runs {destination} ({path} does not exist)")]
     NotRunning { destination: String, path: String },
+    /// No other server is registered for the destination.
+    #[error("no other server can take {destination}: only its owner {owner} is registered under {path}; releasing it would stop it for the HA delay and start it again on {owner}. Start a standby server with the same destination first (or force the release)")]
+    NoStandby {
+        destination: String,
+        owner: String,
+        path: String,
+    },
     /// The owner is already releasing the destination.
     #[error("{owner} is already releasing {destination}")]
     AlreadyReleasing { owner: String, destination: String },
@@ -139,6 +159,21 @@ pub enum ServerError {
         owner: String,
         wait: std::time::Duration,
     },
+}
+
+/// An error and its sources, joined by ": ".
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        let text = cause.to_string();
+        if !out.contains(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        next = cause.source();
+    }
+    out
 }
 
 /// `canal.serverMode`'s spelling of a mode.

@@ -27,15 +27,19 @@
 //! Canal entries, FlatMessage, `sluice tail` lines) or a program's own
 //! [`events::Encoder`].
 
+mod admin;
+pub mod admin_client;
 pub mod destination;
 mod error;
 mod ha;
+mod metrics;
 mod mq;
 mod release;
 mod server;
 
 use std::path::Path;
 
+pub use admin::OPENAPI as ADMIN_OPENAPI;
 pub use error::ServerError;
 pub use ha::{register_address, zk_auth, zk_config, FENCE_CHECK_PERIOD, ZK_AUTH_ENV};
 pub use release::{release, Release, TakenOver};

@@ -52,14 +52,12 @@ pub(crate) fn publisher_factory(
             })))
         }
         ServerMode::RabbitMq => {
-            let settings = RabbitSettings::from_properties_at(
-                &config.conf_dir.join("canal.properties"),
-                &config.raw,
-            )
-            .map_err(|source| ServerError::Config {
-                dir: config.conf_dir.clone(),
-                source: Box::new(source),
-            })?;
+            let settings = RabbitSettings::from_properties_at(&config.path, &config.raw).map_err(
+                |source| ServerError::Config {
+                    dir: config.conf_dir.clone(),
+                    source: Box::new(source),
+                },
+            )?;
             // Each destination has its own connection, made (and Canal's
             // queue and exchange declared) as its worker starts.
             Ok(Some(Arc::new(move |_destination, _route| {
@@ -68,6 +66,11 @@ pub(crate) fn publisher_factory(
         }
         ServerMode::RocketMq | ServerMode::PulsarMq => Err(ServerError::UnsupportedServerMode {
             mode: config.server_mode,
+            at: format!(
+                "{}:{}",
+                config.path.display(),
+                config.raw.get("canal.serverMode").map_or(0, |p| p.line)
+            ),
         }),
     }
 }

@@ -41,11 +41,14 @@ pub struct TakenOver {
 /// Asks the server that runs `destination` to release it: connects to
 /// ZooKeeper at `zk_servers` (with `auth`, needed where the servers protect
 /// their nodes with credentials) and marks the destination's `running` node
-/// inactive.
+/// inactive. Refused when no other server is registered for the
+/// destination (it would only stop for the HA delay and come back on the
+/// same server), unless `force`.
 pub async fn release(
     zk_servers: &str,
     auth: Option<&ZkAuth>,
     destination: &str,
+    force: bool,
 ) -> Result<Release, ServerError> {
     paths::check_node_name("destination", destination)?;
     let path = paths::destination_running(destination);
@@ -87,6 +90,22 @@ pub async fn release(
             owner: owner.address,
             destination: destination.to_string(),
         });
+    }
+    if !force {
+        let cluster = paths::destination_cluster(destination);
+        let servers = sluice_ha::registry::list_destination_servers(&zk, destination)
+            .await
+            .map_err(|source| ServerError::ZooKeeperConnect {
+                servers: zk_servers.to_string(),
+                source,
+            })?;
+        if !servers.iter().any(|s| *s != owner.address) {
+            return Err(ServerError::NoStandby {
+                destination: destination.to_string(),
+                owner: owner.address,
+                path: cluster,
+            });
+        }
     }
     let released = ServerRunningData {
         active: false,

@@ -29,6 +29,8 @@ use crate::ServerError;
 /// reports its errors.
 pub struct Server {
     local_addr: Option<SocketAddr>,
+    metrics_addr: Option<SocketAddr>,
+    admin_addr: Option<SocketAddr>,
     registered_address: Option<String>,
     manager: Arc<InstanceManager>,
     running: Option<Running>,
@@ -41,6 +43,10 @@ struct Running {
     tcp: Option<(ShutdownHandle, JoinHandle<std::io::Result<()>>)>,
     /// The MQ workers' supervisor; `None` in TCP mode.
     mq: Option<JoinHandle<()>>,
+    /// The `/metrics` listener, if served.
+    metrics: Option<JoinHandle<()>>,
+    /// The admin API, if served.
+    admin: Option<JoinHandle<()>>,
     supervision: Supervision,
     manager: Arc<InstanceManager>,
     /// Released last, once nothing of this server writes the data folder.
@@ -71,6 +77,7 @@ impl Server {
         }
         // Every destination's stream inflates compressed events under this ceiling.
         sluice_binlog::compression::set_max_uncompressed(config.binlog_max_event_size);
+        crate::metrics::install(config.metrics_port);
         // Checked before anything starts: a broker the server cannot use,
         // or a client configuration it refuses, fails here.
         let publishers = crate::mq::publisher_factory(&config)?;
@@ -83,6 +90,10 @@ impl Server {
                     .map_err(ServerError::Tcp)?,
             ),
             _ => None,
+        };
+        let admin_listener = match &config.admin_http {
+            Some(admin) => Some(crate::admin::bind(admin, &config.path).await?),
+            None => None,
         };
         // With ZooKeeper, cursors always live there (see crate::ha): servers
         // that take over from each other must read the same cursors.
@@ -119,11 +130,45 @@ impl Server {
             }
         }
         served.set(manager.clone());
+        let metrics = {
+            let c = manager.server_config();
+            crate::metrics::serve(&c.ip, c.metrics_port, manager.clone()).await
+        };
+        let (metrics_addr, metrics) = metrics;
+        let (admin_addr, admin) = match admin_listener {
+            Some(listener) => {
+                let c = manager.server_config();
+                let cluster = match &ha {
+                    Some(ha) => Some(crate::admin::ClusterView {
+                        zk_servers: c.zk_servers.clone(),
+                        auth: crate::zk_auth(Some(c))?,
+                        holds: ha.fence(),
+                    }),
+                    None => None,
+                };
+                let token = c
+                    .admin_http
+                    .as_ref()
+                    .and_then(|a| a.token.as_ref())
+                    .map(|t| t.expose().to_string());
+                let connections = tcp.as_ref().map(|t| t.connections());
+                let (addr, task) =
+                    crate::admin::serve(listener, token, manager.clone(), cluster, connections);
+                (addr, Some(task))
+            }
+            None => (None, None),
+        };
         let (stop, stop_rx) = watch::channel(false);
         let (local_addr, tcp) = match tcp {
             Some(tcp) => {
                 let local_addr = tcp.local_addr().map_err(ServerError::LocalAddr)?;
-                tracing::info!(addr = %local_addr, destinations = ?manager.states(), "serving Canal clients");
+                let destinations = manager
+                    .states()
+                    .iter()
+                    .map(|(name, state)| format!("{name} ({state})"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                tracing::info!(addr = %local_addr, %destinations, "serving Canal clients");
                 let shutdown = tcp.shutdown_handle();
                 (
                     Some(local_addr),
@@ -155,12 +200,16 @@ impl Server {
         };
         Ok(Server {
             local_addr,
+            metrics_addr,
+            admin_addr,
             registered_address,
             manager: manager.clone(),
             running: Some(Running {
                 stop,
                 tcp,
                 mq,
+                metrics,
+                admin,
                 supervision,
                 manager,
                 data_lock,
@@ -183,6 +232,18 @@ impl Server {
     /// where no port is bound.
     pub fn local_addr(&self) -> Option<SocketAddr> {
         self.local_addr
+    }
+
+    /// The address `/metrics` is served on; `None` when
+    /// `canal.metrics.pull.port` is 0 or could not be bound.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_addr
+    }
+
+    /// The address the admin API is served on; `None` unless
+    /// `sluice.admin.http.port` is set.
+    pub fn admin_addr(&self) -> Option<SocketAddr> {
+        self.admin_addr
     }
 
     /// The address registered in ZooKeeper (`canal.register.ip` or
@@ -249,6 +310,12 @@ impl Running {
         let _ = self.stop.send(true);
         if let Some((shutdown, _)) = &self.tcp {
             shutdown.shutdown();
+        }
+        if let Some(metrics) = &self.metrics {
+            metrics.abort();
+        }
+        if let Some(admin) = &self.admin {
+            admin.abort();
         }
     }
 

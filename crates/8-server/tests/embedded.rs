@@ -206,9 +206,12 @@ async fn release_hands_a_destination_to_the_other_embedded_server() {
     // Wait until one of them runs the destination.
     let deadline = Instant::now() + Duration::from_secs(30);
     let release = loop {
-        match sluice_server::release(&zk.connect_string(), None, "example").await {
+        match sluice_server::release(&zk.connect_string(), None, "example", false).await {
             Ok(release) => break release,
-            Err(ServerError::NotRunning { .. }) if Instant::now() < deadline => {
+            // Not yet running, or the other server not yet registered for it.
+            Err(ServerError::NotRunning { .. } | ServerError::NoStandby { .. })
+                if Instant::now() < deadline =>
+            {
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
             Err(e) => panic!("release: {e}"),
@@ -226,7 +229,34 @@ async fn release_hands_a_destination_to_the_other_embedded_server() {
         taken.address
     );
 
-    let err = sluice_server::release(&zk.connect_string(), None, "nowhere")
+    // With the first owner gone, the new one has no standby: a release is
+    // refused unless forced, and a forced one comes back to the same server.
+    let gone = servers
+        .iter()
+        .position(|s| s.registered_address() == Some(owner.as_str()))
+        .unwrap();
+    servers.remove(gone).shutdown().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let err = loop {
+        match sluice_server::release(&zk.connect_string(), None, "example", false).await {
+            Err(e @ ServerError::NoStandby { .. }) => break e,
+            // The gone server's registration may take a moment to vanish.
+            Ok(_) | Err(_) if Instant::now() >= deadline => panic!("no NoStandby refusal"),
+            Ok(r) => panic!("released to nobody: {r:?}"),
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    };
+    assert!(
+        err.to_string().contains(&taken.address) && err.to_string().contains("Start a standby"),
+        "{err}"
+    );
+    let forced = sluice_server::release(&zk.connect_string(), None, "example", true)
+        .await
+        .unwrap();
+    let back = forced.taken_over(Duration::from_secs(15)).await;
+    assert!(back.is_err(), "nobody else could take it: {back:?}");
+
+    let err = sluice_server::release(&zk.connect_string(), None, "nowhere", false)
         .await
         .expect_err("nobody runs nowhere");
     assert!(matches!(err, ServerError::NotRunning { .. }), "{err:?}");

@@ -41,7 +41,7 @@ async fn rocketmq_and_pulsar_modes_are_refused_pointing_to_kafka() {
         let config = sluice_server::load_config(dir.path()).unwrap();
         let err = Server::start(config).await.expect_err("must not start");
         assert!(
-            matches!(err, ServerError::UnsupportedServerMode { mode: m } if m == mode),
+            matches!(err, ServerError::UnsupportedServerMode { mode: m, .. } if m == mode),
             "{err:?}"
         );
         let text = err.to_string();
@@ -50,6 +50,12 @@ async fn rocketmq_and_pulsar_modes_are_refused_pointing_to_kafka() {
                 && text.contains("canal.serverMode = kafka"),
             "{text}"
         );
+        // Where the key is: the file and its line (the second).
+        let at = format!(
+            "{}:2: canal.serverMode = {name}",
+            dir.path().join("canal.properties").display()
+        );
+        assert!(text.starts_with(&at), "{text}");
     }
 }
 

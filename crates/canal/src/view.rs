@@ -197,6 +197,51 @@ fn varint_at(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
     if first < 0x80 {
         return Some((u64::from(first), 1));
     }
+    varint_at_long(buf, pos)
+}
+
+/// [`varint_at`] of two bytes or more: a machine word at a time where eight
+/// bytes are there (lengths past 127, and the ten bytes of every negative
+/// number, such as the `sqlType` of BIGINT columns, -5).
+#[inline]
+fn varint_at_long(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let Some(word) = buf.get(pos..pos.checked_add(8)?) else {
+        return varint_at_bytes(buf, pos);
+    };
+    let w = u64::from_le_bytes([
+        word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7],
+    ]);
+    // Continuation bits that are clear: the varint ends at the first.
+    let stops = !w & HIGHS;
+    let (x, n) = if stops != 0 {
+        let n = stops.trailing_zeros() as usize / 8 + 1;
+        let keep = if n == 8 { u64::MAX } else { (1 << (8 * n)) - 1 };
+        (w & keep, n)
+    } else {
+        (w, 9)
+    };
+    // Seven bits of each byte, packed: pairs, then fours, then all eight.
+    let mut x = x & !HIGHS;
+    x = (x & 0x007f_007f_007f_007f) | ((x & 0x7f00_7f00_7f00_7f00) >> 1);
+    x = (x & 0x0000_3fff_0000_3fff) | ((x & 0x3fff_0000_3fff_0000) >> 2);
+    x = (x & 0x0000_0000_0fff_ffff) | ((x & 0x0fff_ffff_0000_0000) >> 4);
+    if n <= 8 {
+        return Some((x, n));
+    }
+    // No end in the first eight bytes: nine or ten.
+    let b8 = *buf.get(pos + 8)?;
+    x |= u64::from(b8 & 0x7f) << 56;
+    if b8 < 0x80 {
+        return Some((x, 9));
+    }
+    let b9 = *buf.get(pos + 9)?;
+    x |= u64::from(b9 & 0x7f) << 63;
+    (b9 < 0x80).then_some((x, 10))
+}
+
+/// [`varint_at`] a byte at a time, near the end of the buffer.
+fn varint_at_bytes(buf: &[u8], pos: usize) -> Option<(u64, usize)> {
     let mut v = 0u64;
     for (i, &b) in buf.get(pos..)?.iter().take(10).enumerate() {
         v |= u64::from(b & 0x7f) << (7 * i);
@@ -245,7 +290,8 @@ impl<'a> EntryView<'a> {
     }
 }
 
-/// The `Header` fields an entry's consumers read (props are skipped).
+/// The `Header` fields an entry's consumers read; of the props, only
+/// whether one is `snapshot` = `true`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HeaderView<'a> {
     pub logfile_name: &'a str,
@@ -256,6 +302,46 @@ pub struct HeaderView<'a> {
     pub table_name: &'a str,
     pub event_type: Option<i32>,
     pub gtid: &'a str,
+    /// A prop `snapshot` = `true`: the entry is a row of the initial
+    /// snapshot, read from the table, not a change from the binlog.
+    pub snapshot: bool,
+}
+
+/// The `Pair` `snapshot` = `true` as prost writes it: key (field 1, 8
+/// bytes), then value (field 2, 4 bytes).
+const SNAPSHOT_PAIR: &[u8] = b"\x0a\x08snapshot\x12\x04true";
+
+/// Whether a serialised `Pair` is `snapshot` = `true`. The bytes prost
+/// writes are compared first; other encodings of the same pair (fields in
+/// another order or repeated, as proto2 allows) are read field by field.
+/// A malformed pair is not a snapshot mark and fails nothing: props were
+/// never checked, and a header that read before still reads.
+#[inline]
+fn is_snapshot_pair(bytes: &[u8]) -> bool {
+    if bytes == SNAPSHOT_PAIR {
+        return true;
+    }
+    // Too short to hold both strings: most props (`rowsCount`) end here.
+    if bytes.len() < SNAPSHOT_PAIR.len() {
+        return false;
+    }
+    is_snapshot_pair_slow(bytes)
+}
+
+#[cold]
+fn is_snapshot_pair_slow(bytes: &[u8]) -> bool {
+    let mut f = Fields::new("Pair", bytes);
+    let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
+    while let Some((field, wire)) = f.next_field() {
+        match (field, wire) {
+            // The last occurrence wins, as when prost decodes.
+            (1, Wire::Bytes(b)) => key = b,
+            (2, Wire::Bytes(b)) => value = b,
+            (1 | 2, _) => return false,
+            _ => {}
+        }
+    }
+    f.finish().is_ok() && key == b"snapshot" && value == b"true"
 }
 
 impl<'a> HeaderView<'a> {
@@ -271,6 +357,12 @@ impl<'a> HeaderView<'a> {
                 8 => h.schema_name = f.str(wire),
                 9 => h.table_name = f.str(wire),
                 11 => h.event_type = Some(f.int(wire) as i32),
+                // Props of another wire type stay skipped, as before.
+                12 => {
+                    if let Wire::Bytes(pair) = wire {
+                        h.snapshot |= is_snapshot_pair(pair);
+                    }
+                }
                 13 => h.gtid = f.str(wire),
                 _ => {}
             }
@@ -347,6 +439,79 @@ impl<'a> RowDataView<'a> {
     pub fn after(&self) -> Columns<'a> {
         Columns::new(self.bytes, 2)
     }
+
+    /// The before image's columns, serialised.
+    pub fn before_bytes(&self) -> ColumnBytes<'a> {
+        ColumnBytes::new(self.bytes, 1)
+    }
+
+    /// The after image's columns, serialised.
+    pub fn after_bytes(&self) -> ColumnBytes<'a> {
+        ColumnBytes::new(self.bytes, 2)
+    }
+}
+
+/// Where a raw read stops: the bytes are not in the form every writer gives
+/// them, or are malformed. [`Columns`] reads them, or says what is wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotCommon;
+
+/// The serialised columns of one image of a row, in order, for readers
+/// that go through many rows of the same columns (see [`RawColumn`] and
+/// [`ColumnShape`]): it stops at the first field of the row that is not a
+/// column or props with a one-byte key.
+#[derive(Debug, Clone)]
+pub struct ColumnBytes<'a> {
+    row: &'a [u8],
+    pos: usize,
+    /// The key of a column of this image (fields 1 and 2, length-delimited).
+    key: u8,
+}
+
+impl<'a> ColumnBytes<'a> {
+    fn new(row: &'a [u8], image: u8) -> ColumnBytes<'a> {
+        ColumnBytes {
+            row,
+            pos: 0,
+            key: image << 3 | 2,
+        }
+    }
+
+    #[cold]
+    fn stop(&mut self) -> Option<Result<&'a [u8], NotCommon>> {
+        self.pos = usize::MAX;
+        Some(Err(NotCommon))
+    }
+}
+
+impl<'a> Iterator for ColumnBytes<'a> {
+    type Item = Result<&'a [u8], NotCommon>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let key = *self.row.get(self.pos)?;
+            // Before and after columns, props (fields 1 to 3), each
+            // length-delimited with a one-byte key.
+            if !matches!(key, 0x0a | 0x12 | 0x1a) {
+                return self.stop();
+            }
+            let Some((len, n)) = varint_at(self.row, self.pos + 1) else {
+                return self.stop();
+            };
+            let start = self.pos + 1 + n;
+            let Some(bytes) = usize::try_from(len)
+                .ok()
+                .and_then(|len| self.row.get(start..start.checked_add(len)?))
+            else {
+                return self.stop();
+            };
+            self.pos = start + bytes.len();
+            if key == self.key {
+                return Some(Ok(bytes));
+            }
+        }
+    }
 }
 
 /// The columns of one image of a row, in order.
@@ -420,46 +585,11 @@ impl<'a> ColumnView<'a> {
         }
     }
 
-    /// The column, if every field has a one-byte key, the wire type its
-    /// field number has, and fits; else `None`.
+    /// The column, if it is in the form [`RawColumn::parse`] reads and its
+    /// strings are UTF-8; else `None`.
     #[inline]
     fn parse_common(bytes: &'a [u8]) -> Option<ColumnView<'a>> {
-        let mut c = ColumnView::default();
-        let mut pos = 0;
-        while let Some(&key) = bytes.get(pos) {
-            pos += 1;
-            let field = key >> 3;
-            match (key & 0x87, field) {
-                (0, 1 | 2 | 4 | 5 | 6 | 9) => {
-                    let (v, n) = varint_at(bytes, pos)?;
-                    pos += n;
-                    match field {
-                        1 => c.index = v as i32,
-                        2 => c.sql_type = v as i32,
-                        4 => c.is_key = v != 0,
-                        5 => c.updated = v != 0,
-                        6 => c.is_null = v != 0,
-                        _ => c.length = v as i32,
-                    }
-                }
-                (2, 3 | 7 | 8 | 10) => {
-                    let (len, n) = varint_at(bytes, pos)?;
-                    pos += n;
-                    let end = pos.checked_add(usize::try_from(len).ok()?)?;
-                    let b = bytes.get(pos..end)?;
-                    pos = end;
-                    match field {
-                        3 => c.name = utf8(b)?,
-                        8 => c.value = Some(utf8(b)?),
-                        10 => c.mysql_type = utf8(b)?,
-                        // props: not read.
-                        _ => {}
-                    }
-                }
-                _ => return None,
-            }
-        }
-        Some(c)
+        RawColumn::parse(bytes)?.check()
     }
 
     fn parse_general(bytes: &'a [u8]) -> Result<ColumnView<'a>, ViewError> {
@@ -482,6 +612,154 @@ impl<'a> ColumnView<'a> {
         f.finish()?;
         Ok(c)
     }
+}
+
+/// A `Column` whose strings are bytes not yet checked for UTF-8, for
+/// readers that check them in a pass of their own or compare them with
+/// strings already checked (a column name with the one of the row before).
+/// Absent fields read as proto2's defaults (0, false, "").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RawColumn<'a> {
+    pub index: i32,
+    pub sql_type: i32,
+    pub name: &'a [u8],
+    pub is_key: bool,
+    pub updated: bool,
+    pub is_null: bool,
+    /// `None` when the field is absent (Canal leaves it out for NULL).
+    pub value: Option<&'a [u8]>,
+    pub length: i32,
+    pub mysql_type: &'a [u8],
+}
+
+impl<'a> RawColumn<'a> {
+    /// The column, if every field has a one-byte key, the wire type its
+    /// field number has, and fits; else `None` ([`ColumnView::parse`] then
+    /// reads it, or says what is wrong). Columns are most of an entry's
+    /// fields, so this form, the one every writer gives them, has a loop of
+    /// its own.
+    #[inline]
+    pub fn parse(bytes: &'a [u8]) -> Option<RawColumn<'a>> {
+        Self::parse_shaped(bytes).map(|(c, _)| c)
+    }
+
+    /// As [`parse`](Self::parse), with the column's shape when it has one
+    /// value field: what reads the same column of the next rows.
+    #[inline]
+    pub fn parse_shaped(bytes: &'a [u8]) -> Option<(RawColumn<'a>, Option<ColumnShape<'a>>)> {
+        let mut c = RawColumn::default();
+        let mut pos = 0;
+        // Where the value field starts and ends, and how many there are.
+        let mut value_at = (0, 0);
+        let mut values = 0;
+        while let Some(&key) = bytes.get(pos) {
+            // Every field's key, then its value or its length.
+            let (v, n) = varint_at(bytes, pos + 1)?;
+            let field_at = pos;
+            pos += 1 + n;
+            match key {
+                0x08 => c.index = v as i32,
+                0x10 => c.sql_type = v as i32,
+                0x20 => c.is_key = v != 0,
+                0x28 => c.updated = v != 0,
+                0x30 => c.is_null = v != 0,
+                0x48 => c.length = v as i32,
+                0x1a | 0x3a | 0x42 | 0x52 => {
+                    let end = pos.checked_add(usize::try_from(v).ok()?)?;
+                    let b = bytes.get(pos..end)?;
+                    pos = end;
+                    match key {
+                        0x1a => c.name = b,
+                        0x42 => {
+                            c.value = Some(b);
+                            value_at = (field_at, end);
+                            values += 1;
+                        }
+                        0x52 => c.mysql_type = b,
+                        // props (0x3a): not read.
+                        _ => {}
+                    }
+                }
+                _ => return None,
+            }
+        }
+        let shape = (values == 1).then(|| ColumnShape {
+            head: &bytes[..value_at.0],
+            tail: &bytes[value_at.1..],
+            column: c,
+        });
+        Some((c, shape))
+    }
+
+    /// The column with its strings checked; `None` if one is not UTF-8.
+    #[inline]
+    pub fn check(&self) -> Option<ColumnView<'a>> {
+        Some(ColumnView {
+            index: self.index,
+            sql_type: self.sql_type,
+            name: utf8(self.name)?,
+            is_key: self.is_key,
+            updated: self.updated,
+            is_null: self.is_null,
+            value: match self.value {
+                Some(v) => Some(utf8(v)?),
+                None => None,
+            },
+            length: self.length,
+            mysql_type: utf8(self.mysql_type)?,
+        })
+    }
+}
+
+/// A column as read once, to read the same column of later rows by
+/// comparing bytes: every field but the value is where it was, so a column
+/// whose bytes before and after its value field are the same as here is
+/// this column with another value. Columns of one table, written by one
+/// writer, are nearly always so (a NULL, or another `updated` flag, is not,
+/// and is read by [`RawColumn::parse_shaped`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColumnShape<'a> {
+    /// The fields before the value field.
+    head: &'a [u8],
+    /// The fields after it.
+    tail: &'a [u8],
+    column: RawColumn<'a>,
+}
+
+impl<'a> ColumnShape<'a> {
+    /// The column the shape was read from.
+    pub fn column(&self) -> &RawColumn<'a> {
+        &self.column
+    }
+
+    /// `bytes` as a column, if they are this shape's fields around a value
+    /// field of their own; `None` otherwise (not an error: parse them).
+    #[inline]
+    pub fn read(&self, bytes: &'a [u8]) -> Option<RawColumn<'a>> {
+        let pos = self.head.len();
+        let (head, rest) = (bytes.get(..pos)?, bytes.get(pos..)?);
+        if rest.first() != Some(&0x42) || head != self.head {
+            return None;
+        }
+        let (len, n) = varint_at(rest, 1)?;
+        let start = 1 + n;
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        let value = rest.get(start..end)?;
+        if rest.get(end..)? != self.tail {
+            return None;
+        }
+        Some(RawColumn {
+            value: Some(value),
+            ..self.column
+        })
+    }
+}
+
+/// Bytes as text if they are UTF-8 (checked for ASCII first, the common
+/// case of names, types and most values).
+#[inline]
+pub fn text(bytes: &[u8]) -> Option<&str> {
+    utf8(bytes)
 }
 
 #[cfg(test)]
@@ -558,6 +836,7 @@ mod tests {
         assert_eq!(view.header.table_name, "t");
         assert_eq!(view.header.event_type, Some(EventType::Update as i32));
         assert_eq!(view.header.gtid, "uuid:1-5");
+        assert!(!view.header.snapshot);
         assert_eq!(view.entry_type, Some(EntryType::RowData as i32));
 
         let change = RowChange::decode(view.store_value).unwrap();
@@ -590,6 +869,88 @@ mod tests {
         }
     }
 
+    /// `sample` as a snapshot read: the prop `snapshot` = `true` before
+    /// `rowsCount`, where the snapshot reader puts it.
+    fn snapshot_sample() -> Entry {
+        let mut entry = sample();
+        let header = entry.header.as_mut().unwrap();
+        let at = header.props.len() - 1;
+        header.props.insert(at, Pair::new("snapshot", "true"));
+        entry
+    }
+
+    /// Whether prost's header has the prop `snapshot` = `true`.
+    fn prost_snapshot(entry: &Entry) -> bool {
+        entry.header.as_ref().is_some_and(|h| {
+            h.props
+                .iter()
+                .any(|p| p.key.as_deref() == Some("snapshot") && p.value.as_deref() == Some("true"))
+        })
+    }
+
+    #[test]
+    fn the_snapshot_prop_is_read_from_the_header() {
+        let bytes = snapshot_sample().encode_to_vec();
+        let view = EntryView::parse(&bytes).unwrap();
+        assert!(view.header.snapshot);
+        // The other fields read as without the prop.
+        let plain = sample().encode_to_vec();
+        let plain = EntryView::parse(&plain).unwrap();
+        assert_eq!(
+            HeaderView {
+                snapshot: false,
+                ..view.header.clone()
+            },
+            plain.header
+        );
+        assert_eq!(view.store_value, plain.store_value);
+
+        // Anything but exactly `snapshot` = `true` is no mark; a pair
+        // written with its fields in another order or twice reads as prost
+        // reads it.
+        let header_with = |pair: Vec<u8>| {
+            let mut h = Header {
+                table_name: Some("t".into()),
+                ..Default::default()
+            }
+            .encode_to_vec();
+            prost::encoding::encode_key(12, prost::encoding::WireType::LengthDelimited, &mut h);
+            prost::encoding::encode_varint(pair.len() as u64, &mut h);
+            h.extend_from_slice(&pair);
+            let prost = Header::decode(h.as_slice()).unwrap().props.iter().any(|p| {
+                p.key.as_deref() == Some("snapshot") && p.value.as_deref() == Some("true")
+            });
+            (HeaderView::parse(&h).unwrap().snapshot, prost)
+        };
+        let pair = |k: &str, v: &str| Pair::new(k, v).encode_to_vec();
+        let cases: Vec<(Vec<u8>, bool)> = vec![
+            (pair("snapshot", "true"), true),
+            (pair("snapshot", "false"), false),
+            (pair("snapshot", "TRUE"), false),
+            (pair("Snapshot", "true"), false),
+            (pair("snapshots", "true"), false),
+            (pair("rowsCount", "true"), false),
+            (pair("snapshot", ""), false),
+            (Pair::default().encode_to_vec(), false),
+            // Value first, then key.
+            ([&b"\x12\x04true"[..], b"\x0a\x08snapshot"].concat(), true),
+            // The key twice: the last one counts.
+            ([&b"\x0a\x01x"[..], SNAPSHOT_PAIR].concat(), true),
+            ([SNAPSHOT_PAIR, b"\x0a\x01x"].concat(), false),
+            // An unknown field beside them.
+            ([SNAPSHOT_PAIR, b"\x18\x01"].concat(), true),
+        ];
+        for (bytes, want) in cases {
+            assert_eq!(header_with(bytes.clone()), (want, want), "{bytes:?}");
+        }
+        // A malformed pair is no mark and, as before, no error.
+        for pair in [&b"\x0a\x08s"[..], b"\x0a\x30snapshot\x12\x04true"] {
+            let mut h = vec![0x62, pair.len() as u8];
+            h.extend_from_slice(pair);
+            assert_eq!(HeaderView::parse(&h).map(|v| v.snapshot), Ok(false));
+        }
+    }
+
     #[test]
     fn every_truncation_is_an_error_or_a_shorter_message_never_a_panic() {
         let bytes = sample().encode_to_vec();
@@ -614,7 +975,12 @@ mod tests {
     /// panic, and wherever prost reads the bytes, the views read the same.
     #[test]
     fn mutated_entries_read_as_prost_reads_them_or_are_refused() {
-        let bytes = sample().encode_to_vec();
+        for bytes in [sample().encode_to_vec(), snapshot_sample().encode_to_vec()] {
+            mutated_entries_read_as_prost_reads(&bytes);
+        }
+    }
+
+    fn mutated_entries_read_as_prost_reads(bytes: &[u8]) {
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move || {
             seed ^= seed << 13;
@@ -623,7 +989,7 @@ mod tests {
             seed
         };
         for _ in 0..20_000 {
-            let mut m = bytes.clone();
+            let mut m = bytes.to_vec();
             for _ in 0..1 + next() % 4 {
                 let at = (next() % m.len() as u64) as usize;
                 match next() % 3 {
@@ -641,6 +1007,7 @@ mod tests {
             // What prost reads, the views read: they check less (fields
             // they skip), never more.
             let view = view.expect("prost read these bytes");
+            assert_eq!(view.header.snapshot, prost_snapshot(&entry), "{m:?}");
             let store = entry.store_value.as_deref().unwrap_or_default();
             assert_eq!(view.store_value, store);
             let Ok(change) = RowChange::decode(store) else {
@@ -744,5 +1111,202 @@ mod tests {
             }
             assert_eq!(ColumnView::parse(bytes), general, "{bytes:?}");
         }
+    }
+
+    /// The word-at-a-time varint reads what the byte-at-a-time one reads:
+    /// every length from one to eleven bytes, each continuation pattern,
+    /// cut short, at the end of a buffer and with bytes after it.
+    #[test]
+    fn varint_at_reads_what_the_field_walk_reads() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for v in [0, 1, 127, 128, 300, 16_383, 16_384, u64::from(u32::MAX)]
+            .into_iter()
+            .chain((0..64).map(|s| 1u64 << s))
+            .chain((0..64).map(|s| (1u64 << s) - 1))
+            .chain([-1i64 as u64, -5i64 as u64, i64::MIN as u64, u64::MAX])
+        {
+            let mut b = Vec::new();
+            prost::encoding::encode_varint(v, &mut b);
+            cases.push(b);
+        }
+        for len in 1..=12 {
+            for _ in 0..300 {
+                cases.push((0..len).map(|_| next() as u8).collect());
+                // All continuation bytes but the last, which may be anything.
+                let mut b: Vec<u8> = (0..len).map(|_| next() as u8 | 0x80).collect();
+                b[len - 1] = next() as u8;
+                cases.push(b);
+            }
+        }
+        for case in &cases {
+            for tail in [&[][..], &[0x05], &[0x80, 0x81, 0x01], &[0xff; 12]] {
+                let mut buf = vec![0x99];
+                buf.extend_from_slice(case);
+                buf.extend_from_slice(tail);
+                let mut f = Fields::new("test", &buf);
+                f.pos = 1;
+                let walked = f.varint().map(|v| (v, f.pos - 1));
+                assert_eq!(varint_at(&buf, 1), walked, "{buf:?}");
+            }
+        }
+    }
+
+    /// Columns read from their bytes are the columns the checked iterator
+    /// reads, wherever they read to the end: the sample's rows, then
+    /// mutated copies.
+    #[test]
+    fn raw_columns_read_what_columns_read() {
+        let bytes = sample().encode_to_vec();
+        let mut seed = 0x0bad_cafe_f00d_d00du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let entry = Entry::decode(bytes.as_slice()).unwrap();
+        let change = entry.store_value.unwrap();
+        let mut read_whole = 0;
+        for round in 0..20_000 {
+            let mut m = change.clone();
+            if round > 0 {
+                for _ in 0..1 + next() % 3 {
+                    let at = (next() % m.len() as u64) as usize;
+                    match next() % 3 {
+                        0 => m[at] = next() as u8,
+                        1 => {
+                            m.remove(at);
+                        }
+                        _ => m.insert(at, next() as u8),
+                    }
+                }
+            }
+            let Ok(cv) = RowChangeView::parse(&m) else {
+                continue;
+            };
+            for row in cv.rows() {
+                for (raw, checked) in [
+                    (row.before_bytes(), row.before()),
+                    (row.after_bytes(), row.after()),
+                ] {
+                    let raw: Result<Vec<&[u8]>, NotCommon> = raw.collect();
+                    let Some(raw) = raw.ok().and_then(|columns| {
+                        columns
+                            .into_iter()
+                            .map(RawColumn::parse)
+                            .collect::<Option<Vec<_>>>()
+                    }) else {
+                        continue;
+                    };
+                    read_whole += 1;
+                    let checked: Vec<_> = checked.collect();
+                    // Strings that are not UTF-8 are errors of the checked reader.
+                    let ok = raw.iter().map(RawColumn::check).collect::<Option<Vec<_>>>();
+                    match ok {
+                        Some(columns) => {
+                            let checked: Vec<_> = checked.into_iter().map(Result::unwrap).collect();
+                            assert_eq!(columns, checked, "{m:?}");
+                        }
+                        None => assert!(checked.iter().any(Result::is_err), "{m:?}"),
+                    }
+                }
+            }
+        }
+        assert!(read_whole > 1000, "{read_whole}");
+    }
+
+    /// A shape reads a column only when parsing it whole gives the same
+    /// column: columns of every field combination with other values
+    /// (longer, shorter, absent), other flags, and bytes changed.
+    #[test]
+    fn a_shape_reads_what_parsing_reads() {
+        let mut seed = 0x5eed_5eed_1234_4321u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let values = [
+            None,
+            Some(String::new()),
+            Some("x".to_string()),
+            Some("naïve".to_string()),
+            Some("y".repeat(127)),
+            Some("z".repeat(128)),
+            Some("w".repeat(20_000)),
+        ];
+        let mut columns = Vec::new();
+        for mask in 0u32..(1 << 6) {
+            let on = |bit: u32| mask & (1 << bit) != 0;
+            for value in &values {
+                columns.push(Column {
+                    index: on(0).then_some(300),
+                    sql_type: on(1).then_some(-5),
+                    name: on(2).then(|| "naïve".to_string()),
+                    is_key: Some(on(3)),
+                    updated: on(4).then_some(true),
+                    is_null: Some(value.is_none()),
+                    props: if on(5) {
+                        vec![Pair::new("k", "v")]
+                    } else {
+                        vec![]
+                    },
+                    value: value.clone(),
+                    length: on(1).then_some(-1),
+                    mysql_type: on(3).then(|| "varchar(32)".to_string()),
+                });
+            }
+        }
+        let mut hits = 0;
+        for (i, first) in columns.iter().enumerate() {
+            let first = first.encode_to_vec();
+            let (c, shape) = RawColumn::parse_shaped(&first).unwrap();
+            assert_eq!(Some(c), RawColumn::parse(&first));
+            let Some(shape) = shape else {
+                assert!(c.value.is_none());
+                continue;
+            };
+            assert_eq!(shape.column(), &c);
+            // The columns of the same combination with other values, and a
+            // sample of the others.
+            let group = i / values.len() * values.len();
+            let mut others: Vec<Vec<u8>> = columns[group..group + values.len()]
+                .iter()
+                .map(|c| c.encode_to_vec())
+                .collect();
+            for _ in 0..8 {
+                let other = &columns[(next() % columns.len() as u64) as usize];
+                others.push(other.encode_to_vec());
+            }
+            for other in others.clone() {
+                for _ in 0..20 {
+                    let mut b = other.clone();
+                    let at = (next() % b.len() as u64) as usize;
+                    match next() % 3 {
+                        0 => b[at] = next() as u8,
+                        1 => {
+                            b.remove(at);
+                        }
+                        _ => b.insert(at, next() as u8),
+                    }
+                    others.push(b);
+                }
+            }
+            for other in &others {
+                if let Some(read) = shape.read(other) {
+                    hits += 1;
+                    assert_eq!(Some(read), RawColumn::parse(other), "{first:?} {other:?}");
+                }
+            }
+        }
+        assert!(hits > 1000, "{hits}");
     }
 }

@@ -37,7 +37,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use sluice_canal::{EntryPosition, LogPosition};
-use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta, MetaError};
+use sluice_meta::{
+    ClientData, ClientIdentity, CursorStore, DestinationMeta, MetaError, SnapshotProgress,
+};
 use tracing::{debug, warn};
 use zookeeper_client::{Acls, Client};
 
@@ -153,8 +155,35 @@ impl CursorStore for ZooKeeperCursorStore {
     }
 
     fn load_start(&self, destination: &str) -> Result<Option<EntryPosition>, MetaError> {
+        self.load_json(destination, paths::start_position)
+    }
+
+    fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
+        self.save_json(destination, paths::start_position, position)
+    }
+
+    fn load_snapshot(&self, destination: &str) -> Result<Option<SnapshotProgress>, MetaError> {
+        self.load_json(destination, paths::snapshot_progress)
+    }
+
+    fn save_snapshot(
+        &self,
+        destination: &str,
+        progress: &SnapshotProgress,
+    ) -> Result<(), MetaError> {
+        self.save_json(destination, paths::snapshot_progress, progress)
+    }
+}
+
+impl ZooKeeperCursorStore {
+    /// The JSON in the destination's node at `path_of(destination)`, if any.
+    fn load_json<T: serde::de::DeserializeOwned + Send + 'static>(
+        &self,
+        destination: &str,
+        path_of: fn(&str) -> String,
+    ) -> Result<Option<T>, MetaError> {
         check_node_name("destination", destination).map_err(|e| invalid(destination, e))?;
-        let path = paths::start_position(destination);
+        let path = path_of(destination);
         self.zk
             .run(move |client| async move {
                 match read(&client, &path).await? {
@@ -167,10 +196,16 @@ impl CursorStore for ZooKeeperCursorStore {
             .map_err(|e| meta_error(e, destination))
     }
 
-    fn save_start(&self, destination: &str, position: &EntryPosition) -> Result<(), MetaError> {
+    /// Writes `value` as JSON to the destination's node at `path_of(destination)`.
+    fn save_json<T: serde::Serialize>(
+        &self,
+        destination: &str,
+        path_of: fn(&str) -> String,
+        value: &T,
+    ) -> Result<(), MetaError> {
         check_node_name("destination", destination).map_err(|e| invalid(destination, e))?;
-        let path = paths::start_position(destination);
-        let json = serde_json::to_vec(position).map_err(|source| MetaError::Corrupt {
+        let path = path_of(destination);
+        let json = serde_json::to_vec(value).map_err(|source| MetaError::Corrupt {
             path: PathBuf::from(&path),
             source,
         })?;
@@ -565,6 +600,24 @@ impl<S: CursorStore + 'static> CursorStore for PeriodMixedCursorStore<S> {
         let order = self.shared.write_locks.of(destination);
         let _w = lock(&order);
         self.shared.inner.save_start(destination, position)
+    }
+
+    fn load_snapshot(&self, destination: &str) -> Result<Option<SnapshotProgress>, MetaError> {
+        self.shared.inner.load_snapshot(destination)
+    }
+
+    /// Written at once, and only while the guard allows.
+    fn save_snapshot(
+        &self,
+        destination: &str,
+        progress: &SnapshotProgress,
+    ) -> Result<(), MetaError> {
+        if !self.shared.allowed(destination) {
+            return Err(not_running(destination, "write the snapshot progress of"));
+        }
+        let order = self.shared.write_locks.of(destination);
+        let _w = lock(&order);
+        self.shared.inner.save_snapshot(destination, progress)
     }
 }
 

@@ -609,14 +609,19 @@ impl Task {
     }
 
     fn publish_active(&self, info: Option<RunningInfo>) {
-        self.active.send_if_modified(|a| {
+        let changed = self.active.send_if_modified(|a| {
             if *a == info {
                 false
             } else {
-                *a = info;
+                *a = info.clone();
                 true
             }
         });
+        // A standby says so (and who runs it) whenever the owner changes.
+        if let Some(owner) = info.filter(|i| changed && i.address != self.config.address) {
+            info!(path = %self.config.path, address = %self.config.address, running_on = %owner.address,
+                "standing by: another server runs the destination; taking over if it goes");
+        }
     }
 
     /// Stops running, marks the node released and deletes it if it is ours.

@@ -107,12 +107,20 @@ pub fn schema_history_chunk(record: &str, index: usize) -> String {
 /// The name of a destination's first start position node: not a number,
 /// so Canal and the cursor store never take it for a client id.
 pub const START_POSITION_NODE: &str = "sluice-start";
+/// See [`snapshot_progress`].
+pub const SNAPSHOT_NODE: &str = "sluice-snapshot";
 
 /// `/otter/canal/destinations/{dest}/sluice-start`: where `dest`'s first
 /// stream started (persistent, EntryPosition JSON), for a server that has
 /// no client cursor yet.
 pub fn start_position(dest: &str) -> String {
     format!("{DESTINATIONS_ROOT}/{dest}/{START_POSITION_NODE}")
+}
+
+/// `/otter/canal/destinations/{dest}/sluice-snapshot`: how far `dest`'s
+/// initial snapshot has come (persistent, JSON).
+pub fn snapshot_progress(dest: &str) -> String {
+    format!("{DESTINATIONS_ROOT}/{dest}/{SNAPSHOT_NODE}")
 }
 
 /// `/otter/canal/destinations/{dest}/{clientId}`: a subscription (persistent, no data).

@@ -70,6 +70,11 @@ async fn main() -> Result<(), Box<dyn Error>> {
             lines.push_str(&line.to_string());
             lines.push('\n');
         }
+        // Leadership checked again right before the side effect: a pause
+        // since the engine's check may have let another process take over.
+        if !committer.still_leading() {
+            return Err("no longer leading: batch not written".into());
+        }
         // Handled = written to the log and flushed: only then marked.
         log.write_all(lines.as_bytes())?;
         log.flush()?;

@@ -729,7 +729,8 @@ fn jdbc_type(sql_type: &str) -> i32 {
         "varchar" | "tinytext" | "text" | "mediumtext" | "longtext" | "long" => 12,
         "nchar" => -15,
         "nvarchar" => -9,
-        "tinyint" => -6,
+        // SMALLINT, not TINYINT (-6): what Debezium 3.6.3's parser records.
+        "tinyint" => 5,
         "smallint" => 5,
         "mediumint" | "int" | "integer" | "year" => 4,
         "bigint" | "serial" => -5,

@@ -44,7 +44,19 @@ pub const DEFAULT_OFFSET_PATH: &str = "/debezium-offset-storage";
 pub const MAX_MAP_BYTES: usize = 64 * 1024 * 1024;
 
 /// Read-modify-write attempts when other writers keep changing the node.
-const COMMIT_ATTEMPTS: usize = 16;
+const COMMIT_ATTEMPTS: u32 = 32;
+
+/// A pause before attempt `attempt` after a conflict: random up to a bound
+/// that doubles from 1 ms to 64 ms, so that writers that keep colliding
+/// (several engines sharing the node, committing in step) fall out of step.
+fn conflict_pause(attempt: u32) -> std::time::Duration {
+    use std::hash::{BuildHasher, Hasher};
+    let bound_us = 1000u64 << attempt.min(6);
+    // A fresh random seed per hasher: no dependency for a jitter.
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(attempt);
+    std::time::Duration::from_micros(h.finish() % bound_us)
+}
 
 const GZIP_MAGIC: [u8; 2] = [0x1F, 0x8B];
 const JAVA_MAGIC: [u8; 2] = [0xAC, 0xED];
@@ -220,7 +232,10 @@ async fn write(
     options: zk::CreateOptions<'static>,
 ) -> Result<(), Failure> {
     let write_index = usize::from(latch.is_some());
-    for _ in 0..COMMIT_ATTEMPTS {
+    for attempt in 0..COMMIT_ATTEMPTS {
+        if attempt > 0 {
+            tokio::time::sleep(conflict_pause(attempt)).await;
+        }
         let (data, version) = match client.get_data(node).await {
             Ok((data, stat)) => (data, Some(stat.version)),
             Err(zk::Error::NoNode) => (Vec::new(), None),

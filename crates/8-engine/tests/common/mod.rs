@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use sluice_engine::{ChangeRecord, Engine, EngineError};
+use sluice_engine::{ChangeRecord, Engine, EngineBuilder, EngineError};
 use sluice_testkit::MariaDb;
 
 /// The replica program (`src/bin/replica.rs`).
@@ -160,20 +160,71 @@ pub fn now_ns() -> u64 {
         .unwrap_or(0)
 }
 
+/// The properties of an in-process test engine named `name` reading the
+/// private MariaDB `db` from `start`, offsets and history as files in
+/// `dir`, committed after every batch, JSON without schemas; `extra`
+/// (e.g. `table.include.list`) is added last.
+pub fn engine_properties(
+    name: &str,
+    db: &MariaDb,
+    start: &str,
+    dir: &Path,
+    extra: &[(&str, &str)],
+) -> Vec<(String, String)> {
+    let mut props: Vec<(String, String)> = [
+        ("name", name.to_string()),
+        ("topic.prefix", name.into()),
+        ("database.hostname", "127.0.0.1".into()),
+        ("database.port", db.port().to_string()),
+        ("database.user", "root".into()),
+        ("sluice.start", start.into()),
+        ("converter.schemas.enable", "false".into()),
+        (
+            "offset.storage.file.filename",
+            dir.join("offsets.dat").display().to_string(),
+        ),
+        (
+            "schema.history.internal.file.filename",
+            dir.join("history.dat").display().to_string(),
+        ),
+        ("offset.flush.interval.ms", "0".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    for (k, v) in extra {
+        props.retain(|(key, _)| key != k);
+        props.push((k.to_string(), v.to_string()));
+    }
+    props
+}
+
 /// Runs an engine until `until` holds for what it delivered (or `within`).
 pub async fn run_until(
     props: Vec<(String, String)>,
     within: Duration,
     until: impl Fn(&[ChangeRecord]) -> bool + Send + 'static,
 ) -> (Vec<ChangeRecord>, Result<(), EngineError>) {
-    let got: Arc<Mutex<Vec<ChangeRecord>>> = Arc::default();
-    let sink = got.clone();
-    let engine = Engine::builder()
-        .properties(props)
-        .notifying(move |r| {
+    run_collecting(props, within, until, |builder, sink| {
+        builder.notifying(move |r| {
             sink.lock().unwrap().push(r);
             Ok(())
         })
+    })
+    .await
+}
+
+/// Runs an engine whose consumer `attach` gives it (one that pushes what
+/// it gets into the vector) until `until` holds for what it delivered (or
+/// `within`).
+pub async fn run_collecting<R: Clone + Send + 'static>(
+    props: Vec<(String, String)>,
+    within: Duration,
+    until: impl Fn(&[R]) -> bool + Send + 'static,
+    attach: impl FnOnce(EngineBuilder, Arc<Mutex<Vec<R>>>) -> EngineBuilder,
+) -> (Vec<R>, Result<(), EngineError>) {
+    let got: Arc<Mutex<Vec<R>>> = Arc::default();
+    let engine = attach(Engine::builder().properties(props), got.clone())
         .build()
         .unwrap();
     let handle = engine.handle();

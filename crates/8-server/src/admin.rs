@@ -1,0 +1,640 @@
+//! The admin HTTP API (`sluice.admin.http.port`; off unless set): list and
+//! inspect destinations, start, stop, reload and release them, and reset a
+//! client's cursor. JSON in and out, errors as `{"error": "..."}`; every
+//! request but `GET /openapi.json` carries `Authorization: Bearer <token>`
+//! when `sluice.admin.http.token` is set (it must be, unless the API listens
+//! on a loopback address). The OpenAPI 3 document it serves, written by
+//! hand, is `admin-openapi.json` beside this file.
+//!
+//! With ZooKeeper (`canal.zkServers`) the elections decide where each
+//! destination runs: start and stop are refused (release moves a
+//! destination to a standby), reload acts where the destination runs, and
+//! cursors are reset only on servers without ZooKeeper.
+//!
+//! A cursor is reset only while its destination is stopped on this server
+//! (see [`InstanceManager::reset_cursor`]): its clients cannot ack over
+//! the new cursor, and when the destination starts it reads from the
+//! smallest cursor, so the client gets the transactions from the new one on.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Bytes;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use sluice_config::AdminHttpConfig;
+use sluice_instance::manager::{CursorTarget, InstanceManager, InstanceState, ResetError};
+use sluice_instance::runner::Fence;
+use sluice_serve_tcp::Connections;
+use sluice_source::StartPosition;
+use sluice_store::ClientId;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+use crate::ServerError;
+
+/// The OpenAPI 3 document of this API.
+pub const OPENAPI: &str = include_str!("admin-openapi.json");
+
+/// The longest wait for a standby after a release.
+const MAX_RELEASE_WAIT_SECONDS: u64 = 300;
+
+/// What the API needs of a server in a ZooKeeper cluster.
+pub(crate) struct ClusterView {
+    pub(crate) zk_servers: String,
+    pub(crate) auth: Option<sluice_ha::ZkAuth>,
+    /// "This server holds the destination right now".
+    pub(crate) holds: Fence,
+}
+
+struct Admin {
+    manager: Arc<InstanceManager>,
+    cluster: Option<ClusterView>,
+    token: Option<String>,
+    /// The Canal TCP server's connections; `None` in MQ mode.
+    connections: Option<Arc<Connections>>,
+}
+
+/// Binds the admin API's port: before anything starts, so that a port in
+/// use fails the start.
+pub(crate) async fn bind(
+    config: &AdminHttpConfig,
+    canal_properties: &std::path::Path,
+) -> Result<TcpListener, ServerError> {
+    let addr = sluice_serve_tcp::listen_addr(&config.host, config.port);
+    TcpListener::bind(&addr)
+        .await
+        .map_err(|source| ServerError::AdminBind {
+            addr,
+            at: canal_properties.display().to_string(),
+            source,
+        })
+}
+
+/// Serves the admin API on `listener` until the task is aborted.
+pub(crate) fn serve(
+    listener: TcpListener,
+    token: Option<String>,
+    manager: Arc<InstanceManager>,
+    cluster: Option<ClusterView>,
+    connections: Option<Arc<Connections>>,
+) -> (Option<SocketAddr>, JoinHandle<()>) {
+    let local = listener.local_addr().ok();
+    let admin = Arc::new(Admin {
+        manager,
+        cluster,
+        token,
+        connections,
+    });
+    let app = router(admin);
+    if let Some(addr) = local {
+        tracing::info!(%addr, "serving the admin API (its OpenAPI document at /openapi.json)");
+    }
+    let task = tokio::spawn(async move {
+        if let Err(error) = axum::serve(listener, app).await {
+            tracing::error!(%error, "the admin API stopped");
+        }
+    });
+    (local, task)
+}
+
+fn router(admin: Arc<Admin>) -> Router {
+    let api = Router::new()
+        .route("/destinations", get(list))
+        .route("/destinations/{destination}", get(show))
+        .route("/destinations/{destination}/start", post(start))
+        .route("/destinations/{destination}/stop", post(stop))
+        .route("/destinations/{destination}/reload", post(reload))
+        .route("/destinations/{destination}/release", post(release))
+        .route(
+            "/destinations/{destination}/clients/{client_id}/cursor",
+            post(reset_cursor),
+        )
+        .route_layer(axum::middleware::from_fn_with_state(
+            admin.clone(),
+            authorize,
+        ));
+    Router::new()
+        .route("/openapi.json", get(openapi))
+        .merge(api)
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(admin)
+}
+
+/// An error answer: the status and `{"error": message}`.
+struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+type Answer = Result<Json<Value>, ApiError>;
+
+fn error(status: StatusCode, message: impl Into<String>) -> ApiError {
+    ApiError(status, message.into())
+}
+
+async fn openapi() -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        OPENAPI,
+    )
+        .into_response()
+}
+
+async fn not_found(method: Method, uri: Uri) -> ApiError {
+    error(
+        StatusCode::NOT_FOUND,
+        format!(
+            "no endpoint {method} {}: the endpoints are listed in /openapi.json",
+            uri.path()
+        ),
+    )
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{} does not answer {method}: see /openapi.json", uri.path()),
+    )
+}
+
+/// Lets a request through when it carries the token (or none is set).
+async fn authorize(State(admin): State<Arc<Admin>>, request: Request, next: Next) -> Response {
+    let Some(token) = &admin.token else {
+        return next.run(request).await;
+    };
+    let given = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, rest) = v.trim().split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+        });
+    let refusal = match given {
+        None => "missing Authorization: Bearer <token> (the token is sluice.admin.http.token of the server's canal.properties)",
+        Some(given) if !same(given.as_bytes(), token.as_bytes()) => {
+            "wrong token: give sluice.admin.http.token of the server's canal.properties"
+        }
+        Some(_) => return next.run(request).await,
+    };
+    let mut response = error(StatusCode::UNAUTHORIZED, refusal).into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static("Bearer realm=\"sluice admin\""),
+    );
+    response
+}
+
+/// Compares in a time that depends on the lengths only.
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A path parameter, or a 400 saying what is wrong with it.
+fn path<T>(p: Result<Path<T>, PathRejection>) -> Result<T, ApiError> {
+    p.map(|Path(t)| t)
+        .map_err(|e| error(StatusCode::BAD_REQUEST, format!("bad path: {e}")))
+}
+
+/// A JSON body of type `T`; an empty body is `T::default()` when `optional`.
+fn body<T: serde::de::DeserializeOwned + Default>(
+    bytes: &Bytes,
+    optional: bool,
+) -> Result<T, ApiError> {
+    if optional && bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(T::default());
+    }
+    serde_json::from_slice(bytes).map_err(|e| {
+        error(
+            StatusCode::BAD_REQUEST,
+            format!("the request body is not the JSON object expected: {e}; see /openapi.json"),
+        )
+    })
+}
+
+impl Admin {
+    /// The destinations this server knows: configured, discovered or running.
+    fn names(&self) -> Vec<String> {
+        let mut names = self.manager.server_config().discover_destinations();
+        for (name, _) in self.manager.states() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        names
+    }
+
+    /// `destination`, or a 404 naming it and the known ones.
+    fn known(&self, destination: &str) -> Result<(), ApiError> {
+        let names = self.names();
+        if names.iter().any(|n| n == destination) {
+            return Ok(());
+        }
+        let config = self.manager.server_config();
+        Err(error(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no destination {destination:?} here: canal.destinations of {} and the folders of {} name {}",
+                config.path.display(),
+                config.conf_dir.display(),
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        ))
+    }
+
+    /// The open connections of `client` of `destination`; `None` in MQ mode.
+    fn connections(&self, destination: &str, client: ClientId) -> Option<usize> {
+        self.connections
+            .as_ref()
+            .map(|c| c.count(destination, client))
+    }
+
+    /// "running" or "standby" in a cluster, `None` otherwise.
+    fn role(&self, destination: &str) -> Option<&'static str> {
+        self.cluster.as_ref().map(|c| {
+            if (c.holds)(destination) {
+                "running"
+            } else {
+                "standby"
+            }
+        })
+    }
+
+    /// What the API shows of a destination.
+    async fn describe(&self, destination: &str) -> Result<Value, ApiError> {
+        let state = self.manager.state(destination);
+        let (state_name, failure) = match &state {
+            None | Some(InstanceState::Stopped) => ("stopped", None),
+            Some(InstanceState::Starting) => ("starting", None),
+            Some(InstanceState::Running) => ("running", None),
+            Some(InstanceState::Stopping) => ("stopping", None),
+            Some(InstanceState::Failed(e)) => ("failed", Some(e.clone())),
+        };
+        let handle = self.manager.destination_handle(destination);
+        let address = self
+            .manager
+            .instance_config(destination)
+            .map(|c| c.master_address)
+            .or_else(|| {
+                sluice_config::InstanceConfig::load(self.manager.server_config(), destination)
+                    .ok()
+                    .map(|c| c.master_address)
+            });
+        let metrics = handle.as_ref().and_then(|d| d.metrics().cloned());
+        let read = metrics
+            .as_ref()
+            .and_then(|m| m.read_file_position())
+            .map(|(file, offset)| json!({ "journal_name": file, "position": offset }));
+        let last_event = metrics
+            .as_ref()
+            .map(|m| m.last_event_time())
+            .filter(|t| *t > 0);
+        let lag = metrics
+            .as_ref()
+            .and_then(|m| m.lag_ms())
+            .map(|ms| ms as f64 / 1000.0);
+        let clients = match &handle {
+            Some(d) => {
+                let put = d.store().metrics().map(|m| m.exec_times().put).unwrap_or(0);
+                d.store()
+                    .cursors()
+                    .into_iter()
+                    .map(|(client, cursor)| {
+                        let lag = cursor.as_ref().and_then(|c| {
+                            (c.timestamp > 0 && put > 0)
+                                .then(|| (put - c.timestamp).max(0) as f64 / 1000.0)
+                        });
+                        let cursor = cursor.map(|p| sluice_canal::LogPosition {
+                            identity: d.identity().clone(),
+                            postion: p,
+                        });
+                        json!({
+                            "client_id": client,
+                            "connections": self.connections(destination, client),
+                            "cursor": cursor,
+                            "lag_seconds": lag,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            }
+            None => {
+                let manager = self.manager.clone();
+                let name = destination.to_string();
+                let stored = tokio::task::spawn_blocking(move || manager.stored_cursors(&name))
+                    .await
+                    .map_err(|e| {
+                        error(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            format!("reading the cursors of {destination}: {e}"),
+                        )
+                    })?
+                    .map_err(|e| {
+                        error(
+                            StatusCode::INTERNAL_SERVER_ERROR,
+                            format!("reading the cursors of {destination}: {e}"),
+                        )
+                    })?;
+                stored
+                    .client_datas
+                    .into_iter()
+                    .map(|c| {
+                        json!({
+                            "client_id": c.client_identity.client_id,
+                            "connections": self.connections(destination, c.client_identity.client_id),
+                            "cursor": c.cursor,
+                            "lag_seconds": null,
+                        })
+                    })
+                    .collect()
+            }
+        };
+        Ok(json!({
+            "destination": destination,
+            "state": state_name,
+            "error": failure,
+            "role": self.role(destination),
+            "source": {
+                "address": address,
+                "read_position": read,
+                "last_event_time": last_event,
+                "lag_seconds": lag,
+            },
+            "clients": clients,
+        }))
+    }
+
+    /// A 409 when the elections decide where destinations run.
+    fn not_in_cluster(&self, what: &str) -> Result<(), ApiError> {
+        if self.cluster.is_some() {
+            return Err(error(
+                StatusCode::CONFLICT,
+                format!("{what} is not done in a ZooKeeper cluster (canal.zkServers is set): the elections decide where each destination runs; release it to move it to a standby"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+async fn list(State(admin): State<Arc<Admin>>) -> Answer {
+    let mut all = Vec::new();
+    for name in admin.names() {
+        all.push(admin.describe(&name).await?);
+    }
+    Ok(Json(json!({ "destinations": all })))
+}
+
+async fn show(
+    State(admin): State<Arc<Admin>>,
+    destination: Result<Path<String>, PathRejection>,
+) -> Answer {
+    let destination = path(destination)?;
+    admin.known(&destination)?;
+    Ok(Json(admin.describe(&destination).await?))
+}
+
+fn manager_error(e: sluice_instance::manager::ManagerError) -> ApiError {
+    use sluice_instance::manager::ManagerError;
+    let status = match &e {
+        ManagerError::Locked(..) => StatusCode::CONFLICT,
+        ManagerError::Config(_) | ManagerError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+        ManagerError::Meta(..) => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    error(status, e.to_string())
+}
+
+async fn start(
+    State(admin): State<Arc<Admin>>,
+    destination: Result<Path<String>, PathRejection>,
+) -> Answer {
+    let destination = path(destination)?;
+    admin.known(&destination)?;
+    admin.not_in_cluster("starting a destination by hand")?;
+    admin.manager.start(&destination).map_err(manager_error)?;
+    Ok(Json(admin.describe(&destination).await?))
+}
+
+async fn stop(
+    State(admin): State<Arc<Admin>>,
+    destination: Result<Path<String>, PathRejection>,
+) -> Answer {
+    let destination = path(destination)?;
+    admin.known(&destination)?;
+    admin.not_in_cluster("stopping a destination by hand")?;
+    admin.manager.stop_and_hold(&destination).await;
+    Ok(Json(admin.describe(&destination).await?))
+}
+
+async fn reload(
+    State(admin): State<Arc<Admin>>,
+    destination: Result<Path<String>, PathRejection>,
+) -> Answer {
+    let destination = path(destination)?;
+    admin.known(&destination)?;
+    if admin.manager.state(&destination).is_none() {
+        let hint = match admin.role(&destination) {
+            Some(_) => "it runs on another server of the cluster: reload it there",
+            None => "start it instead",
+        };
+        return Err(error(
+            StatusCode::CONFLICT,
+            format!("destination {destination} does not run here, so there is nothing to reload: {hint}"),
+        ));
+    }
+    admin
+        .manager
+        .reload(&destination)
+        .await
+        .map_err(manager_error)?;
+    Ok(Json(admin.describe(&destination).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReleaseRequest {
+    #[serde(default)]
+    force: bool,
+    #[serde(default = "default_release_wait")]
+    wait_seconds: u64,
+}
+
+fn default_release_wait() -> u64 {
+    30
+}
+
+impl Default for ReleaseRequest {
+    fn default() -> Self {
+        ReleaseRequest {
+            force: false,
+            wait_seconds: default_release_wait(),
+        }
+    }
+}
+
+async fn release(
+    State(admin): State<Arc<Admin>>,
+    destination: Result<Path<String>, PathRejection>,
+    bytes: Bytes,
+) -> Answer {
+    let destination = path(destination)?;
+    admin.known(&destination)?;
+    let request: ReleaseRequest = body(&bytes, true)?;
+    if request.wait_seconds > MAX_RELEASE_WAIT_SECONDS {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            format!("wait_seconds is at most {MAX_RELEASE_WAIT_SECONDS}"),
+        ));
+    }
+    let Some(cluster) = &admin.cluster else {
+        return Err(error(
+            StatusCode::CONFLICT,
+            "release moves a destination to a standby server through ZooKeeper, and this server has no canal.zkServers: stop it instead",
+        ));
+    };
+    let asked = crate::release(
+        &cluster.zk_servers,
+        cluster.auth.as_ref(),
+        &destination,
+        request.force,
+    )
+    .await
+    .map_err(release_error)?;
+    let owner = asked.owner().to_string();
+    if request.wait_seconds == 0 {
+        return Ok(Json(json!({
+            "destination": destination,
+            "released_by": owner,
+            "taken_over_by": null,
+            "after_ms": null,
+        })));
+    }
+    let taken = asked
+        .taken_over(Duration::from_secs(request.wait_seconds))
+        .await
+        .map_err(release_error)?;
+    Ok(Json(json!({
+        "destination": destination,
+        "released_by": owner,
+        "taken_over_by": taken.address,
+        "after_ms": taken.after.as_millis() as u64,
+    })))
+}
+
+fn release_error(e: ServerError) -> ApiError {
+    let status = match &e {
+        ServerError::NotRunning { .. }
+        | ServerError::NoStandby { .. }
+        | ServerError::AlreadyReleasing { .. }
+        | ServerError::ReleaseRace { .. }
+        | ServerError::TakenBack { .. } => StatusCode::CONFLICT,
+        ServerError::InvalidName(_) => StatusCode::BAD_REQUEST,
+        ServerError::NotAuthorized { .. } => StatusCode::FORBIDDEN,
+        ServerError::NotTakenOver { .. } => StatusCode::GATEWAY_TIMEOUT,
+        _ => StatusCode::BAD_GATEWAY,
+    };
+    error(status, crate::error::chain(&e))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct ResetRequest {
+    confirm: Option<String>,
+    journal_name: Option<String>,
+    position: Option<u64>,
+    gtid: Option<String>,
+    time: Option<String>,
+}
+
+async fn reset_cursor(
+    State(admin): State<Arc<Admin>>,
+    params: Result<Path<(String, String)>, PathRejection>,
+    bytes: Bytes,
+) -> Answer {
+    let (destination, client) = path(params)?;
+    let client: ClientId = match client.parse() {
+        Ok(c) if c > 0 => c,
+        _ => {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                format!("clientId {client:?} is not a number from 1 to 32767"),
+            ))
+        }
+    };
+    admin.known(&destination)?;
+    let request: ResetRequest = body(&bytes, false)?;
+    if request.confirm.as_deref() != Some(destination.as_str()) {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            format!("a cursor reset makes clientId {client} skip or replay changes: repeat the destination's name in \"confirm\" (\"confirm\": {destination:?}) to go ahead"),
+        ));
+    }
+    let target = match (&request.journal_name, request.position, &request.time) {
+        (Some(file), Some(position), None) if !file.trim().is_empty() && position >= 4 => {
+            CursorTarget::Position(sluice_canal::EntryPosition {
+                journal_name: file.trim().to_string(),
+                position,
+                gtid: request.gtid.clone().unwrap_or_default(),
+                ..Default::default()
+            })
+        }
+        (None, None, Some(time)) if request.gtid.is_none() => {
+            match format!("time:{time}").parse::<StartPosition>() {
+                Ok(StartPosition::Time(seconds)) => CursorTarget::Time(seconds),
+                Ok(_) | Err(_) => {
+                    return Err(error(
+                        StatusCode::BAD_REQUEST,
+                        format!("time {time:?} is not an ISO-8601 time (2024-05-01T12:00:00Z) or seconds since the epoch"),
+                    ))
+                }
+            }
+        }
+        _ => {
+            return Err(error(
+                StatusCode::BAD_REQUEST,
+                "give either journal_name and position (at least 4), with gtid optionally, or time",
+            ))
+        }
+    };
+    admin.not_in_cluster("resetting a cursor")?;
+    let reset = admin
+        .manager
+        .reset_cursor(&destination, client, target)
+        .await
+        .map_err(|e| {
+            let status = match &e {
+                ResetError::Running(_) => StatusCode::CONFLICT,
+                ResetError::UnknownClient { .. } => StatusCode::NOT_FOUND,
+                ResetError::Config(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                ResetError::Source(_) => StatusCode::BAD_GATEWAY,
+                ResetError::NotInBinlog(_) => StatusCode::BAD_REQUEST,
+                ResetError::Meta(..) => StatusCode::INTERNAL_SERVER_ERROR,
+            };
+            error(status, e.to_string())
+        })?;
+    Ok(Json(json!({
+        "destination": destination,
+        "client_id": client,
+        "previous": reset.previous,
+        "cursor": reset.cursor,
+    })))
+}
