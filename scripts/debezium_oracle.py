@@ -185,6 +185,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="KEY=VALUE",
         help="an extra engine property (may repeat; overrides the defaults)",
     )
+    p.add_argument(
+        "--time-precision-modes",
+        default="",
+        metavar="MODE,...",
+        help="one engine run per time.precision.mode given (for each "
+        "--schemas-enable run), all in one JVM; each output line then has "
+        "a time_precision_mode member",
+    )
     p.add_argument("--out", help="write the JSON lines here instead of stdout")
     p.add_argument(
         "--bench",
@@ -255,7 +263,9 @@ def start_jvm(args: argparse.Namespace, workdir: Path) -> None:
     )
 
 
-def engine_properties(args: argparse.Namespace, run_dir: Path, schemas: str) -> dict[str, str]:
+def engine_properties(
+    args: argparse.Namespace, run_dir: Path, schemas: str, mode: str | None
+) -> dict[str, str]:
     props = {
         "name": "debezium-oracle",
         "connector.class": "io.debezium.connector.mysql.MySqlConnector",
@@ -292,6 +302,8 @@ def engine_properties(args: argparse.Namespace, run_dir: Path, schemas: str) -> 
         if not sep:
             sys.exit(f"debezium-oracle: --property {kv!r} is not KEY=VALUE")
         props[key] = value
+    if mode is not None:
+        props["time.precision.mode"] = mode
     return props
 
 
@@ -357,7 +369,9 @@ class JavaCounter:
         return self._at(int(self.consumer.lastNanos()))
 
 
-def run_engine(args: argparse.Namespace, schemas: str, out, label: str) -> int:
+def run_engine(
+    args: argparse.Namespace, schemas: str, mode: str | None, out, label: str
+) -> int:
     import jpype
     from jpype import JImplements, JOverride
 
@@ -405,7 +419,7 @@ def run_engine(args: argparse.Namespace, schemas: str, out, label: str) -> int:
 
     with tempfile.TemporaryDirectory(prefix="debezium-oracle-") as tmp:
         props = JProperties()
-        for k, v in engine_properties(args, Path(tmp), schemas).items():
+        for k, v in engine_properties(args, Path(tmp), schemas, mode).items():
             props.setProperty(k, v)
         if args.bench:
             consumer = jpype.JClass(BENCH_CONSUMER_CLASS)(args.topic_prefix)
@@ -487,6 +501,8 @@ def run_engine(args: argparse.Namespace, schemas: str, out, label: str) -> int:
                 "key": key,
                 "value": value,
             }
+            if mode is not None:
+                line["time_precision_mode"] = mode
             print(json.dumps(line, ensure_ascii=False), file=out)
         out.flush()
     return status
@@ -496,12 +512,18 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="debezium-oracle-jvm-") as workdir:
         start_jvm(args, Path(workdir))
-        runs = ["false", "true"] if args.schemas_enable == "both" else [args.schemas_enable]
-        runs = runs * max(1, args.repeat)
+        schemas_runs = ["false", "true"] if args.schemas_enable == "both" else [args.schemas_enable]
+        modes: list[str | None] = [
+            m.strip() for m in args.time_precision_modes.split(",") if m.strip()
+        ] or [None]
+        runs = [(s, m) for m in modes for s in schemas_runs] * max(1, args.repeat)
         out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
         try:
-            for i, schemas in enumerate(runs):
-                status = run_engine(args, schemas, out, f"run{i + 1}-schemas-{schemas}")
+            for i, (schemas, mode) in enumerate(runs):
+                label = f"run{i + 1}-schemas-{schemas}"
+                if mode is not None:
+                    label += f"-{mode}"
+                status = run_engine(args, schemas, mode, out, label)
                 if status != 0:
                     return status
         finally:

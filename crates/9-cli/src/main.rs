@@ -1,5 +1,6 @@
 //! The `sluice` command line.
 
+mod admin;
 mod decode;
 mod logging;
 mod release;
@@ -34,6 +35,8 @@ enum Command {
     Server(server::ServerArgs),
     /// Move a destination off the server that runs it (ZooKeeper cluster): a standby takes it over.
     Release(release::ReleaseArgs),
+    /// Inspect and operate a running server through its admin API (sluice.admin.http.port).
+    Admin(admin::AdminArgs),
 }
 
 #[derive(Subcommand)]
@@ -51,6 +54,7 @@ fn main() -> ExitCode {
         Command::Tail(args) => tail::run(&args),
         Command::Server(args) => server::run(&args),
         Command::Release(args) => release::run(&args),
+        Command::Admin(args) => admin::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -23,10 +23,14 @@ pub struct ReleaseArgs {
     /// How long to wait for another server to take the destination, in seconds.
     #[arg(long, default_value_t = 30)]
     pub wait: u64,
+    /// Release even when no other server is registered for the destination
+    /// (it stops for the HA delay, then its owner takes it back).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(args: &ReleaseArgs) -> Result<()> {
-    crate::logging::init();
+    let _log_guard = crate::logging::init(&Default::default())?;
     let (zk_servers, auth) = match &args.zk {
         Some(zk) => (zk.clone(), sluice_server::zk_auth(None)?),
         None => {
@@ -51,7 +55,9 @@ pub fn run(args: &ReleaseArgs) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let release = sluice_server::release(&zk_servers, auth.as_ref(), &args.destination).await?;
+        let release =
+            sluice_server::release(&zk_servers, auth.as_ref(), &args.destination, args.force)
+                .await?;
         println!("asked {} to release {}", release.owner(), args.destination);
         let taken = release.taken_over(Duration::from_secs(args.wait)).await?;
         println!(

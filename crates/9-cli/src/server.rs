@@ -14,10 +14,12 @@ pub struct ServerArgs {
     /// destination holding its `instance.properties`.
     #[arg(long, default_value = "conf")]
     pub conf: PathBuf,
+    #[command(flatten)]
+    pub log: crate::logging::LogArgs,
 }
 
 pub fn run(args: &ServerArgs) -> Result<()> {
-    crate::logging::init();
+    let _log_guard = crate::logging::init(&args.log)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

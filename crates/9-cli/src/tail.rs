@@ -91,7 +91,7 @@ pub struct TailArgs {
 }
 
 pub fn run(args: &TailArgs) -> Result<()> {
-    crate::logging::init();
+    let _log_guard = crate::logging::init(&Default::default())?;
     if let Some(n) = args.max_event_size {
         sluice_binlog::compression::set_max_uncompressed(n);
     }

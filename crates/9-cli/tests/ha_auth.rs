@@ -24,8 +24,11 @@ const CREDENTIALS: &str = "digest:sluice:zk-S3cret";
 /// SLUICE_ZOOKEEPER_AUTH; returns what it printed.
 fn release(zk_servers: &str, auth: Option<&str>) -> String {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sluice"));
-    cmd.args(["release", "--zk", zk_servers, "example", "--wait", "1"])
-        .env_remove("SLUICE_ZOOKEEPER_AUTH");
+    // Forced: one server runs here, and what is tested is who may write.
+    cmd.args([
+        "release", "--zk", zk_servers, "example", "--wait", "1", "--force",
+    ])
+    .env_remove("SLUICE_ZOOKEEPER_AUTH");
     if let Some(a) = auth {
         cmd.env("SLUICE_ZOOKEEPER_AUTH", a);
     }

@@ -384,9 +384,20 @@ cursors written to ZooKeeper on every ack).\n",
 /// Runs `sluice release --zk zk_servers destination --wait wait`; returns
 /// whether it succeeded and what it printed (stdout, then stderr).
 fn try_release(zk_servers: &str, destination: &str, wait: u64) -> (bool, String) {
+    try_release_with(zk_servers, destination, wait, &[])
+}
+
+/// [`try_release`] with more arguments (`--force`).
+fn try_release_with(
+    zk_servers: &str,
+    destination: &str,
+    wait: u64,
+    more: &[&str],
+) -> (bool, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
         .args(["release", "--zk", zk_servers, destination, "--wait"])
         .arg(wait.to_string())
+        .args(more)
         .output()
         .unwrap();
     let said = format!(
@@ -397,11 +408,31 @@ fn try_release(zk_servers: &str, destination: &str, wait: u64) -> (bool, String)
     (out.status.success(), said)
 }
 
-/// Runs `sluice release` for `example`; returns what it printed.
-fn release(zk_servers: &str) -> String {
-    let (ok, said) = try_release(zk_servers, "example", 30);
-    assert!(ok, "sluice release failed: {said}");
-    said
+/// Waits until the ZooKeeper session of the server registered as `address`
+/// for `example` is connected to a live ensemble node (`cons` lists it).
+async fn wait_session_connected(ensemble: &ZooKeeperEnsemble, zk: &Client, address: &str) {
+    let path = format!("/otter/canal/destinations/example/cluster/{address}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Ok((_, stat)) = zk.get_data(&path).await {
+            let sid = format!("sid=0x{:x}", stat.ephemeral_owner);
+            let connected = (0..ensemble.len())
+                .filter(|&i| ensemble.is_running(i))
+                .any(|i| {
+                    ensemble
+                        .four_letter(i, "cons")
+                        .is_ok_and(|c| c.contains(&sid))
+                });
+            if connected {
+                return;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the ZooKeeper session of {address} is not connected again"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// Waits until MariaDB shows `n` binlog dumps (off the async threads).
@@ -584,13 +615,22 @@ async fn servers_and_the_cluster_client_fail_over_without_losing_a_row() {
     dumps_settle(&db, 1, Duration::from_secs(30)).await;
 
     // Release moves the destination to the standby; the client follows.
+    // The standby must be able to take it: its ZooKeeper session, which
+    // may have been on the killed leader, is connected again.
+    wait_session_connected(&ensemble, &zk, &back).await;
     let asked = Instant::now();
-    let said = tokio::task::spawn_blocking({
+    let (released, said) = tokio::task::spawn_blocking({
         let zk_servers = zk_servers.clone();
-        move || release(&zk_servers)
+        move || try_release(&zk_servers, "example", 30)
     })
     .await
     .unwrap();
+    assert!(
+        released,
+        "sluice release failed: {said}\n--- log of {second}:\n{}\n--- log of {back}:\n{}",
+        servers[other_idx].log_text(),
+        servers[first_idx].log_text()
+    );
     assert!(said.contains(&format!("now runs on {back}")), "{said}");
     assert!(
         servers[other_idx].log_text().contains("release requested"),
@@ -806,12 +846,20 @@ async fn auto_scan_adds_and_withdraws_destinations() {
     }
     drop(client);
 
-    // Release with no other server: the owner takes the destination back
-    // after its delay, and the command says so; an unknown destination is
-    // an error too.
+    // Release with no other server: refused up front; forced, the owner
+    // takes the destination back after its delay, and the command says so;
+    // an unknown destination is an error too.
+    let (ok, said) = try_release(&zk_servers, "late", 20);
+    assert!(!ok, "{said}");
+    assert!(
+        said.contains(&format!(
+            "no other server can take late: only its owner {address}"
+        )),
+        "{said}"
+    );
     let (ok, said) = tokio::task::spawn_blocking({
         let zk_servers = zk_servers.clone();
-        move || try_release(&zk_servers, "late", 20)
+        move || try_release_with(&zk_servers, "late", 20, &["--force"])
     })
     .await
     .unwrap();

@@ -1,0 +1,505 @@
+//! The initial snapshot against a real MariaDB, with a writer changing the
+//! tables throughout: a Canal client that applies what it receives ends
+//! with exactly the tables the source holds, and never sees a row version
+//! older than one it already saw. Then the same with `sluice server`
+//! killed with SIGKILL again and again: the snapshot resumes from its
+//! chunks instead of starting over.
+
+mod common;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::Child;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{connect_example, spawn_server};
+use sluice_canal::proto::{Entry, EntryType, EventType};
+use sluice_client::{row_change, Connector, SimpleConnector, TimeUnit};
+use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
+
+/// Every table of the test: name, key columns (empty: the whole row), and
+/// the columns compared.
+const TABLES: &[(&str, &[&str], &str)] = &[
+    ("big", &["id"], "id, ver, a, b"),
+    ("composite", &["k1", "k2"], "k1, k2, ver, v"),
+    ("nokey", &[], "a, b"),
+    ("typed", &["id"], "id, ver, d, dt, t, e, s"),
+    ("small", &["id"], "id, ver, v"),
+];
+
+fn write_conf(dir: &Path, db_port: u16, canal_port: u16, chunk: usize) {
+    std::fs::write(
+        dir.join("canal.properties"),
+        format!(
+            "canal.port = {canal_port}\ncanal.destinations = example\ncanal.auto.scan = false\n"
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir.join("example")).unwrap();
+    std::fs::write(
+        dir.join("example/instance.properties"),
+        format!(
+            "canal.instance.master.address = 127.0.0.1:{db_port}\n\
+             canal.instance.dbUsername = root\n\
+             canal.instance.filter.regex = s\\\\..*\n\
+             sluice.instance.snapshot.mode = initial\n\
+             sluice.instance.snapshot.chunkSize = {chunk}\n\
+             sluice.instance.snapshot.parallelism = 2\n"
+        ),
+    )
+    .unwrap();
+}
+
+/// Creates the tables; `big` gets `big_rows` rows.
+fn create_tables(db: &MariaDb, big_rows: u64) {
+    db.exec(
+        "CREATE DATABASE s;
+         CREATE TABLE s.big (id INT PRIMARY KEY, ver BIGINT NOT NULL, a INT, b VARCHAR(32));
+         CREATE TABLE s.composite (k1 INT, k2 VARCHAR(20), ver BIGINT NOT NULL, v INT, PRIMARY KEY (k1, k2));
+         CREATE TABLE s.nokey (a INT, b VARCHAR(20));
+         CREATE TABLE s.typed (id BIGINT PRIMARY KEY, ver BIGINT NOT NULL, d DECIMAL(12,3),
+             dt DATETIME(3), t TEXT CHARACTER SET utf8mb4, e ENUM('x','y','z'), s VARCHAR(40) CHARACTER SET latin1);
+         CREATE TABLE s.small (id INT PRIMARY KEY, ver BIGINT NOT NULL, v INT);",
+    )
+    .unwrap();
+    db.exec(&format!(
+        "USE s; INSERT INTO s.big SELECT seq, 0, seq * 7, CONCAT('row ', seq) FROM seq_1_to_{big_rows}"
+    ))
+    .unwrap();
+    db.exec(
+        "USE s; INSERT INTO s.composite SELECT seq % 50, CONCAT('k', seq), 0, seq FROM seq_1_to_3000;
+         INSERT INTO s.nokey SELECT seq, CONCAT('n', seq) FROM seq_1_to_2000;
+         INSERT INTO s.typed SELECT seq, 0, seq * 1.125 - 500, '2024-02-29 12:34:56.789' + INTERVAL seq MINUTE,
+             CONCAT('tëxt 😀 ', seq), ELT(1 + seq % 3, 'x', 'y', 'z'), CONCAT('lätin ', seq) FROM seq_1_to_2500;
+         INSERT INTO s.small SELECT seq, 0, seq FROM seq_1_to_100;",
+    )
+    .unwrap();
+}
+
+/// Changes rows of every table until `stop`: updates, deletes and inserts,
+/// each update or insert with a `ver` higher than every one before.
+fn start_writer(
+    db: Arc<MariaDb>,
+    big_rows: i64,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let ver = AtomicI64::new(1);
+        let next = || ver.fetch_add(1, Ordering::SeqCst);
+        let mut n: i64 = 0;
+        let mut statements = 0u64;
+        while !stop.load(Ordering::SeqCst) {
+            n += 1;
+            // A spread of keys over the whole of `big`, so chunks before,
+            // during and after their read are hit.
+            let k = (n * 7919) % big_rows + 1;
+            if n == 300 {
+                // A schema change while chunks of `big` are being read:
+                // they are read again, with the new column.
+                db.exec("ALTER TABLE s.big ADD COLUMN extra INT DEFAULT 7")
+                    .unwrap();
+            }
+            let sql = match n % 9 {
+                0 => format!("UPDATE s.big SET ver = {}, a = a + 1 WHERE id = {k}", next()),
+                1 => format!("DELETE FROM s.big WHERE id = {k}"),
+                2 => format!(
+                    "INSERT INTO s.big (id, ver, a, b) VALUES ({}, {}, 1, 'new') ON DUPLICATE KEY UPDATE ver = VALUES(ver), b = 'again'",
+                    big_rows + n,
+                    next()
+                ),
+                3 => format!(
+                    "UPDATE s.composite SET ver = {}, v = v + 1 WHERE k1 = {} LIMIT 3",
+                    next(),
+                    n % 50
+                ),
+                4 => format!("DELETE FROM s.composite WHERE k1 = {} AND k2 = 'k{}'", n % 50, n % 3000),
+                5 => format!(
+                    "UPDATE s.nokey SET b = CONCAT(b, '+') WHERE a = {}",
+                    n % 2000
+                ),
+                6 => format!(
+                    "UPDATE s.typed SET ver = {}, d = d + 0.001, t = CONCAT(t, 'é') WHERE id = {}",
+                    next(),
+                    n % 2500 + 1
+                ),
+                7 => format!(
+                    "INSERT INTO s.small VALUES ({}, {}, 0) ON DUPLICATE KEY UPDATE ver = VALUES(ver), v = v + 1",
+                    n % 200,
+                    next()
+                ),
+                _ => format!("BEGIN; UPDATE s.big SET ver = {0}, b = 'txn' WHERE id = {k}; UPDATE s.small SET ver = {0} WHERE id = {1}; COMMIT", next(), n % 100),
+            };
+            db.exec(&sql).unwrap();
+            statements += 1;
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        statements
+    })
+}
+
+type Row = HashMap<String, Option<String>>;
+
+/// What a consumer that applies every entry holds: per table, rows by key.
+#[derive(Default)]
+struct Replica {
+    tables: HashMap<String, HashMap<Vec<String>, Row>>,
+    /// The highest `ver` seen per table and key.
+    versions: HashMap<(String, Vec<String>), i64>,
+    snapshot_rows: u64,
+    /// Rows whose version went backwards.
+    backwards: Vec<String>,
+}
+
+fn row_of(cols: &[sluice_canal::proto::Column]) -> Row {
+    cols.iter()
+        .map(|c| {
+            (
+                c.name().to_string(),
+                (!c.is_null()).then(|| c.value().to_string()),
+            )
+        })
+        .collect()
+}
+
+/// The key of a row of a table with key columns `key` (the whole row
+/// without them).
+fn key_of(key: &[&str], row: &Row) -> Vec<String> {
+    if key.is_empty() {
+        let mut all: Vec<String> = row
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_deref().unwrap_or("NULL")))
+            .collect();
+        all.sort();
+        all
+    } else {
+        key.iter()
+            .map(|k| row.get(*k).cloned().flatten().unwrap_or_default())
+            .collect()
+    }
+}
+
+impl Replica {
+    /// Applies a row entry; with `check_versions`, notes every row whose
+    /// `ver` is lower than one seen before for its key.
+    fn apply(&mut self, entry: &Entry, check_versions: bool) {
+        if entry.entry_type() != EntryType::RowData {
+            return;
+        }
+        let Some(h) = entry.header.as_ref() else {
+            return;
+        };
+        let table = h.table_name().to_string();
+        let Some(&(_, key, _)) = TABLES.iter().find(|(t, _, _)| *t == table) else {
+            return;
+        };
+        let snapshot = h
+            .props
+            .iter()
+            .any(|p| p.key() == "snapshot" && p.value() == "true");
+        let rc = row_change(entry).unwrap();
+        let et = rc.event_type();
+        for r in &rc.row_datas {
+            if matches!(et, EventType::Update | EventType::Delete) {
+                let before = row_of(&r.before_columns);
+                if let Some(rows) = self.tables.get_mut(&table) {
+                    rows.remove(&key_of(key, &before));
+                }
+            }
+            if !matches!(et, EventType::Insert | EventType::Update) {
+                continue;
+            }
+            let after = row_of(&r.after_columns);
+            let k = key_of(key, &after);
+            let version = after
+                .get("ver")
+                .cloned()
+                .flatten()
+                .and_then(|v| v.parse::<i64>().ok());
+            if let (true, Some(new)) = (check_versions && !key.is_empty(), version) {
+                let seen = self
+                    .versions
+                    .entry((table.clone(), k.clone()))
+                    .or_insert(new);
+                if new < *seen {
+                    self.backwards.push(format!(
+                        "{table} {k:?}: version {new} after {seen} (snapshot read: {snapshot})"
+                    ));
+                }
+                *seen = (*seen).max(new);
+            }
+            if snapshot {
+                self.snapshot_rows += 1;
+            }
+            self.tables
+                .entry(table.clone())
+                .or_default()
+                .insert(k, after);
+        }
+    }
+
+    /// Whether every table holds exactly what `source` has now; else the
+    /// first differences.
+    fn differences(&self, source: &MariaDb) -> Vec<String> {
+        let mut diffs = Vec::new();
+        for (table, key, columns) in TABLES {
+            let names: Vec<&str> = columns.split(", ").collect();
+            // Canal gives an ENUM as its index.
+            let select: Vec<String> = names
+                .iter()
+                .map(|n| {
+                    if *n == "e" {
+                        "e + 0".to_string()
+                    } else {
+                        n.to_string()
+                    }
+                })
+                .collect();
+            let rows = source
+                .query(&format!("SELECT {} FROM s.{table}", select.join(", ")))
+                .unwrap();
+            let mut expected: HashMap<Vec<String>, Row> = HashMap::new();
+            for r in rows {
+                let row: Row = names
+                    .iter()
+                    .zip(r)
+                    .map(|(n, v)| (n.to_string(), v))
+                    .collect();
+                expected.insert(key_of(key, &row), row);
+            }
+            let empty = HashMap::new();
+            let got = self.tables.get(*table).unwrap_or(&empty);
+            if got.len() != expected.len() {
+                diffs.push(format!(
+                    "{table}: {} rows, the source has {}",
+                    got.len(),
+                    expected.len()
+                ));
+            }
+            for (k, want) in &expected {
+                match got.get(k) {
+                    None => diffs.push(format!("{table} {k:?}: missing")),
+                    Some(have) => {
+                        for n in &names {
+                            let h = have.get(*n).cloned().flatten();
+                            let w = want.get(*n).cloned().flatten();
+                            if h != w {
+                                diffs.push(format!(
+                                    "{table} {k:?} {n}: {h:?}, the source has {w:?}"
+                                ));
+                            }
+                        }
+                    }
+                }
+                if diffs.len() > 10 {
+                    return diffs;
+                }
+            }
+            for k in got.keys() {
+                if !expected.contains_key(k) {
+                    diffs.push(format!("{table} {k:?}: not in the source"));
+                }
+                if diffs.len() > 10 {
+                    return diffs;
+                }
+            }
+        }
+        diffs
+    }
+}
+
+/// Reads one batch and applies it; `false` when the connection failed.
+async fn consume_once(client: &mut SimpleConnector, replica: &mut Replica, check: bool) -> bool {
+    let msg = match client
+        .get_without_ack(2000, Some(200), TimeUnit::Milliseconds)
+        .await
+    {
+        Ok(m) => m,
+        Err(_) => return false,
+    };
+    if msg.id < 0 {
+        return true;
+    }
+    for e in &msg.entries {
+        replica.apply(e, check);
+    }
+    client.ack(msg.id).await.is_ok()
+}
+
+fn log_tail(log: &Path) -> String {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(60)..].join("\n")
+}
+
+fn log_has(log: &Path, text: &str) -> bool {
+    std::fs::read_to_string(log).is_ok_and(|l| l.contains(text))
+}
+
+fn stop(mut server: Child, log: &Path) {
+    let _ = server.kill();
+    let _ = server.wait();
+    for line in std::fs::read_to_string(log).unwrap_or_default().lines() {
+        if line.contains("initial snapshot") {
+            eprintln!("{line}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_beside_a_busy_stream_ends_with_the_source_tables() {
+    const BIG: u64 = 1_000_000;
+    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
+    create_tables(&db, BIG);
+    let conf = tempfile::tempdir().unwrap();
+    let port = find_free_port().unwrap();
+    write_conf(conf.path(), db.port(), port, 20_000);
+    let log = conf.path().join("server.log");
+
+    let stop_writing = Arc::new(AtomicBool::new(false));
+    let writer = start_writer(db.clone(), BIG as i64, stop_writing.clone());
+    let server = spawn_server(conf.path(), &log);
+    let mut client = connect_example(&format!("127.0.0.1:{port}"), Duration::from_secs(30)).await;
+    let mut replica = Replica::default();
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while !log_has(&log, "initial snapshot finished") {
+        assert!(
+            Instant::now() < deadline,
+            "the snapshot did not finish; the server log ends with:\n{}",
+            log_tail(&log)
+        );
+        assert!(
+            consume_once(&mut client, &mut replica, true).await,
+            "connection lost"
+        );
+    }
+    stop_writing.store(true, Ordering::SeqCst);
+    let statements = writer.join().unwrap();
+    // The stream catches up with the last writes.
+    let mut diffs = replica.differences(&db);
+    let settle = Instant::now() + Duration::from_secs(60);
+    while !diffs.is_empty() && Instant::now() < settle {
+        for _ in 0..20 {
+            assert!(
+                consume_once(&mut client, &mut replica, true).await,
+                "connection lost"
+            );
+        }
+        diffs = replica.differences(&db);
+    }
+    stop(server, &log);
+    eprintln!(
+        "{} snapshot rows, {statements} statements written meanwhile",
+        replica.snapshot_rows
+    );
+    assert!(
+        diffs.is_empty(),
+        "the consumer's tables differ from the source: {diffs:#?}"
+    );
+    assert!(
+        replica.backwards.is_empty(),
+        "row versions went backwards: {:#?}",
+        &replica.backwards[..replica.backwards.len().min(10)]
+    );
+    assert!(
+        replica.snapshot_rows >= BIG - statements,
+        "only {} rows came from the snapshot",
+        replica.snapshot_rows
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_killed_again_and_again_resumes_from_its_chunks() {
+    const BIG: u64 = 200_000;
+    const KILLS: usize = 10;
+    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
+    create_tables(&db, BIG);
+    let conf = tempfile::tempdir().unwrap();
+    let port = find_free_port().unwrap();
+    write_conf(conf.path(), db.port(), port, 2_000);
+    let log = conf.path().join("server.log");
+    let progress_file = conf.path().join("example/snapshot.json");
+    let addr = format!("127.0.0.1:{port}");
+
+    let stop_writing = Arc::new(AtomicBool::new(false));
+    let writer = start_writer(db.clone(), BIG as i64, stop_writing.clone());
+    let mut server = spawn_server(conf.path(), &log);
+    let mut client = connect_example(&addr, Duration::from_secs(30)).await;
+    let mut replica = Replica::default();
+    let mut kills = 0;
+    // Rows the persisted progress held when each restart began.
+    let mut resumed_at: Vec<u64> = Vec::new();
+    let mut next_kill = Instant::now() + Duration::from_millis(700);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while kills < KILLS || !log_has(&log, "initial snapshot finished") {
+        assert!(
+            Instant::now() < deadline,
+            "the snapshot did not finish; the server log ends with:\n{}",
+            log_tail(&log)
+        );
+        if kills < KILLS
+            && Instant::now() >= next_kill
+            && !log_has(&log, "initial snapshot finished")
+        {
+            server.kill().unwrap();
+            server.wait().unwrap();
+            kills += 1;
+            resumed_at.push(rows_done(&progress_file));
+            server = spawn_server(conf.path(), &log);
+            client = connect_example(&addr, Duration::from_secs(30)).await;
+            next_kill = Instant::now() + Duration::from_millis(500 + (kills as u64 * 131) % 700);
+            continue;
+        }
+        if !consume_once(&mut client, &mut replica, false).await {
+            client = connect_example(&addr, Duration::from_secs(30)).await;
+        }
+    }
+    stop_writing.store(true, Ordering::SeqCst);
+    writer.join().unwrap();
+    let mut diffs = replica.differences(&db);
+    let settle = Instant::now() + Duration::from_secs(60);
+    while !diffs.is_empty() && Instant::now() < settle {
+        for _ in 0..20 {
+            if !consume_once(&mut client, &mut replica, false).await {
+                client = connect_example(&addr, Duration::from_secs(30)).await;
+            }
+        }
+        diffs = replica.differences(&db);
+    }
+    stop(server, &log);
+    eprintln!("killed {kills} times; persisted rows at each restart: {resumed_at:?}");
+    assert!(
+        diffs.is_empty(),
+        "the consumer's tables differ from the source: {diffs:#?}"
+    );
+    // Restarts resumed where the persisted progress stood, and it grew.
+    assert!(
+        resumed_at.windows(2).all(|w| w[1] >= w[0]),
+        "the persisted progress went back: {resumed_at:?}"
+    );
+    assert!(
+        resumed_at.iter().filter(|&&r| r > 0).count() >= KILLS / 2,
+        "most restarts found nothing done: {resumed_at:?}"
+    );
+    let resumes = std::fs::read_to_string(&log)
+        .unwrap()
+        .matches("resuming from its persisted progress")
+        .count();
+    assert!(
+        resumes >= KILLS / 2,
+        "only {resumes} restarts resumed the snapshot"
+    );
+}
+
+/// The rows done in the persisted snapshot progress.
+fn rows_done(path: &Path) -> u64 {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 0;
+    };
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["tables"]
+        .as_array()
+        .map(|ts| ts.iter().map(|t| t["rowsDone"].as_u64().unwrap_or(0)).sum())
+        .unwrap_or(0)
+}
