@@ -1152,6 +1152,7 @@ impl Emitter {
         let ChunkDelivery {
             schema,
             table,
+            window,
             entry,
             reply,
             ..
@@ -1167,7 +1168,10 @@ impl Emitter {
             ack_point,
             idempotency_key,
         } = *entry;
-        let delivered = match state.windows.reconcile(&schema, &table, Box::new(proto)) {
+        let delivered = match state
+            .windows
+            .reconcile(&schema, &table, window, Box::new(proto))
+        {
             Reconciled::Redo => Delivered::Redo,
             Reconciled::Deliver {
                 entry: None,

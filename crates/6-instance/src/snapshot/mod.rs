@@ -90,6 +90,8 @@ struct TableLive {
 pub struct ChunkDelivery {
     pub schema: String,
     pub table: String,
+    /// The chunk's window in [`Windows`].
+    pub window: u64,
     /// The chunk's entry; its position and ack point are the delivery
     /// point, their GTID state is filled in by the stream.
     pub entry: Box<BuiltEntry>,
@@ -506,45 +508,161 @@ async fn read_table(
     let mut failures = 0u32;
     // The table's description, read again after any statement that may
     // have changed a table went by in the stream.
-    let mut plan: Option<(u64, TablePlan)> = None;
+    let mut plan: Option<(u64, Arc<TablePlan>)> = None;
     loop {
         let c = match conn.as_mut() {
             Some(c) => c,
             None => conn.insert(connect(ctx, &qualified).await?),
         };
-        match read_chunk(ctx, c, &mut plan, schema, table).await {
-            Ok(ChunkOutcome::More) => failures = 0,
-            Ok(ChunkOutcome::Finished) => return Ok(()),
+        let mut read_any = false;
+        match read_chunks(ctx, c, &mut plan, schema, table, &mut read_any).await {
+            Ok(()) => return Ok(()),
             Err(SnapshotError::Source { source, .. }) => {
-                // The server or the connection: read the chunk again, after
-                // a pause that grows to a minute.
+                // The server or the connection: read from the first chunk
+                // not delivered again, after a pause that grows to a
+                // minute (and starts again once a chunk went through).
+                if read_any {
+                    failures = 0;
+                }
                 failures = failures.saturating_add(1);
                 let pause = RETRY_PAUSE * failures.min(60);
                 tracing::warn!(destination = %ctx.name, table = %qualified, error = %source, retry_in = ?pause, "initial snapshot: chunk failed; reading it again");
-                ctx.state.windows.close(schema, table);
+                ctx.state.windows.close_table(schema, table);
                 *conn = None;
                 tokio::time::sleep(pause).await;
             }
             Err(e) => {
-                ctx.state.windows.close(schema, table);
+                ctx.state.windows.close_table(schema, table);
                 return Err(e);
             }
         }
     }
 }
 
-enum ChunkOutcome {
-    More,
-    Finished,
+/// A chunk read from the source, not yet delivered.
+struct ReadChunk {
+    plan: Arc<TablePlan>,
+    /// Its window in [`Windows`].
+    window: u64,
+    rows: Vec<Vec<Option<Vec<u8>>>>,
+    /// The end of the binlog once it was read: its delivery point.
+    file: String,
+    pos: u64,
+    /// Where it started and ended, as raw key values.
+    from: Option<Vec<Vec<u8>>>,
+    up_to: Option<Vec<Vec<u8>>>,
+    last: bool,
+    /// How long the read took (for the debug log).
+    read_for: Duration,
 }
 
-async fn read_chunk(
+/// What a read of a table's next chunk gave.
+enum Selected {
+    Chunk(ReadChunk),
+    /// The table is gone.
+    Gone,
+    /// A statement went by while the chunk's window opened: describe the
+    /// table again.
+    Again,
+}
+
+/// How the delivery of a chunk went.
+enum Delivery {
+    Done,
+    Redo,
+}
+
+/// Reads the table's chunks from the first one not delivered, each chunk
+/// read while the one before it is converted and delivered (so the source
+/// and Sluice work at once), in key order.
+async fn read_chunks(
     ctx: &SnapshotContext,
     conn: &mut Conn,
-    cached: &mut Option<(u64, TablePlan)>,
+    cached: &mut Option<(u64, Arc<TablePlan>)>,
     schema: &str,
     table: &str,
-) -> Result<ChunkOutcome, SnapshotError> {
+    read_any: &mut bool,
+) -> Result<(), SnapshotError> {
+    let mut from = {
+        let live = ctx.state.lock();
+        live.tables
+            .get(&(schema.to_string(), table.to_string()))
+            .and_then(|t| t.next_from.clone())
+    };
+    type InFlight = tokio::task::JoinHandle<Result<Delivery, SnapshotError>>;
+    let mut delivering: Option<(InFlight, Option<Vec<Vec<u8>>>)> = None;
+    loop {
+        let selected = select_chunk(ctx, conn, cached, schema, table, from.clone()).await;
+        // The chunk before this one must be through before this one goes.
+        if let Some((handle, its_from)) = delivering.take() {
+            let delivered = match handle.await {
+                Ok(d) => d,
+                Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+                Err(_) => Err(SnapshotError::StreamGone),
+            };
+            let redo = match delivered {
+                Ok(Delivery::Done) => {
+                    *read_any = true;
+                    false
+                }
+                Ok(Delivery::Redo) => true,
+                Err(e) => {
+                    if let Ok(Selected::Chunk(c)) = &selected {
+                        ctx.state.windows.close(schema, table, c.window);
+                    }
+                    return Err(e);
+                }
+            };
+            if redo {
+                if let Ok(Selected::Chunk(c)) = &selected {
+                    ctx.state.windows.close(schema, table, c.window);
+                }
+                from = its_from;
+                continue;
+            }
+        }
+        let chunk = match selected? {
+            Selected::Gone => {
+                // Dropped since the plan: nothing more to read.
+                finish_table(ctx, schema, table, None, 0, None);
+                return Ok(());
+            }
+            Selected::Again => continue,
+            Selected::Chunk(c) => c,
+        };
+        if chunk.last {
+            // Nothing to read behind it: deliver it here.
+            let its_from = chunk.from.clone();
+            match deliver(ctx.clone(), schema.to_string(), table.to_string(), chunk).await? {
+                Delivery::Done => return Ok(()),
+                Delivery::Redo => {
+                    from = its_from;
+                    continue;
+                }
+            }
+        }
+        from = chunk.up_to.clone();
+        let its_from = chunk.from.clone();
+        let task = tokio::spawn(deliver(
+            ctx.clone(),
+            schema.to_string(),
+            table.to_string(),
+            chunk,
+        ));
+        delivering = Some((task, its_from));
+    }
+}
+
+/// Reads the chunk of `schema.table` after `from` in a consistent
+/// snapshot of its own, its window open from before the read.
+async fn select_chunk(
+    ctx: &SnapshotContext,
+    conn: &mut Conn,
+    cached: &mut Option<(u64, Arc<TablePlan>)>,
+    schema: &str,
+    table: &str,
+    from: Option<Vec<Vec<u8>>>,
+) -> Result<Selected, SnapshotError> {
     let qualified = format!("{schema}.{table}");
     let source_err = |source| SnapshotError::Source {
         table: qualified.clone(),
@@ -553,47 +671,47 @@ async fn read_chunk(
     let generation = ctx.state.windows.generation();
     if cached.as_ref().is_none_or(|(g, _)| *g != generation) {
         let Some(fresh) = table_plan(conn, schema, table).await? else {
-            // Dropped since the plan: nothing to read.
-            finish_table(ctx, schema, table, None, 0, None);
-            return Ok(ChunkOutcome::Finished);
+            return Ok(Selected::Gone);
         };
-        *cached = Some((generation, fresh));
+        *cached = Some((generation, Arc::new(fresh)));
     }
     let Some((_, plan)) = cached.as_ref() else {
-        return Ok(ChunkOutcome::More);
+        return Ok(Selected::Again);
     };
-    let next_from = {
-        let live = ctx.state.lock();
-        live.tables
-            .get(&(schema.to_string(), table.to_string()))
-            .and_then(|t| t.next_from.clone())
-    };
+    let plan = plan.clone();
     let chunked = !plan.key.is_empty();
     let limit = ctx.settings.chunk_size.max(1);
-    let sql =
-        chunk_sql(plan, next_from.as_deref(), chunked.then_some(limit)).map_err(|message| {
-            SnapshotError::Table {
-                table: qualified.clone(),
-                message,
-            }
-        })?;
+    let sql = chunk_sql(&plan, from.as_deref(), chunked.then_some(limit)).map_err(|message| {
+        SnapshotError::Table {
+            table: qualified.clone(),
+            message,
+        }
+    })?;
     let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
-    ctx.state.windows.open(schema, table, key_columns);
+    let window = ctx.state.windows.open(schema, table, key_columns);
     if ctx.state.windows.generation() != generation {
         // A statement went by before the window opened: describe again.
-        ctx.state.windows.close(schema, table);
-        return Ok(ChunkOutcome::More);
+        ctx.state.windows.close(schema, table, window);
+        return Ok(Selected::Again);
     }
-    conn.exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
-        .await
-        .map_err(source_err)?;
-    let rows = conn.query_bytes(&sql).await;
-    let committed = conn.exec("COMMIT").await;
-    let rows = rows.map_err(source_err)?;
-    committed.map_err(source_err)?;
-    let (file, pos, _) = sluice_source::replica::master_status(conn)
-        .await
-        .map_err(source_err)?;
+    let read_started = Instant::now();
+    let read = async {
+        conn.exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+            .await?;
+        let rows = conn.query_bytes(&sql).await;
+        let committed = conn.exec("COMMIT").await;
+        let rows = rows?;
+        committed?;
+        let (file, pos, _) = sluice_source::replica::master_status(conn).await?;
+        Ok((rows, file, pos))
+    };
+    let (rows, file, pos) = match read.await {
+        Ok(read) => read,
+        Err(e) => {
+            ctx.state.windows.close(schema, table, window);
+            return Err(source_err(e));
+        }
+    };
     let last = !chunked || rows.rows.len() < limit;
     let up_to = match rows.rows.last() {
         Some(row) if chunked => Some(
@@ -604,78 +722,114 @@ async fn read_chunk(
         ),
         _ => None,
     };
-    let count = rows.rows.len();
-    let entry = if count == 0 {
-        None
+    Ok(Selected::Chunk(ReadChunk {
+        plan,
+        window,
+        rows: rows.rows,
+        file,
+        pos,
+        from,
+        up_to,
+        last,
+        read_for: read_started.elapsed(),
+    }))
+}
+
+/// Converts a chunk read into its entry (on a blocking thread: it is the
+/// CPU-heavy part) and hands it to the stream, which puts it into the
+/// store at its delivery point.
+async fn deliver(
+    ctx: SnapshotContext,
+    schema: String,
+    table: String,
+    chunk: ReadChunk,
+) -> Result<Delivery, SnapshotError> {
+    let qualified = format!("{schema}.{table}");
+    let ReadChunk {
+        plan,
+        window,
+        rows,
+        file,
+        pos,
+        up_to,
+        last,
+        read_for,
+        ..
+    } = chunk;
+    let count = rows.len();
+    let started = Instant::now();
+    let mut converted_for = Duration::ZERO;
+    let delivered = if count == 0 {
+        ctx.state.windows.close(&schema, &table, window);
+        Delivered::Put {
+            seq: None,
+            kept: 0,
+            dropped: 0,
+        }
     } else {
-        Some(
-            chunk_entry(ctx, plan, &rows.rows, &file, pos).map_err(|message| {
-                SnapshotError::Table {
-                    table: qualified.clone(),
+        let gtid_on = ctx.gtid_on;
+        let (at_file, entry_plan) = (file.clone(), plan.clone());
+        let built = tokio::task::spawn_blocking(move || {
+            chunk_entry(gtid_on, &entry_plan, &rows, &at_file, pos)
+        })
+        .await;
+        converted_for = started.elapsed();
+        let entry = match built {
+            Ok(Ok(entry)) => entry,
+            Ok(Err(message)) => {
+                ctx.state.windows.close(&schema, &table, window);
+                return Err(SnapshotError::Table {
+                    table: qualified,
                     message,
-                }
-            })?,
-        )
-    };
-    let delivered = match entry {
-        Some(entry) => {
-            let at = EntryPosition {
-                journal_name: file.clone(),
-                position: pos,
-                ..Default::default()
+                });
             }
-            .binlog_key();
-            let (reply, answer) = oneshot::channel();
-            ctx.chunks
-                .send(ChunkDelivery {
-                    schema: schema.to_string(),
-                    table: table.to_string(),
-                    entry,
-                    at,
-                    reply,
-                })
-                .await
-                .map_err(|_| SnapshotError::StreamGone)?;
-            answer.await.map_err(|_| SnapshotError::StreamGone)?
+            Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+            Err(_) => return Err(SnapshotError::StreamGone),
+        };
+        let at = EntryPosition {
+            journal_name: file.clone(),
+            position: pos,
+            ..Default::default()
         }
-        None => {
-            ctx.state.windows.close(schema, table);
-            Delivered::Put {
-                seq: None,
-                kept: 0,
-                dropped: 0,
-            }
-        }
+        .binlog_key();
+        let (reply, answer) = oneshot::channel();
+        ctx.chunks
+            .send(ChunkDelivery {
+                schema: schema.clone(),
+                table: table.clone(),
+                window,
+                entry,
+                at,
+                reply,
+            })
+            .await
+            .map_err(|_| SnapshotError::StreamGone)?;
+        answer.await.map_err(|_| SnapshotError::StreamGone)?
     };
     match delivered {
         Delivered::Redo => {
             tracing::info!(destination = %ctx.name, table = %qualified, "initial snapshot: the table may have changed while a chunk was read; reading it again");
-            Ok(ChunkOutcome::More)
+            Ok(Delivery::Redo)
         }
         Delivered::Put { seq, kept, dropped } => {
-            tracing::debug!(destination = %ctx.name, table = %qualified, rows = count, kept, dropped, at = %format_args!("{file}:{pos}"), "initial snapshot: chunk delivered");
+            tracing::debug!(destination = %ctx.name, table = %qualified, rows = count, kept, dropped, at = %format_args!("{file}:{pos}"), ?read_for, ?converted_for, delivered_for = ?started.elapsed().saturating_sub(converted_for), "initial snapshot: chunk delivered");
             let delivered_at = EntryPosition {
                 journal_name: file,
                 position: pos,
                 ..Default::default()
             };
+            // Persisted by the snapshot's loop once the consumers acked it.
             finish_chunk(
-                ctx,
-                schema,
-                table,
+                &ctx,
+                &schema,
+                &table,
                 up_to,
                 last,
                 kept as u64,
                 seq,
                 delivered_at,
             );
-            ctx.state.confirm(ctx.destination.store().acked_by_all());
-            persist_or_warn(ctx).await;
-            Ok(if last {
-                ChunkOutcome::Finished
-            } else {
-                ChunkOutcome::More
-            })
+            Ok(Delivery::Done)
         }
     }
 }
@@ -906,7 +1060,7 @@ fn literal(plan: &TablePlan, index: usize, value: &[u8]) -> Result<String, Strin
 /// The chunk as one Canal INSERT entry at `file:pos`, marked as a snapshot
 /// read.
 fn chunk_entry(
-    ctx: &SnapshotContext,
+    gtid_on: bool,
     plan: &TablePlan,
     rows: &[Vec<Option<Vec<u8>>>],
     file: &str,
@@ -931,7 +1085,7 @@ fn chunk_entry(
     };
     let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
     let mut built =
-        CanalEncoder::rows_entry_on_this_thread(ctx.gtid_on, &change).map_err(|e| e.to_string())?;
+        CanalEncoder::rows_entry_on_this_thread(gtid_on, &change).map_err(|e| e.to_string())?;
     if let Some(h) = built.entry.header.as_mut() {
         // Before `rowsCount`, which stays last as in Canal.
         let at = h.props.len().saturating_sub(1);

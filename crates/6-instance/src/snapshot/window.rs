@@ -28,11 +28,15 @@ pub struct Windows {
     /// Counts the statements that may have changed tables (and source
     /// changes): a table read before one is described again.
     generation: AtomicU64,
-    tables: Mutex<HashMap<(String, String), Window>>,
+    /// Per table, the windows of its chunks being read (a table's next
+    /// chunk is read while the one before is delivered).
+    tables: Mutex<HashMap<(String, String), Vec<Window>>>,
+    next_id: AtomicU64,
 }
 
 #[derive(Debug)]
 struct Window {
+    id: u64,
     /// Indexes of the key columns; empty: every column.
     key_columns: Vec<i32>,
     touched: HashSet<RowKey>,
@@ -56,30 +60,55 @@ pub enum Reconciled {
 }
 
 impl Windows {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Window>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Vec<Window>>> {
         self.tables.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn count(tables: &HashMap<(String, String), Vec<Window>>) -> usize {
+        tables.values().map(Vec::len).sum()
+    }
+
     /// Starts noting the keys the stream touches in `schema.table`: before
-    /// the chunk's read begins.
-    pub fn open(&self, schema: &str, table: &str, key_columns: Vec<i32>) {
+    /// the chunk's read begins. Returns the window's id.
+    pub fn open(&self, schema: &str, table: &str, key_columns: Vec<i32>) -> u64 {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut tables = self.lock();
-        tables.insert(
-            (schema.to_string(), table.to_string()),
-            Window {
+        tables
+            .entry((schema.to_string(), table.to_string()))
+            .or_default()
+            .push(Window {
+                id,
                 key_columns,
                 touched: HashSet::new(),
                 invalid: false,
-            },
-        );
-        self.open.store(tables.len(), Ordering::Release);
+            });
+        self.open.store(Self::count(&tables), Ordering::Release);
+        id
     }
 
-    /// Stops noting for `schema.table` (a chunk abandoned).
-    pub fn close(&self, schema: &str, table: &str) {
+    /// Stops noting for one chunk of `schema.table` (a chunk abandoned).
+    pub fn close(&self, schema: &str, table: &str, id: u64) {
+        self.take(schema, table, id);
+    }
+
+    /// Stops noting for every chunk of `schema.table` being read.
+    pub fn close_table(&self, schema: &str, table: &str) {
         let mut tables = self.lock();
         tables.remove(&(schema.to_string(), table.to_string()));
-        self.open.store(tables.len(), Ordering::Release);
+        self.open.store(Self::count(&tables), Ordering::Release);
+    }
+
+    fn take(&self, schema: &str, table: &str, id: u64) -> Option<Window> {
+        let mut tables = self.lock();
+        let key = (schema.to_string(), table.to_string());
+        let windows = tables.get_mut(&key)?;
+        let at = windows.iter().position(|w| w.id == id)?;
+        let window = windows.remove(at);
+        if windows.is_empty() {
+            tables.remove(&key);
+        }
+        self.open.store(Self::count(&tables), Ordering::Release);
+        Some(window)
     }
 
     /// See [`Windows::invalidate_all`]: read before a window opens.
@@ -97,7 +126,7 @@ impl Windows {
     pub fn invalidate_all(&self) {
         let mut tables = self.lock();
         self.generation.fetch_add(1, Ordering::AcqRel);
-        for w in tables.values_mut() {
+        for w in tables.values_mut().flatten() {
             w.invalid = true;
         }
     }
@@ -108,38 +137,42 @@ impl Windows {
             return;
         }
         let mut tables = self.lock();
-        let Some(w) = tables.get_mut(&(schema.to_string(), table.to_string())) else {
+        let Some(windows) = tables.get_mut(&(schema.to_string(), table.to_string())) else {
             return;
         };
         let Ok(change) = RowChangeView::parse(store_value) else {
             // Unreadable here means unreadable for the consumer too; the
-            // chunk cannot be reconciled with it.
-            w.invalid = true;
+            // chunks cannot be reconciled with it.
+            for w in windows.iter_mut() {
+                w.invalid = true;
+            }
             return;
         };
         for row in change.rows() {
             for image in [row.before(), row.after()] {
-                match key_of(image, &w.key_columns) {
-                    Ok(Some(key)) => {
-                        w.touched.insert(key);
+                for w in windows.iter_mut() {
+                    match key_of(image.clone(), &w.key_columns) {
+                        Ok(Some(key)) => {
+                            w.touched.insert(key);
+                        }
+                        Ok(None) => {}
+                        Err(()) => w.invalid = true,
                     }
-                    Ok(None) => {}
-                    Err(()) => w.invalid = true,
                 }
             }
         }
     }
 
-    /// Closes the window of `schema.table` at the chunk's delivery point
+    /// Closes the window `id` of `schema.table` at the chunk's delivery point
     /// and drops from `entry` the rows the stream touched meanwhile.
-    pub fn reconcile(&self, schema: &str, table: &str, mut entry: Box<Entry>) -> Reconciled {
-        let window = {
-            let mut tables = self.lock();
-            let w = tables.remove(&(schema.to_string(), table.to_string()));
-            self.open.store(tables.len(), Ordering::Release);
-            w
-        };
-        let Some(window) = window else {
+    pub fn reconcile(
+        &self,
+        schema: &str,
+        table: &str,
+        id: u64,
+        mut entry: Box<Entry>,
+    ) -> Reconciled {
+        let Some(window) = self.take(schema, table, id) else {
             return Reconciled::Redo;
         };
         if window.invalid {
