@@ -94,6 +94,8 @@ struct Running {
     stop: watch::Sender<bool>,
     state: watch::Receiver<InstanceState>,
     task: tokio::task::JoinHandle<()>,
+    /// The snapshot's progress and the tables asked for on demand.
+    snapshot: Arc<SnapshotState>,
     /// `{data dir}/{destination}/sluice.lock`, held while the instance runs.
     _lock: DirLock,
 }
@@ -216,6 +218,25 @@ impl InstanceManager {
     }
 
     /// The state of one instance (`None` if it is not started).
+    /// Asks the running instance `destination` for a snapshot of these
+    /// tables (`schema`, `table`) beside its stream; `false` when it does
+    /// not run here.
+    pub fn request_snapshot(&self, destination: &str, tables: Vec<(String, String)>) -> bool {
+        let Some(state) = self.lock().get(destination).map(|r| r.snapshot.clone()) else {
+            return false;
+        };
+        tracing::info!(destination, tables = ?tables.iter().map(|(s, t)| format!("{s}.{t}")).collect::<Vec<_>>(), "snapshot asked for");
+        state.request(tables);
+        true
+    }
+
+    /// The snapshot progress of the running instance `destination`, if it
+    /// has one.
+    pub fn snapshot_progress(&self, destination: &str) -> Option<sluice_meta::SnapshotProgress> {
+        let state = self.lock().get(destination).map(|r| r.snapshot.clone())?;
+        state.progress()
+    }
+
     pub fn state(&self, destination: &str) -> Option<InstanceState> {
         self.lock()
             .get(destination)
@@ -306,6 +327,8 @@ impl InstanceManager {
         let name = destination.to_string();
         let task_destination = destination_handle.clone();
         let task_config = config.clone();
+        let snapshot = Arc::new(SnapshotState::default());
+        let task_snapshot = snapshot.clone();
         let task = tokio::spawn(async move {
             me.run_instance(
                 name,
@@ -313,6 +336,7 @@ impl InstanceManager {
                 connect,
                 filters,
                 task_destination,
+                task_snapshot,
                 stop_rx,
                 state_tx,
             )
@@ -330,6 +354,7 @@ impl InstanceManager {
                 stop: stop_tx,
                 state: state_rx,
                 task,
+                snapshot,
                 _lock: lock,
             },
         );
@@ -344,6 +369,7 @@ impl InstanceManager {
         connect: ConnectOptions,
         filters: RunnerFilters,
         destination: Arc<InstanceDestination>,
+        snapshot_state: Arc<SnapshotState>,
         stop: watch::Receiver<bool>,
         state: watch::Sender<InstanceState>,
     ) {
@@ -351,12 +377,12 @@ impl InstanceManager {
         // Shared by the runs of this loop: a restart resumes after what the
         // last run published.
         let progress = Arc::new(RunProgress::default());
-        // And the initial snapshot's progress and windows.
-        let snapshot =
-            (config.snapshot.mode != sluice_config::SnapshotMode::Never).then(|| SnapshotPlan {
-                settings: config.snapshot,
-                state: Arc::new(SnapshotState::default()),
-            });
+        // And the snapshot's progress and windows (with the mode `never`,
+        // for the tables asked for on demand).
+        let snapshot = Some(SnapshotPlan {
+            settings: config.snapshot,
+            state: snapshot_state,
+        });
         loop {
             if *stop.borrow() {
                 break;

@@ -567,7 +567,7 @@ impl InstanceRunner {
         }
         // The initial snapshot, beside the stream: its chunks come back here
         // to be delivered once the stream has passed their point.
-        let mut snapshot = self.start_snapshot(snapshot_connect);
+        let mut snapshot = self.start_snapshot(snapshot_connect.clone());
         // Where the stream is between transactions, as a binlog key.
         let mut at_boundary = EntryPosition {
             journal_name: resolved.file.clone(),
@@ -612,6 +612,11 @@ impl InstanceRunner {
                         let ready = take_ready(&mut waiting_chunks, at_boundary);
                         self.send_chunks(ready, last_server_id, &tx, &in_flight, &mut stop, emitting).await?;
                     }
+                    continue;
+                }
+                // Tables asked for on demand while no snapshot runs.
+                _ = snapshot_asked(&self.snapshot), if snapshot.is_none() => {
+                    snapshot = self.start_snapshot(snapshot_connect.clone());
                     continue;
                 }
                 _ = stop.changed() => return Ok(()),
@@ -781,8 +786,14 @@ impl InstanceRunner {
     /// or it finished.
     fn start_snapshot(&self, connect: sluice_source::ConnectOptions) -> Option<SnapshotTask> {
         let plan = self.snapshot.as_ref()?;
-        if plan.settings.mode == sluice_config::SnapshotMode::Never
-            || plan.state.progress().is_some_and(|p| p.finished())
+        // Known to be done, with nothing asked for since: nothing to run.
+        // (Unknown, with the mode `never`: a snapshot asked for before a
+        // restart may be unfinished; the task reads its progress.)
+        if plan
+            .state
+            .progress()
+            .is_some_and(|p| p.tables.iter().all(|t| t.done))
+            && !plan.state.has_requests()
         {
             return None;
         }
@@ -808,7 +819,7 @@ impl InstanceRunner {
         let name = self.name.clone();
         let task = tokio::spawn(async move {
             if let Err(e) = crate::snapshot::run(ctx).await {
-                tracing::error!(destination = %name, error = %e, "initial snapshot stopped; it resumes when the instance restarts");
+                tracing::error!(destination = %name, error = %e, "snapshot stopped; it resumes when the instance restarts");
             }
         });
         Some(SnapshotTask { rx, task })
@@ -1057,6 +1068,15 @@ struct SnapshotTask {
 impl Drop for SnapshotTask {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// Resolves when tables are asked for on demand; pending forever without a
+/// snapshot plan.
+async fn snapshot_asked(plan: &Option<SnapshotPlan>) {
+    match plan {
+        Some(p) => p.state.wake.notified().await,
+        None => std::future::pending().await,
     }
 }
 

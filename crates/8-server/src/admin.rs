@@ -114,6 +114,7 @@ fn router(admin: Arc<Admin>) -> Router {
         .route("/destinations/{destination}/stop", post(stop))
         .route("/destinations/{destination}/reload", post(reload))
         .route("/destinations/{destination}/release", post(release))
+        .route("/destinations/{destination}/snapshot", post(snapshot))
         .route(
             "/destinations/{destination}/clients/{client_id}/cursor",
             post(reset_cursor),
@@ -381,6 +382,13 @@ impl Admin {
                 "lag_seconds": lag,
             },
             "clients": clients,
+            "snapshot": self.manager.snapshot_progress(destination).filter(|p| !p.tables.is_empty()).map(|p| json!({
+                "tables": p.tables.len(),
+                "tables_done": p.tables.iter().filter(|t| t.done).count(),
+                "rows_done": p.rows_done(),
+                "rows_estimated": p.rows_estimated().max(p.rows_done()),
+                "finished": p.tables.iter().all(|t| t.done),
+            })),
         }))
     }
 
@@ -563,6 +571,59 @@ struct ResetRequest {
     position: Option<u64>,
     gtid: Option<String>,
     time: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SnapshotRequest {
+    tables: Vec<String>,
+}
+
+/// Asks a running destination for a snapshot of some tables beside its
+/// stream (Debezium's incremental snapshot on demand).
+async fn snapshot(
+    State(admin): State<Arc<Admin>>,
+    destination: Result<Path<String>, PathRejection>,
+    bytes: Bytes,
+) -> Answer {
+    let destination = path(destination)?;
+    admin.known(&destination)?;
+    let request: SnapshotRequest = body(&bytes, false)?;
+    if request.tables.is_empty() {
+        return Err(error(
+            StatusCode::BAD_REQUEST,
+            "\"tables\" is empty: name the tables to read, as \"schema.table\"",
+        ));
+    }
+    let mut tables = Vec::with_capacity(request.tables.len());
+    for name in &request.tables {
+        match name.split_once('.') {
+            Some((schema, table))
+                if !schema.is_empty() && !table.is_empty() && !table.contains('.') =>
+            {
+                tables.push((schema.to_string(), table.to_string()))
+            }
+            _ => {
+                return Err(error(
+                    StatusCode::BAD_REQUEST,
+                    format!("{name:?} is not a table name of the form \"schema.table\""),
+                ))
+            }
+        }
+    }
+    if !admin.manager.request_snapshot(&destination, tables) {
+        let hint = match admin.role(&destination) {
+            Some(_) => "it runs on another server of the cluster: ask there",
+            None => "start it first",
+        };
+        return Err(error(
+            StatusCode::CONFLICT,
+            format!(
+                "destination {destination} does not run here, so it cannot read a snapshot: {hint}"
+            ),
+        ));
+    }
+    Ok(Json(admin.describe(&destination).await?))
 }
 
 async fn reset_cursor(

@@ -112,6 +112,8 @@ pub const USAGE: &str = "Operations:
   reload DEST                  stop it and start it with its current instance.properties
   release DEST [--force] [--wait SECONDS]
                                move it to a standby of the ZooKeeper cluster (waits 30 s by default)
+  snapshot DEST SCHEMA.TABLE...
+                               read the rows already in these tables, beside the stream
   reset-cursor DEST CLIENT_ID (--position FILE:OFFSET [--gtid SET] | --time TIME) --confirm DEST
                                set a client's cursor (DEST must be stopped); TIME is ISO-8601
                                (2024-05-01T12:00:00Z) or seconds since the epoch
@@ -130,6 +132,10 @@ pub enum AdminOp {
         destination: String,
         force: bool,
         wait_seconds: u64,
+    },
+    Snapshot {
+        destination: String,
+        tables: Vec<String>,
     },
     ResetCursor {
         destination: String,
@@ -180,7 +186,13 @@ impl AdminOp {
         } else {
             1
         };
-        if positional.len() != want {
+        if op == "snapshot" {
+            if positional.len() < 2 {
+                return Err(usage(
+                    "snapshot takes a destination and at least one SCHEMA.TABLE",
+                ));
+            }
+        } else if positional.len() != want {
             return Err(usage(&format!(
                 "{op} takes {want} argument(s), not {}",
                 positional.len()
@@ -194,6 +206,22 @@ impl AdminOp {
             "start" => AdminOp::Start(destination()),
             "stop" => AdminOp::Stop(destination()),
             "reload" => AdminOp::Reload(destination()),
+            "snapshot" => {
+                let destination = destination();
+                let tables: Vec<String> = positional.collect();
+                if let Some(bad) = tables.iter().find(|t| {
+                    t.split_once('.')
+                        .is_none_or(|(s, t)| s.is_empty() || t.is_empty() || t.contains('.'))
+                }) {
+                    return Err(usage(&format!(
+                        "{bad:?} is not a table name of the form SCHEMA.TABLE"
+                    )));
+                }
+                AdminOp::Snapshot {
+                    destination,
+                    tables,
+                }
+            }
             "release" => AdminOp::Release {
                 destination: destination(),
                 force: flag("--force").is_some(),
@@ -273,6 +301,9 @@ impl AdminOp {
             AdminOp::Release { destination, .. } => {
                 format!("/destinations/{}/release", encode(destination))
             }
+            AdminOp::Snapshot { destination, .. } => {
+                format!("/destinations/{}/snapshot", encode(destination))
+            }
             AdminOp::ResetCursor {
                 destination,
                 client_id,
@@ -291,6 +322,7 @@ impl AdminOp {
                 wait_seconds,
                 ..
             } => Some(serde_json::json!({ "force": force, "wait_seconds": wait_seconds })),
+            AdminOp::Snapshot { tables, .. } => Some(serde_json::json!({ "tables": tables })),
             AdminOp::ResetCursor {
                 target, confirm, ..
             } => {

@@ -3,7 +3,8 @@
 //! with exactly the tables the source holds, and never sees a row version
 //! older than one it already saw. Then the same with `sluice server`
 //! killed with SIGKILL again and again: the snapshot resumes from its
-//! chunks instead of starting over.
+//! chunks instead of starting over. And a snapshot of some tables asked for
+//! through `sluice admin snapshot` while the stream runs.
 
 mod common;
 
@@ -30,10 +31,21 @@ const TABLES: &[(&str, &[&str], &str)] = &[
 ];
 
 fn write_conf(dir: &Path, db_port: u16, canal_port: u16, chunk: usize) {
+    write_conf_with(dir, db_port, canal_port, chunk, "initial", "");
+}
+
+fn write_conf_with(
+    dir: &Path,
+    db_port: u16,
+    canal_port: u16,
+    chunk: usize,
+    mode: &str,
+    server_extra: &str,
+) {
     std::fs::write(
         dir.join("canal.properties"),
         format!(
-            "canal.port = {canal_port}\ncanal.destinations = example\ncanal.auto.scan = false\n"
+            "canal.port = {canal_port}\ncanal.destinations = example\ncanal.auto.scan = false\n{server_extra}"
         ),
     )
     .unwrap();
@@ -44,7 +56,7 @@ fn write_conf(dir: &Path, db_port: u16, canal_port: u16, chunk: usize) {
             "canal.instance.master.address = 127.0.0.1:{db_port}\n\
              canal.instance.dbUsername = root\n\
              canal.instance.filter.regex = s\\\\..*\n\
-             sluice.instance.snapshot.mode = initial\n\
+             sluice.instance.snapshot.mode = {mode}\n\
              sluice.instance.snapshot.chunkSize = {chunk}\n\
              sluice.instance.snapshot.parallelism = 2\n"
         ),
@@ -148,6 +160,8 @@ struct Replica {
     /// The highest `ver` seen per table and key.
     versions: HashMap<(String, Vec<String>), i64>,
     snapshot_rows: u64,
+    /// The tables snapshot rows came for.
+    snapshot_tables: std::collections::HashSet<String>,
     /// Rows whose version went backwards.
     backwards: Vec<String>,
 }
@@ -231,6 +245,7 @@ impl Replica {
             }
             if snapshot {
                 self.snapshot_rows += 1;
+                self.snapshot_tables.insert(table.clone());
             }
             self.tables
                 .entry(table.clone())
@@ -242,8 +257,16 @@ impl Replica {
     /// Whether every table holds exactly what `source` has now; else the
     /// first differences.
     fn differences(&self, source: &MariaDb) -> Vec<String> {
+        self.differences_in(source, &[])
+    }
+
+    /// The same for the tables named in `only` (every table when empty).
+    fn differences_in(&self, source: &MariaDb, only: &[&str]) -> Vec<String> {
         let mut diffs = Vec::new();
         for (table, key, columns) in TABLES {
+            if !only.is_empty() && !only.contains(table) {
+                continue;
+            }
             let names: Vec<&str> = columns.split(", ").collect();
             // Canal gives an ENUM as its index.
             let select: Vec<String> = names
@@ -502,4 +525,109 @@ fn rows_done(path: &Path) -> u64 {
         .as_array()
         .map(|ts| ts.iter().map(|t| t["rowsDone"].as_u64().unwrap_or(0)).sum())
         .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_asked_for_through_the_admin_api_reads_those_tables_beside_the_stream() {
+    const BIG: u64 = 50_000;
+    const ASKED: &[&str] = &["big", "composite"];
+    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
+    create_tables(&db, BIG);
+    let conf = tempfile::tempdir().unwrap();
+    let port = find_free_port().unwrap();
+    let admin_port = find_free_port().unwrap();
+    write_conf_with(
+        conf.path(),
+        db.port(),
+        port,
+        4_000,
+        "never",
+        &format!("sluice.admin.http.port = {admin_port}\nsluice.admin.http.token = t0ken\n"),
+    );
+    let log = conf.path().join("server.log");
+    let server = spawn_server(conf.path(), &log);
+    let mut client = connect_example(&format!("127.0.0.1:{port}"), Duration::from_secs(30)).await;
+    let mut replica = Replica::default();
+
+    // The stream runs, with no snapshot: a change arrives, no old row.
+    db.exec("UPDATE s.small SET ver = 1 WHERE id = 1").unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !replica.tables.contains_key("small") {
+        assert!(Instant::now() < deadline, "the change did not arrive");
+        assert!(consume_once(&mut client, &mut replica, true).await);
+    }
+    assert_eq!(
+        replica.snapshot_rows, 0,
+        "a snapshot ran with the mode never"
+    );
+
+    let stop_writing = Arc::new(AtomicBool::new(false));
+    let writer = start_writer(db.clone(), BIG as i64, stop_writing.clone());
+    let url = format!("http://127.0.0.1:{admin_port}");
+    let admin = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
+            .args(["admin", "--url", &url])
+            .args(args)
+            .env("SLUICE_ADMIN_TOKEN", "t0ken")
+            .output()
+            .unwrap()
+    };
+    let asked = admin(&["snapshot", "example", "s.big", "s.composite"]);
+    assert!(
+        asked.status.success(),
+        "sluice admin snapshot failed: {}{}",
+        String::from_utf8_lossy(&asked.stdout),
+        String::from_utf8_lossy(&asked.stderr)
+    );
+    assert!(String::from_utf8_lossy(&asked.stdout).contains("s.big, s.composite"));
+    let malformed = admin(&["snapshot", "example", "big"]);
+    assert!(!malformed.status.success());
+    assert!(String::from_utf8_lossy(&malformed.stderr).contains("SCHEMA.TABLE"));
+
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !log_has(&log, "initial snapshot finished") {
+        assert!(
+            Instant::now() < deadline,
+            "the snapshot did not finish; the server log ends with:\n{}",
+            log_tail(&log)
+        );
+        assert!(consume_once(&mut client, &mut replica, true).await);
+    }
+    stop_writing.store(true, Ordering::SeqCst);
+    let statements = writer.join().unwrap();
+    let mut diffs = replica.differences_in(&db, ASKED);
+    let settle = Instant::now() + Duration::from_secs(60);
+    while !diffs.is_empty() && Instant::now() < settle {
+        for _ in 0..20 {
+            assert!(consume_once(&mut client, &mut replica, true).await);
+        }
+        diffs = replica.differences_in(&db, ASKED);
+    }
+    let shown = admin(&["show", "example"]);
+    stop(server, &log);
+    assert!(
+        diffs.is_empty(),
+        "the consumer's copies of the tables asked for differ from the source: {diffs:#?}"
+    );
+    assert!(
+        replica.backwards.is_empty(),
+        "row versions went backwards: {:#?}",
+        &replica.backwards[..replica.backwards.len().min(10)]
+    );
+    let mut tables: Vec<&str> = replica.snapshot_tables.iter().map(String::as_str).collect();
+    tables.sort();
+    assert_eq!(
+        tables, ASKED,
+        "snapshot rows came for other tables than asked"
+    );
+    assert!(
+        replica.snapshot_rows >= BIG - statements,
+        "only {} rows came from the snapshot",
+        replica.snapshot_rows
+    );
+    let shown = String::from_utf8_lossy(&shown.stdout).to_string();
+    assert!(
+        shown.contains("snapshot   2 of 2 tables") && shown.contains("finished"),
+        "sluice admin show does not give the snapshot's progress:\n{shown}"
+    );
 }

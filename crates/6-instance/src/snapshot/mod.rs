@@ -66,6 +66,10 @@ pub struct SnapshotState {
     live: Mutex<Live>,
     /// One write of the progress at a time, the latest state last.
     persisting: tokio::sync::Mutex<()>,
+    /// Tables asked for on demand (`schema`, `table`), not yet taken into
+    /// the progress; `wake` tells the stream to start a snapshot for them.
+    requested: Mutex<Vec<(String, String)>>,
+    pub wake: tokio::sync::Notify,
 }
 
 #[derive(Debug, Default)]
@@ -162,6 +166,102 @@ impl SnapshotState {
         self.lock().progress.clone()
     }
 
+    /// Asks for a snapshot of these tables (read again from their start
+    /// when they were read before), beside the stream, whatever the
+    /// configured mode: Debezium's incremental snapshot on demand.
+    pub fn request(&self, tables: Vec<(String, String)>) {
+        {
+            let mut requested = self.requested.lock().unwrap_or_else(|p| p.into_inner());
+            for t in tables {
+                if !requested.contains(&t) {
+                    requested.push(t);
+                }
+            }
+        }
+        self.wake.notify_one();
+    }
+
+    /// Whether tables were asked for and not yet taken into the progress.
+    pub fn has_requests(&self) -> bool {
+        !self
+            .requested
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .is_empty()
+    }
+
+    /// The tables of the progress not yet read to their end, in order.
+    fn to_read(&self) -> Vec<(String, String)> {
+        let live = self.lock();
+        let Some(progress) = &live.progress else {
+            return Vec::new();
+        };
+        progress
+            .tables
+            .iter()
+            .filter(|t| !t.done)
+            .map(|t| (t.schema.clone(), t.table.clone()))
+            .filter(|key| live.tables.get(key).is_none_or(|l| !l.delivered_all))
+            .collect()
+    }
+
+    /// Whether every table of the progress is done (read, delivered and
+    /// acked); true without tables.
+    fn all_confirmed(&self) -> bool {
+        self.lock()
+            .progress
+            .as_ref()
+            .is_none_or(|p| p.tables.iter().all(|t| t.done))
+    }
+
+    fn take_requests(&self) -> Vec<(String, String)> {
+        std::mem::take(&mut *self.requested.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// Takes the tables asked for into the progress: each is read (again)
+    /// from its start. Returns whether any was taken.
+    fn take_requests_into_progress(
+        &self,
+        keeps: &TableKeep,
+        estimates: &HashMap<(String, String), u64>,
+    ) -> bool {
+        let requested = self.take_requests();
+        if requested.is_empty() {
+            return false;
+        }
+        let mut live = self.lock();
+        let Live { progress, tables } = &mut *live;
+        let progress = progress.get_or_insert_with(SnapshotProgress::default);
+        let mut taken = false;
+        for (schema, table) in requested {
+            if !keeps(&schema, &table) {
+                tracing::warn!(table = %format_args!("{schema}.{table}"), "snapshot asked for a table the destination's filters leave out; skipped");
+                continue;
+            }
+            let key = (schema.clone(), table.clone());
+            if tables
+                .get(&key)
+                .is_some_and(|t| !t.delivered_all || !t.pending_seqs.is_empty())
+            {
+                // Being read now: this read is as new as the one asked for.
+                continue;
+            }
+            let fresh = TableProgress {
+                schema: schema.clone(),
+                table: table.clone(),
+                rows_estimated: estimates.get(&key).copied().unwrap_or(0),
+                ..Default::default()
+            };
+            match progress.table_mut(&schema, &table) {
+                Some(t) => *t = fresh,
+                None => progress.tables.push(fresh),
+            }
+            tables.insert(key, TableLive::default());
+            taken = true;
+        }
+        taken
+    }
+
     /// Moves the chunks every consumer acked (store sequence below
     /// `acked`) from pending to done; returns whether anything moved.
     fn confirm(&self, acked: u64) -> bool {
@@ -201,26 +301,76 @@ impl SnapshotState {
 /// resumes it).
 pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
     let mut conn = connect(&ctx, "the table list").await?;
-    let progress = load_or_plan(&ctx, &mut conn).await?;
-    if progress.finished() {
-        return Ok(());
-    }
-    let todo: Vec<(String, String)> = progress
-        .tables
-        .iter()
-        .filter(|t| !t.done)
-        .map(|t| (t.schema.clone(), t.table.clone()))
-        .collect();
-    tracing::info!(
-        destination = %ctx.name,
-        tables = progress.tables.len(),
-        left = todo.len(),
-        rows_done = progress.rows_done(),
-        rows_estimated = progress.rows_estimated(),
-        "initial snapshot: reading"
-    );
-    drop(conn);
+    load_or_plan(&ctx, &mut conn).await?;
     let started = Instant::now();
+    let mut logged = Instant::now();
+    let mut said_reading = false;
+    loop {
+        if ctx.state.has_requests() {
+            let estimates = estimates(&mut conn).await?;
+            if ctx
+                .state
+                .take_requests_into_progress(&*ctx.keeps, &estimates)
+            {
+                persist(&ctx).await?;
+                said_reading = false;
+            }
+        }
+        let todo = ctx.state.to_read();
+        if todo.is_empty() {
+            // Everything delivered: wait for the consumers to ack the last
+            // chunks, or for tables asked for meanwhile.
+            confirm_and_persist(&ctx).await;
+            if ctx.state.has_requests() {
+                continue;
+            }
+            if ctx.state.all_confirmed() {
+                break;
+            }
+            if logged.elapsed() >= LOG_EVERY {
+                logged = Instant::now();
+                log_progress(&ctx, started);
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        }
+        if !said_reading {
+            said_reading = true;
+            let p = ctx.state.progress().unwrap_or_default();
+            tracing::info!(
+                destination = %ctx.name,
+                tables = p.tables.len(),
+                left = todo.len(),
+                rows_done = p.rows_done(),
+                rows_estimated = p.rows_estimated(),
+                "initial snapshot: reading"
+            );
+        }
+        read_tables(&ctx, todo, started, &mut logged).await?;
+    }
+    let p = ctx.state.progress().unwrap_or_default();
+    if !p.tables.is_empty() {
+        tracing::info!(
+            destination = %ctx.name,
+            tables = p.tables.len(),
+            rows = p.rows_done(),
+            took = ?started.elapsed(),
+            "initial snapshot finished"
+        );
+    }
+    Ok(())
+}
+
+/// Reads these tables, `parallelism` at a time, confirming and persisting
+/// the progress as the consumers ack.
+async fn read_tables(
+    ctx: &SnapshotContext,
+    mut todo: Vec<(String, String)>,
+    started: Instant,
+    logged: &mut Instant,
+) -> Result<(), SnapshotError> {
+    // Read in the order listed: the queue pops from the end.
+    todo.reverse();
     let queue = Arc::new(Mutex::new(todo));
     let mut workers = tokio::task::JoinSet::new();
     for _ in 0..ctx.settings.parallelism.max(1) {
@@ -237,7 +387,6 @@ pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
             }
         });
     }
-    let mut logged = Instant::now();
     let mut result = Ok(());
     loop {
         tokio::select! {
@@ -252,36 +401,39 @@ pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
                 Some(Err(_)) => {}
             },
             _ = tokio::time::sleep(Duration::from_millis(500)) => {
-                confirm_and_persist(&ctx).await;
+                confirm_and_persist(ctx).await;
                 if logged.elapsed() >= LOG_EVERY {
-                    logged = Instant::now();
-                    log_progress(&ctx, started);
+                    *logged = Instant::now();
+                    log_progress(ctx, started);
                 }
             }
         }
     }
-    result?;
-    // Everything delivered: wait for the consumers to ack the last chunks.
-    loop {
-        confirm_and_persist(&ctx).await;
-        if ctx.state.progress().is_some_and(|p| p.finished()) {
-            break;
-        }
-        if logged.elapsed() >= LOG_EVERY {
-            logged = Instant::now();
-            log_progress(&ctx, started);
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let p = ctx.state.progress().unwrap_or_default();
-    tracing::info!(
-        destination = %ctx.name,
-        tables = p.tables.len(),
-        rows = p.rows_done(),
-        took = ?started.elapsed(),
-        "initial snapshot finished"
-    );
-    Ok(())
+    result
+}
+
+/// The server's row estimates of every table (`information_schema`).
+async fn estimates(conn: &mut Conn) -> Result<HashMap<(String, String), u64>, SnapshotError> {
+    let rs = conn
+        .query(
+            "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES \
+             WHERE TABLE_TYPE = 'BASE TABLE'",
+        )
+        .await
+        .map_err(|source| SnapshotError::Source {
+            table: "information_schema.TABLES".to_string(),
+            source,
+        })?;
+    Ok(rs
+        .rows
+        .iter()
+        .filter_map(|row| {
+            let schema = row.first()?.clone()?;
+            let table = row.get(1)?.clone()?;
+            let rows = row.get(2)?.as_deref()?.parse().ok()?;
+            Some(((schema, table), rows))
+        })
+        .collect())
 }
 
 fn log_progress(ctx: &SnapshotContext, started: Instant) {
@@ -408,6 +560,10 @@ async fn load_or_plan(
             );
             p
         }
+        // Only tables asked for on demand are read.
+        None if ctx.settings.mode == sluice_config::SnapshotMode::Never => {
+            SnapshotProgress::default()
+        }
         None => {
             let p = plan(ctx, conn).await?;
             tracing::info!(
@@ -445,7 +601,9 @@ async fn load_or_plan(
         }
         live.progress = Some(progress.clone());
     }
-    persist(ctx).await?;
+    if !progress.tables.is_empty() {
+        persist(ctx).await?;
+    }
     Ok(progress)
 }
 
@@ -482,8 +640,6 @@ async fn plan(ctx: &SnapshotContext, conn: &mut Conn) -> Result<SnapshotProgress
             ..Default::default()
         });
     }
-    // Read in the order listed: the queue pops from the end.
-    tables.reverse();
     Ok(SnapshotProgress { tables })
 }
 

@@ -16,6 +16,10 @@ pub(super) fn answer(op: &AdminOp, answer: &Value) -> String {
         AdminOp::Show(_) | AdminOp::Start(_) | AdminOp::Stop(_) | AdminOp::Reload(_) => {
             details(answer)
         }
+        AdminOp::Snapshot { destination, tables } => format!(
+            "{destination} reads a snapshot of {} beside its stream; `sluice admin show {destination}` shows its progress\n",
+            tables.join(", ")
+        ),
         AdminOp::Release { destination, .. } => {
             let owner = text(&answer["released_by"]);
             match answer["taken_over_by"].as_str() {
@@ -149,6 +153,21 @@ fn details(d: &Value) -> String {
         read_position(d),
         seconds(&d["source"]["lag_seconds"])
     ));
+    let snapshot = &d["snapshot"];
+    if !snapshot.is_null() {
+        out.push_str(&format!(
+            "  snapshot   {} of {} tables, {} of ~{} rows{}\n",
+            text(&snapshot["tables_done"]),
+            text(&snapshot["tables"]),
+            text(&snapshot["rows_done"]),
+            text(&snapshot["rows_estimated"]),
+            if snapshot["finished"].as_bool() == Some(true) {
+                ", finished"
+            } else {
+                ""
+            }
+        ));
+    }
     match d["clients"].as_array().filter(|c| !c.is_empty()) {
         None => out.push_str("  clients    none\n"),
         Some(clients) => {
