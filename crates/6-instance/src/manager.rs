@@ -25,6 +25,7 @@ use sluice_store::{
     BatchMode, ClientId, Destination, Destinations, EventStore, StoreConfig, StoreMetrics,
 };
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use crate::destination::{InstanceDestination, OwnStream, OwnStreamStarter};
 use crate::metrics::InstanceMetrics;
@@ -33,6 +34,13 @@ use crate::runner::{
     SnapshotPlan,
 };
 use crate::snapshot::SnapshotState;
+
+/// The span of a destination's tasks: what the source, binlog and schema
+/// code log inside them carries the destination (Canal's log layout files
+/// lines by it). At error level so that it exists whatever the log filter.
+pub fn destination_span(destination: &str) -> tracing::Span {
+    tracing::error_span!("instance", destination = %destination)
+}
 
 /// Where an instance is in its life.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -329,19 +337,23 @@ impl InstanceManager {
         let task_config = config.clone();
         let snapshot = Arc::new(SnapshotState::default());
         let task_snapshot = snapshot.clone();
-        let task = tokio::spawn(async move {
-            me.run_instance(
-                name,
-                task_config,
-                connect,
-                filters,
-                task_destination,
-                task_snapshot,
-                stop_rx,
-                state_tx,
-            )
-            .await;
-        });
+        let span = destination_span(destination);
+        let task = tokio::spawn(
+            async move {
+                me.run_instance(
+                    name,
+                    task_config,
+                    connect,
+                    filters,
+                    task_destination,
+                    task_snapshot,
+                    stop_rx,
+                    state_tx,
+                )
+                .await;
+            }
+            .instrument(span),
+        );
         // Whether it runs is known once it reaches its source: the state
         // (and a log line) says so then.
         tracing::info!(destination, "instance starting");
@@ -502,16 +514,20 @@ impl InstanceManager {
                     .with_fence(me.fence.clone());
             let (stop, stop_rx) = watch::channel(false);
             let mut instance_stop = instance_stop.clone();
-            let task = tokio::spawn(async move {
-                tokio::select! {
-                    ended = runner.run(source, stop_rx) => {
-                        if let Err(error) = ended {
-                            tracing::warn!(destination = %name, client, %error, "a client's own stream ended; its next GET starts it again from its cursor");
+            let span = destination_span(&name);
+            let task = tokio::spawn(
+                async move {
+                    tokio::select! {
+                        ended = runner.run(source, stop_rx) => {
+                            if let Err(error) = ended {
+                                tracing::warn!(destination = %name, client, %error, "a client's own stream ended; its next GET starts it again from its cursor");
+                            }
                         }
+                        _ = instance_stop.wait_for(|s| *s) => {}
                     }
-                    _ = instance_stop.wait_for(|s| *s) => {}
                 }
-            });
+                .instrument(span),
+            );
             Ok(OwnStream {
                 destination: own,
                 stop,

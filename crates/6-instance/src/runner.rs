@@ -23,6 +23,7 @@ use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, Str
 use sluice_store::{EntryBytes, EntryMeta, StoreError};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 use crate::destination::InstanceDestination;
 use crate::snapshot::{ChunkDelivery, Delivered, Reconciled, SnapshotContext, SnapshotState};
@@ -494,7 +495,7 @@ impl InstanceRunner {
             counters: counters.clone(),
             progress: self.progress.clone(),
         };
-        let mut emitting = tokio::spawn(emitter.run(rx));
+        let mut emitting = tokio::spawn(emitter.run(rx).in_current_span());
         let result = self.read(source, stop, tx, &mut emitting).await;
         emitting.abort();
         self.stats.entries = counters.entries.load(Ordering::Relaxed);
@@ -817,11 +818,15 @@ impl InstanceRunner {
             chunks,
         };
         let name = self.name.clone();
-        let task = tokio::spawn(async move {
-            if let Err(e) = crate::snapshot::run(ctx).await {
-                tracing::error!(destination = %name, error = %e, "snapshot stopped; it resumes when the instance restarts");
+        // In the destination's span (see `manager::destination_span`).
+        let task = tokio::spawn(
+            async move {
+                if let Err(e) = crate::snapshot::run(ctx).await {
+                    tracing::error!(destination = %name, error = %e, "snapshot stopped; it resumes when the instance restarts");
+                }
             }
-        });
+            .in_current_span(),
+        );
         Some(SnapshotTask { rx, task })
     }
 

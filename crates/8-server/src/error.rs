@@ -51,6 +51,22 @@ pub enum ServerError {
         #[source]
         source: std::io::Error,
     },
+    /// Canal's admin port could not be bound.
+    #[error("{at}: cannot listen for canal-admin (canal.ip/canal.admin.port) on {addr}; choose a free port or remove canal.admin.port")]
+    AdminTcpBind {
+        addr: String,
+        /// The canal.properties that sets it.
+        at: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// `canal.admin.user` / `canal.admin.passwd` cannot be used.
+    #[error("{at}: canal.admin.user / canal.admin.passwd")]
+    AdminTcpAuth {
+        at: String,
+        #[source]
+        source: sluice_serve_tcp::AuthConfigError,
+    },
     /// The Canal TCP server stopped with an error.
     #[error("the Canal TCP server failed")]
     TcpServe(#[source] std::io::Error),

@@ -29,9 +29,11 @@
 
 mod admin;
 pub mod admin_client;
+mod canal_admin;
 pub mod destination;
 mod error;
 mod ha;
+pub mod logs;
 mod metrics;
 mod mq;
 mod release;
@@ -44,7 +46,7 @@ pub use error::ServerError;
 pub use ha::{register_address, zk_auth, zk_config, FENCE_CHECK_PERIOD, ZK_AUTH_ENV};
 pub use release::{release, Release, TakenOver};
 pub use server::Server;
-pub use sluice_config::ServerConfig;
+pub use sluice_config::{LogFiles, LogLayout, ServerConfig};
 /// The encoders of the change-event model.
 pub use sluice_encode as encode;
 /// The change-event model every output is encoded from.

@@ -189,11 +189,16 @@ pub(crate) async fn supervise(
             let (stop_tx, stop_rx) = watch::channel(false);
             let run = Worker::new(destination.clone(), router, publisher, worker.clone());
             let task_name = name.clone();
-            let task = tokio::spawn(async move {
-                if let Err(e) = run.run(stop_rx).await {
-                    tracing::info!(destination = %task_name, reason = %e, "MQ worker ended");
-                }
-            });
+            // The broker client's lines carry the destination too.
+            let span = sluice_instance::manager::destination_span(&name);
+            let task = tokio::spawn(tracing::Instrument::instrument(
+                async move {
+                    if let Err(e) = run.run(stop_rx).await {
+                        tracing::info!(destination = %task_name, reason = %e, "MQ worker ended");
+                    }
+                },
+                span,
+            ));
             tracing::info!(destination = %name, "started its MQ worker");
             workers.insert(
                 name,

@@ -31,6 +31,7 @@ pub struct Server {
     local_addr: Option<SocketAddr>,
     metrics_addr: Option<SocketAddr>,
     admin_addr: Option<SocketAddr>,
+    admin_tcp_addr: Option<SocketAddr>,
     registered_address: Option<String>,
     manager: Arc<InstanceManager>,
     running: Option<Running>,
@@ -47,6 +48,8 @@ struct Running {
     metrics: Option<JoinHandle<()>>,
     /// The admin API, if served.
     admin: Option<JoinHandle<()>>,
+    /// Canal's admin port, if served.
+    admin_tcp: Option<JoinHandle<()>>,
     supervision: Supervision,
     manager: Arc<InstanceManager>,
     /// Released last, once nothing of this server writes the data folder.
@@ -93,6 +96,10 @@ impl Server {
         };
         let admin_listener = match &config.admin_http {
             Some(admin) => Some(crate::admin::bind(admin, &config.path).await?),
+            None => None,
+        };
+        let admin_tcp_listener = match &config.admin_tcp {
+            Some(admin) => Some(crate::canal_admin::bind(&config, admin.port).await?),
             None => None,
         };
         // With ZooKeeper, cursors always live there (see crate::ha): servers
@@ -158,6 +165,23 @@ impl Server {
             }
             None => (None, None),
         };
+        let (admin_tcp_addr, admin_tcp) = match admin_tcp_listener {
+            Some(listener) => {
+                let c = manager.server_config();
+                let cluster = match &ha {
+                    Some(ha) => Some(crate::admin::ClusterView {
+                        zk_servers: c.zk_servers.clone(),
+                        auth: crate::zk_auth(Some(c))?,
+                        holds: ha.fence(),
+                    }),
+                    None => None,
+                };
+                let admin = crate::canal_admin::CanalAdmin::new(manager.clone(), cluster)?;
+                let (addr, task) = crate::canal_admin::serve(listener, Arc::new(admin));
+                (addr, Some(task))
+            }
+            None => (None, None),
+        };
         let (stop, stop_rx) = watch::channel(false);
         let (local_addr, tcp) = match tcp {
             Some(tcp) => {
@@ -202,6 +226,7 @@ impl Server {
             local_addr,
             metrics_addr,
             admin_addr,
+            admin_tcp_addr,
             registered_address,
             manager: manager.clone(),
             running: Some(Running {
@@ -210,6 +235,7 @@ impl Server {
                 mq,
                 metrics,
                 admin,
+                admin_tcp,
                 supervision,
                 manager,
                 data_lock,
@@ -244,6 +270,12 @@ impl Server {
     /// `sluice.admin.http.port` is set.
     pub fn admin_addr(&self) -> Option<SocketAddr> {
         self.admin_addr
+    }
+
+    /// The address canal-admin connects to (Canal's admin protocol);
+    /// `None` unless `canal.admin.port` and `canal.admin.passwd` are set.
+    pub fn admin_tcp_addr(&self) -> Option<SocketAddr> {
+        self.admin_tcp_addr
     }
 
     /// The address registered in ZooKeeper (`canal.register.ip` or
@@ -315,6 +347,9 @@ impl Running {
             metrics.abort();
         }
         if let Some(admin) = &self.admin {
+            admin.abort();
+        }
+        if let Some(admin) = &self.admin_tcp {
             admin.abort();
         }
     }

@@ -138,3 +138,23 @@ async fn a_taken_port_is_refused_and_says_so() {
         "{source:?}"
     );
 }
+
+#[tokio::test]
+async fn a_taken_admin_port_is_refused_naming_the_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    write_properties(
+        dir.path(),
+        &format!(
+            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.file.data.dir = {}\n\
+             canal.admin.port = {}\ncanal.admin.passwd = 4ACFE3202A5FF5CF467898FC58AAB1D615029441\n",
+            find_free_port().unwrap(),
+            dir.path().display(),
+            taken.local_addr().unwrap().port(),
+        ),
+    );
+    let config = sluice_server::load_config(dir.path()).unwrap();
+    let err = Server::start(config).await.expect_err("must not start");
+    assert!(matches!(err, ServerError::AdminTcpBind { .. }), "{err:?}");
+    assert!(err.to_string().contains("canal.admin.port"), "{err}");
+}

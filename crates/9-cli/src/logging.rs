@@ -1,14 +1,10 @@
-//! Logging of the server commands: `RUST_LOG` (default `info`, with the
-//! ZooKeeper client's own connection chatter at `warn`), as text or JSON
-//! lines, to stderr or to a daily-rotated file.
+//! The log options of the server commands (see [`sluice_server::logs::init`]).
 
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
-use tracing_appender::non_blocking::WorkerGuard;
-
-/// What the log filter is when `RUST_LOG` is not set.
-const DEFAULT_FILTER: &str = "info,zookeeper_client=warn";
+use sluice_server::logs::{LineFormat, LogGuard};
+use sluice_server::{LogFiles, LogLayout};
 
 #[derive(Debug, Clone, Copy, Default, ValueEnum)]
 pub enum LogFormat {
@@ -19,49 +15,50 @@ pub enum LogFormat {
     Json,
 }
 
+#[derive(Debug, Clone, Copy, Default, ValueEnum)]
+pub enum LayoutArg {
+    /// DIR/sluice.log.YYYY-MM-DD, one file a day.
+    #[default]
+    Sluice,
+    /// Canal's: DIR/canal/canal.log for the server, DIR/{destination}/{destination}.log
+    /// for each destination, rotated daily to {name}-YYYY-MM-DD.log.
+    Canal,
+}
+
 #[derive(Debug, Clone, Default, Args)]
 pub struct LogArgs {
     /// Write logs to files in DIR instead of stderr: one a day, named by
-    /// its date (sluice.log.2026-12-03).
+    /// its date (sluice.log.2026-12-03), or as --log-layout says.
     #[arg(long, value_name = "DIR")]
     pub log_dir: Option<PathBuf>,
     /// How log lines are written.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// How the files of --log-dir are laid out.
+    #[arg(long, value_enum, default_value_t = LayoutArg::Sluice, requires = "log_dir")]
+    pub log_layout: LayoutArg,
+}
+
+impl LogArgs {
+    /// Where the log files are (also for the server's canal-admin log requests).
+    pub fn files(&self) -> Option<LogFiles> {
+        let dir = self.log_dir.as_ref()?;
+        Some(LogFiles {
+            dir: std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+            layout: match self.log_layout {
+                LayoutArg::Sluice => LogLayout::Sluice,
+                LayoutArg::Canal => LogLayout::Canal,
+            },
+        })
+    }
 }
 
 /// Installs the log subscriber once (later calls do nothing). Keep the
-/// guard until the process ends: it flushes what is buffered for the file.
-pub fn init(args: &LogArgs) -> anyhow::Result<Option<WorkerGuard>> {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(DEFAULT_FILTER));
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_target(false);
-    let Some(dir) = &args.log_dir else {
-        let builder = builder
-            .with_writer(std::io::stderr)
-            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-        let _ = match args.log_format {
-            LogFormat::Text => builder.try_init(),
-            LogFormat::Json => builder.json().try_init(),
-        };
-        return Ok(None);
+/// guard until the process ends: it flushes what is buffered for the files.
+pub fn init(args: &LogArgs) -> anyhow::Result<LogGuard> {
+    let format = match args.log_format {
+        LogFormat::Text => LineFormat::Text,
+        LogFormat::Json => LineFormat::Json,
     };
-    std::fs::create_dir_all(dir)
-        .map_err(|e| anyhow::anyhow!("cannot create the log folder {}: {e}", dir.display()))?;
-    let appender = tracing_appender::rolling::Builder::new()
-        .rotation(tracing_appender::rolling::Rotation::DAILY)
-        .filename_prefix("sluice.log")
-        .build(dir)
-        .map_err(|e| anyhow::anyhow!("cannot open a log file in {}: {e}", dir.display()))?;
-    // Written on a thread of its own: a slow disk does not hold up the
-    // tasks that log.
-    let (writer, guard) = tracing_appender::non_blocking(appender);
-    let builder = builder.with_writer(writer).with_ansi(false);
-    let _ = match args.log_format {
-        LogFormat::Text => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
-    };
-    Ok(Some(guard))
+    Ok(sluice_server::logs::init(args.files().as_ref(), format)?)
 }

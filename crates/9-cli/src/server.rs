@@ -25,7 +25,8 @@ pub fn run(args: &ServerArgs) -> Result<()> {
         .build()
         .context("cannot start the async runtime")?;
     runtime.block_on(async {
-        let config = sluice_server::load_config(&args.conf)?;
+        let mut config = sluice_server::load_config(&args.conf)?;
+        config.log_files = args.log.files();
         Server::run_until(config, shutdown_signal()).await?;
         Ok(())
     })

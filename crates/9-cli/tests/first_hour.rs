@@ -1,7 +1,8 @@
 //! What a new user meets in the first hour, as messages a person can act
 //! on: a missing configuration folder, Canal's stock `canal.conf.dir =
 //! ../conf` started from another folder, a source without a binary log, a
-//! replication user without REPLICATION SLAVE, logs in a folder as JSON.
+//! replication user without REPLICATION SLAVE, logs in a folder as JSON or in
+//! Canal's `logs/` layout.
 
 mod common;
 
@@ -155,4 +156,76 @@ fn a_user_without_replication_slave_is_told_which_grant_is_missing() {
         stderr.contains("GRANT REPLICATION SLAVE, REPLICATION CLIENT"),
         "{stderr}"
     );
+}
+
+#[test]
+fn canal_log_layout_writes_a_file_for_the_server_and_one_per_destination() {
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let conf = root.path().join("conf");
+    std::fs::create_dir_all(&conf).unwrap();
+    std::fs::write(
+        conf.join("canal.properties"),
+        format!(
+            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
+             canal.destinations = example\n",
+            find_free_port().unwrap(),
+        ),
+    )
+    .unwrap();
+    common::write_example_instance(&conf, db.port(), "shop\\\\..*");
+    let logs = root.path().join("logs");
+    let mut child = sluice()
+        .args(["server", "--conf"])
+        .arg(&conf)
+        .arg("--log-dir")
+        .arg(&logs)
+        .args(["--log-layout", "canal"])
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let read = |p: &str| std::fs::read_to_string(logs.join(p)).unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(read("canal/canal.log").contains("serving Canal clients")
+        && read("example/example.log").contains("replication dump started"))
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let server = read("canal/canal.log");
+    let example = read("example/example.log");
+    assert!(server.contains("serving Canal clients"), "{server}");
+    assert!(example.contains("replication dump started"), "{example}");
+    assert!(example.contains("instance starting"), "{example}");
+    // A destination's lines are in its file only.
+    assert!(!server.contains("instance starting"), "{server}");
+    // Canal's pattern: `yyyy-MM-dd HH:mm:ss.SSS [thread] LEVEL target - message`.
+    let line = example
+        .lines()
+        .find(|l| l.contains("instance starting"))
+        .unwrap();
+    assert!(
+        line.contains("] INFO  sluice_instance::manager - instance starting"),
+        "{line}"
+    );
+    assert_eq!(line.as_bytes()[10], b' ', "{line}");
+    assert_eq!(&line[19..20], ".", "{line}");
+    assert!(!logs.join("sluice.log").exists());
+}
+
+#[test]
+fn canal_log_layout_needs_a_log_folder() {
+    let out = sluice()
+        .args(["server", "--conf", "nowhere", "--log-layout", "canal"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--log-dir"), "{err}");
 }

@@ -191,12 +191,16 @@ pub struct ServerConfig {
     pub passwd: String,
     /// `sluice.tcp.*`: what the Canal TCP server lets clients hold.
     pub tcp: TcpLimits,
-    pub admin_port: u16,
+    /// `canal.admin.*`: Canal's admin protocol (canal-admin's port);
+    /// `None` (off) unless `canal.admin.port` and `canal.admin.passwd` are set.
+    pub admin_tcp: Option<AdminTcpConfig>,
     /// `sluice.admin.http.*`: Sluice's admin HTTP API; `None` (off) unless
     /// `sluice.admin.http.port` is set.
     pub admin_http: Option<AdminHttpConfig>,
-    pub admin_user: String,
-    pub admin_passwd: String,
+    /// Where the server's log files are, for the admin protocol's log
+    /// requests. Not read from canal.properties: the command line sets it
+    /// (`--log-dir`, `--log-layout`); `None` when logs go to stderr.
+    pub log_files: Option<LogFiles>,
     pub zk_servers: String,
     pub zookeeper_flush_period: Duration,
     /// `sluice.zookeeper.flush.onAck` (default true): the cursor an ack
@@ -246,6 +250,38 @@ pub struct ServerConfig {
     /// The canal.properties this was read from, for errors that point into it.
     pub path: PathBuf,
     pub warnings: Vec<String>,
+}
+
+/// Canal's admin protocol (`canal.admin.*` of `canal.properties`), the
+/// port canal-admin manages a server through.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdminTcpConfig {
+    /// `canal.admin.port`: its port (listening on `canal.ip`); 0 takes any
+    /// free port.
+    pub port: u16,
+    /// `canal.admin.user`: the user name canal-admin logs in with; empty
+    /// accepts any name (as Canal).
+    pub user: String,
+    /// `canal.admin.passwd`: hex of SHA1(SHA1(password)), 40 digits.
+    pub passwd: String,
+}
+
+/// How the server's log files are laid out in their folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogLayout {
+    /// `DIR/sluice.log.YYYY-MM-DD`, one file a day (UTC dates).
+    #[default]
+    Sluice,
+    /// Canal's: `DIR/canal/canal.log` for the server and
+    /// `DIR/{destination}/{destination}.log` for each destination.
+    Canal,
+}
+
+/// The folder the server logs to and its layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFiles {
+    pub dir: PathBuf,
+    pub layout: LogLayout,
 }
 
 /// Sluice's admin HTTP API (`sluice.admin.http.*` of `canal.properties`).
@@ -848,20 +884,37 @@ pub const DEFAULT_BINLOG_MAX_EVENT_SIZE: usize = 256 << 20;
 /// Its highest value: MySQL's largest `max_allowed_packet`.
 const MAX_BINLOG_MAX_EVENT_SIZE: usize = 1 << 30;
 
-/// Canal's stock canal.properties sets `canal.admin.port` for canal-admin,
-/// whose protocol Sluice does not serve: said once, where it is set, rather
-/// than refused, so that the stock file still starts a server.
-fn admin_key_warning(path: &Path, props: &Properties) -> Option<String> {
-    let p = props.get("canal.admin.port")?;
-    if p.value.trim().is_empty() {
-        return None;
+/// `canal.admin.*`: `None` unless `canal.admin.port` is set. Canal's stock
+/// canal.properties sets the port and user with an empty password, which
+/// Canal serves to anyone; Sluice does not serve it then, and says so once,
+/// where the port is set (a warning, so that the stock file still starts a
+/// server). A password that is not 40 hex digits is refused.
+fn admin_tcp(r: &Reader<'_>) -> Result<(Option<AdminTcpConfig>, Option<String>), ConfigError> {
+    let Some(port) = r.optional::<u16>("canal.admin.port", "expected a TCP port (0-65535)")? else {
+        return Ok((None, None));
+    };
+    let user = r.string("canal.admin.user", "");
+    let passwd = r.string("canal.admin.passwd", "");
+    if passwd.is_empty() {
+        let line = r.get("canal.admin.port").map_or(0, |p| p.line);
+        return Ok((
+            None,
+            Some(format!(
+                "{}:{line}: canal.admin.port = {port} but canal.admin.passwd is empty: the admin port (canal-admin) is not served, as anyone could stop destinations through it; set canal.admin.passwd to the hex SHA1(SHA1(password)) to serve it",
+                r.path.display()
+            )),
+        ));
     }
-    Some(format!(
-        "{}:{}: canal.admin.port = {}: Sluice does not serve Canal's admin protocol (canal-admin); nothing listens on that port and canal.admin.* are ignored",
-        path.display(),
-        p.line,
-        p.value.trim()
-    ))
+    if passwd.len() != 40 || !passwd.chars().all(|c| c.is_ascii_hexdigit()) {
+        if let Some(p) = r.get("canal.admin.passwd") {
+            return Err(r.bad(
+                "canal.admin.passwd",
+                p,
+                "expected 40 hex digits: SHA1(SHA1(password)), e.g. SELECT SHA1(UNHEX(SHA1('secret')))",
+            ));
+        }
+    }
+    Ok((Some(AdminTcpConfig { port, user, passwd }), None))
 }
 
 fn unknown_key_warnings(path: &Path, props: &Properties, known: &[&[&str]]) -> Vec<String> {
@@ -932,6 +985,7 @@ impl ServerConfig {
         let conf_dir = r
             .path_from("canal.conf.dir", dir)
             .unwrap_or_else(|| dir.to_path_buf());
+        let (admin_tcp, admin_tcp_warning) = admin_tcp(&r)?;
         let cfg = ServerConfig {
             id: r.parse("canal.id", 1, "expected an integer")?,
             ip: r.string("canal.ip", ""),
@@ -945,10 +999,9 @@ impl ServerConfig {
             user: r.string("canal.user", ""),
             passwd: r.string("canal.passwd", ""),
             tcp: r.tcp_limits()?,
-            admin_port: r.parse("canal.admin.port", 11110, "expected a TCP port (1-65535)")?,
+            admin_tcp,
             admin_http: admin_http(&r)?,
-            admin_user: r.string("canal.admin.user", ""),
-            admin_passwd: r.string("canal.admin.passwd", ""),
+            log_files: None,
             zk_servers: r.string("canal.zkServers", ""),
             zookeeper_flush_period: Duration::from_millis(r.parse(
                 "canal.zookeeper.flush.period",
@@ -1018,7 +1071,7 @@ impl ServerConfig {
                 .collect(),
             warnings: unknown_key_warnings(path, &props, &[KNOWN_SERVER_KEYS, KNOWN_INSTANCE_KEYS])
                 .into_iter()
-                .chain(admin_key_warning(path, &props))
+                .chain(admin_tcp_warning)
                 .collect(),
             raw: without_secrets(&props),
             path: path.to_path_buf(),

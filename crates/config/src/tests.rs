@@ -441,21 +441,74 @@ fn the_example_conf_folder_loads_with_no_unknown_key() {
 }
 
 #[test]
-fn the_admin_port_of_the_stock_file_is_said_to_be_not_served() {
+fn the_admin_port_without_a_password_is_not_served_and_said_so() {
+    // Canal's stock file: port and user, empty password.
     let dir = tempfile::tempdir().unwrap();
     write(
         dir.path(),
         "canal.properties",
-        "canal.port = 11111\ncanal.admin.port = 11110\ncanal.admin.user = admin\n",
+        "canal.port = 11111\ncanal.admin.port = 11110\ncanal.admin.user = admin\ncanal.admin.passwd =\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.admin_tcp, None);
     assert_eq!(server.warnings.len(), 1, "{:#?}", server.warnings);
     assert!(
         server.warnings[0].ends_with(
-            "canal.properties:2: canal.admin.port = 11110: Sluice does not serve Canal's admin protocol (canal-admin); nothing listens on that port and canal.admin.* are ignored"
+            "canal.properties:2: canal.admin.port = 11110 but canal.admin.passwd is empty: the admin port (canal-admin) is not served, as anyone could stop destinations through it; set canal.admin.passwd to the hex SHA1(SHA1(password)) to serve it"
         ),
         "{:#?}",
         server.warnings
+    );
+}
+
+#[test]
+fn the_admin_port_with_a_password_is_served() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.admin.port = 11110\ncanal.admin.user = admin\ncanal.admin.passwd = 4ACFE3202A5FF5CF467898FC58AAB1D615029441\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:#?}", server.warnings);
+    assert_eq!(
+        server.admin_tcp,
+        Some(AdminTcpConfig {
+            port: 11110,
+            user: "admin".into(),
+            passwd: "4ACFE3202A5FF5CF467898FC58AAB1D615029441".into(),
+        })
+    );
+
+    // No port: off, whatever else is set.
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.admin.user = admin\ncanal.admin.passwd = 4ACFE3202A5FF5CF467898FC58AAB1D615029441\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.admin_tcp, None);
+    assert!(server.warnings.is_empty(), "{:#?}", server.warnings);
+}
+
+#[test]
+fn an_admin_password_that_is_not_a_sha1_hash_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.admin.port = 11110\ncanal.admin.user = admin\ncanal.admin.passwd = admin\n",
+    );
+    let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("canal.properties:3: canal.admin.passwd = \"admin\": expected 40 hex digits"),
+        "{err}"
+    );
+    write(dir.path(), "canal.properties", "canal.admin.port = admin\n");
+    let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        err.contains("canal.properties:1: canal.admin.port"),
+        "{err}"
     );
 }
 
