@@ -3,7 +3,8 @@
 //! as the server runs, every inserted row reaches it as FlatMessage JSON in
 //! commit order, and rows written while the broker is down arrive once it is
 //! back, none lost; a server killed with SIGKILL again and again loses none
-//! either (a batch is acked only once the broker confirmed it).
+//! either (a batch is acked only once the broker confirmed it). The initial
+//! snapshot reaches the queue as marked INSERTs.
 
 mod common;
 
@@ -278,6 +279,108 @@ async fn rabbit_mq_mode_server_killed_while_rows_stream_loses_no_row() -> Result
         eprintln!(
             "{} messages for {ROWS} rows with {KILLS} kills of the server (the last at row {at_last_kill})",
             ids.len()
+        );
+        Ok(())
+    }
+    .await;
+    let _ = server.kill();
+    let _ = server.wait();
+    outcome.with_context(|| log_tail(&log))
+}
+
+/// The initial snapshot in MQ mode: the rows already in `shop.orders` reach
+/// the queue as FlatMessage INSERTs marked `"snapshot":true`, each once, and
+/// rows written afterwards come from the stream, without the mark.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rabbit_mq_mode_delivers_the_initial_snapshot_as_marked_inserts() -> Result<()> {
+    const BEFORE: i64 = 3_000;
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    db.exec(&format!(
+        "CREATE DATABASE shop; CREATE TABLE shop.orders (id INT PRIMARY KEY, name VARCHAR(64));
+         USE shop; INSERT INTO shop.orders SELECT seq, CONCAT('order ', seq) FROM seq_1_to_{BEFORE}"
+    ))?;
+    let broker = RabbitMq::start()?;
+    let conf = tempfile::tempdir()?;
+    write_conf(conf.path(), db.port(), &broker)?;
+    // From the binlog's end (not its start, which would replay the rows),
+    // with the snapshot on.
+    std::fs::write(
+        conf.path().join("example/instance.properties"),
+        format!(
+            "canal.instance.master.address = 127.0.0.1:{}\n\
+             canal.instance.dbUsername = root\n\
+             canal.instance.filter.regex = shop\\\\..*\n\
+             canal.mq.topic = {QUEUE}\n\
+             sluice.instance.snapshot.mode = initial\n\
+             sluice.instance.snapshot.chunkSize = 1000\n",
+            db.port()
+        ),
+    )?;
+    let log = conf.path().join("server.log");
+    let mut server = spawn_server(conf.path(), &log);
+    let outcome: Result<()> = async {
+        wait_for_queue(&broker, Duration::from_secs(60)).await?;
+        let conn = connect(&broker).await?;
+        let channel = conn.create_channel().await?;
+        let mut consumer = channel
+            .basic_consume(
+                QUEUE.into(),
+                "sluice-snapshot".into(),
+                BasicConsumeOptions::default(),
+                FieldTable::default(),
+            )
+            .await?;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        let mut snapshot_ids = Vec::new();
+        let mut stream_ids = Vec::new();
+        let mut wrote_after = false;
+        while snapshot_ids.len() < BEFORE as usize || stream_ids.len() < 10 {
+            if !wrote_after && snapshot_ids.len() >= BEFORE as usize {
+                insert(&db, BEFORE + 1..=BEFORE + 10)?;
+                wrote_after = true;
+            }
+            let Ok(next) = tokio::time::timeout_at(deadline, consumer.next()).await else {
+                bail!(
+                    "{} snapshot rows and {} stream rows arrived, not all",
+                    snapshot_ids.len(),
+                    stream_ids.len()
+                );
+            };
+            let delivery = next.context("the consumer was cancelled")??;
+            let message: Value = serde_json::from_slice(&delivery.data)?;
+            delivery.ack(BasicAckOptions::default()).await?;
+            if message["isDdl"] == Value::Bool(true) {
+                continue;
+            }
+            ensure!(message["type"] == "INSERT", "{message}");
+            let snapshot = message.get("snapshot") == Some(&Value::Bool(true));
+            ensure!(
+                snapshot || message.get("snapshot").is_none(),
+                "a snapshot key that is not true: {message}"
+            );
+            for row in message["data"].as_array().context("no data")? {
+                let id: i64 = row["id"]
+                    .as_str()
+                    .and_then(|s| s.parse().ok())
+                    .with_context(|| format!("no id in {row}"))?;
+                ensure!(row["name"] == format!("order {id}").as_str(), "{row}");
+                if snapshot {
+                    snapshot_ids.push(id);
+                } else {
+                    stream_ids.push(id);
+                }
+            }
+        }
+        conn.close(200, "done".into()).await?;
+        // Chunks come in key order, each row once (nothing changed meanwhile).
+        ensure!(
+            snapshot_ids == (1..=BEFORE).collect::<Vec<_>>(),
+            "snapshot rows {}..: not 1..={BEFORE} once each in order",
+            snapshot_ids.first().copied().unwrap_or(0)
+        );
+        ensure!(
+            stream_ids == (BEFORE + 1..=BEFORE + 10).collect::<Vec<_>>(),
+            "stream rows: {stream_ids:?}"
         );
         Ok(())
     }
