@@ -245,6 +245,19 @@ impl InstanceManager {
         state.progress()
     }
 
+    /// The destinations this server knows: configured, discovered or
+    /// running, sorted.
+    pub fn known_destinations(&self) -> Vec<String> {
+        let mut names = self.server_config().discover_destinations();
+        for (name, _) in self.states() {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        names.sort();
+        names
+    }
+
     pub fn state(&self, destination: &str) -> Option<InstanceState> {
         self.lock()
             .get(destination)

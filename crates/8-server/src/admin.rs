@@ -232,14 +232,7 @@ fn body<T: serde::de::DeserializeOwned + Default>(
 impl Admin {
     /// The destinations this server knows: configured, discovered or running.
     fn names(&self) -> Vec<String> {
-        let mut names = self.manager.server_config().discover_destinations();
-        for (name, _) in self.manager.states() {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        names.sort();
-        names
+        self.manager.known_destinations()
     }
 
     /// `destination`, or a 404 naming it and the known ones.

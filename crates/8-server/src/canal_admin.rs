@@ -371,14 +371,7 @@ async fn answer(admin: &CanalAdmin, packet: &Packet) -> Packet {
 impl CanalAdmin {
     /// The destinations this server knows: configured, discovered or running.
     fn names(&self) -> Vec<String> {
-        let mut names = self.manager.server_config().discover_destinations();
-        for (name, _) in self.manager.states() {
-            if !names.contains(&name) {
-                names.push(name);
-            }
-        }
-        names.sort();
-        names
+        self.manager.known_destinations()
     }
 
     fn runs_here(&self, destination: &str) -> bool {

@@ -142,17 +142,22 @@ impl Server {
             crate::metrics::serve(&c.ip, c.metrics_port, manager.clone()).await
         };
         let (metrics_addr, metrics) = metrics;
+        // What both admin servers need of the ZooKeeper cluster, if any.
+        let cluster_view = || -> Result<Option<crate::admin::ClusterView>, ServerError> {
+            let Some(ha) = &ha else {
+                return Ok(None);
+            };
+            let c = manager.server_config();
+            Ok(Some(crate::admin::ClusterView {
+                zk_servers: c.zk_servers.clone(),
+                auth: crate::zk_auth(Some(c))?,
+                holds: ha.fence(),
+            }))
+        };
         let (admin_addr, admin) = match admin_listener {
             Some(listener) => {
                 let c = manager.server_config();
-                let cluster = match &ha {
-                    Some(ha) => Some(crate::admin::ClusterView {
-                        zk_servers: c.zk_servers.clone(),
-                        auth: crate::zk_auth(Some(c))?,
-                        holds: ha.fence(),
-                    }),
-                    None => None,
-                };
+                let cluster = cluster_view()?;
                 let token = c
                     .admin_http
                     .as_ref()
@@ -167,15 +172,7 @@ impl Server {
         };
         let (admin_tcp_addr, admin_tcp) = match admin_tcp_listener {
             Some(listener) => {
-                let c = manager.server_config();
-                let cluster = match &ha {
-                    Some(ha) => Some(crate::admin::ClusterView {
-                        zk_servers: c.zk_servers.clone(),
-                        auth: crate::zk_auth(Some(c))?,
-                        holds: ha.fence(),
-                    }),
-                    None => None,
-                };
+                let cluster = cluster_view()?;
                 let admin = crate::canal_admin::CanalAdmin::new(manager.clone(), cluster)?;
                 let (addr, task) = crate::canal_admin::serve(listener, Arc::new(admin));
                 (addr, Some(task))
