@@ -154,10 +154,153 @@ impl ResultSet {
 }
 
 /// A text-protocol result set with the values as the server sent them.
+///
+/// The values of all rows share one buffer (a large result set, such as a
+/// snapshot chunk, costs no allocation per value); [`RawResultSet::rows`]
+/// and [`RawResultSet::row`] read them as [`RawRow`]s.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawResultSet {
     pub columns: Vec<String>,
-    pub rows: Vec<Vec<Option<Vec<u8>>>>,
+    /// Every value's bytes, one after another.
+    data: Vec<u8>,
+    /// Per value, row after row (`columns.len()` a row): where it is in
+    /// `data`; `NULL_SPAN` for NULL.
+    spans: Vec<(usize, usize)>,
+    rows: usize,
+}
+
+/// The span of a NULL value.
+const NULL_SPAN: (usize, usize) = (usize::MAX, 0);
+
+impl RawResultSet {
+    /// An empty result set with these columns.
+    pub fn new(columns: Vec<String>) -> Self {
+        RawResultSet {
+            columns,
+            ..Default::default()
+        }
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// Bytes of all the values together.
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Row `i`, if there is one.
+    pub fn row(&self, i: usize) -> Option<RawRow<'_>> {
+        (i < self.rows).then(|| self.row_at(i))
+    }
+
+    /// Row `i < self.rows`.
+    fn row_at(&self, i: usize) -> RawRow<'_> {
+        let width = self.columns.len();
+        RawRow {
+            data: &self.data,
+            spans: &self.spans[i * width..(i + 1) * width],
+        }
+    }
+
+    /// The last row, if any.
+    pub fn last(&self) -> Option<RawRow<'_>> {
+        self.rows.checked_sub(1).and_then(|i| self.row(i))
+    }
+
+    /// The rows in order.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = RawRow<'_>> + '_ {
+        (0..self.rows).map(|i| self.row_at(i))
+    }
+
+    /// Appends the row of a text-protocol row packet (one length-encoded
+    /// string or 0xfb NULL per column). On error nothing is appended.
+    pub fn push_text_row(&mut self, packet: &[u8]) -> std::result::Result<(), WireError> {
+        let (data_at, spans_at) = (self.data.len(), self.spans.len());
+        // The values take at most the packet's bytes.
+        self.data.reserve(packet.len());
+        let mut at = 0usize;
+        for _ in 0..self.columns.len() {
+            // Most values are shorter than 251 bytes: a one-byte length.
+            let short = match packet.get(at) {
+                Some(&n) if n < 0xfb => packet.get(at + 1..at + 1 + n as usize),
+                _ => None,
+            };
+            let value = match short {
+                Some(v) => {
+                    at += 1 + v.len();
+                    Some(v)
+                }
+                None => {
+                    // Any other length, NULL, or a short packet.
+                    let mut r = Reader::new(packet, "result row");
+                    let read = r.skip(at).and_then(|()| r.lenenc_bytes());
+                    at = packet.len() - r.remaining();
+                    match read {
+                        Ok(v) => v,
+                        Err(e) => {
+                            self.data.truncate(data_at);
+                            self.spans.truncate(spans_at);
+                            return Err(e);
+                        }
+                    }
+                }
+            };
+            match value {
+                Some(v) => {
+                    let start = self.data.len();
+                    self.data.extend_from_slice(v);
+                    self.spans.push((start, self.data.len()));
+                }
+                None => self.spans.push(NULL_SPAN),
+            }
+        }
+        self.rows += 1;
+        Ok(())
+    }
+}
+
+/// One row of a [`RawResultSet`].
+#[derive(Debug, Clone, Copy)]
+pub struct RawRow<'a> {
+    data: &'a [u8],
+    spans: &'a [(usize, usize)],
+}
+
+impl<'a> RawRow<'a> {
+    /// Number of values (the result set's columns).
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// The value of column `i`; `None` for NULL or no such column.
+    pub fn value(&self, i: usize) -> Option<&'a [u8]> {
+        self.spans.get(i).and_then(|&s| span(self.data, s))
+    }
+
+    /// The values in column order, `None` for NULL.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Option<&'a [u8]>> + 'a {
+        let data = self.data;
+        self.spans.iter().map(move |&s| span(data, s))
+    }
+}
+
+fn span(data: &[u8], (start, end): (usize, usize)) -> Option<&[u8]> {
+    if (start, end) == NULL_SPAN {
+        None
+    } else {
+        data.get(start..end)
+    }
 }
 
 /// A logged-in connection.
@@ -688,17 +831,17 @@ impl Conn {
     /// result for statements without any).
     pub async fn query(&mut self, sql: &str) -> Result<ResultSet> {
         let raw = self.query_bytes(sql).await?;
+        let rows = raw
+            .rows()
+            .map(|row| {
+                row.iter()
+                    .map(|v| v.map(|b| String::from_utf8_lossy(b).into_owned()))
+                    .collect()
+            })
+            .collect();
         Ok(ResultSet {
             columns: raw.columns,
-            rows: raw
-                .rows
-                .into_iter()
-                .map(|row| {
-                    row.into_iter()
-                        .map(|v| v.map(|b| String::from_utf8_lossy(&b).into_owned()))
-                        .collect()
-                })
-                .collect(),
+            rows,
         })
     }
 
@@ -730,7 +873,7 @@ impl Conn {
                 .map_err(wire(&addr, DURING))?
                 .unwrap_or(0) as usize,
         };
-        let mut rs = RawResultSet::default();
+        let mut columns = Vec::with_capacity(count);
         for _ in 0..count {
             let p = self.read_packet(DURING).await?;
             let mut r = Reader::new(p, "column definition");
@@ -744,8 +887,9 @@ impl Conn {
                     name = s.to_vec();
                 }
             }
-            rs.columns.push(String::from_utf8_lossy(&name).into_owned());
+            columns.push(String::from_utf8_lossy(&name).into_owned());
         }
+        let mut rs = RawResultSet::new(columns);
         if self.capabilities & caps::DEPRECATE_EOF == 0 {
             let p = self.read_packet(DURING).await?;
             if !is_eof(p) {
@@ -765,16 +909,7 @@ impl Conn {
                 let e = ErrPacket::parse(p).map_err(wire(&addr, DURING))?;
                 return Err(self.server_error(e, format!("query `{sql}`")));
             }
-            let mut r = Reader::new(p, "result row");
-            let mut row = Vec::with_capacity(count);
-            for _ in 0..count {
-                row.push(
-                    r.lenenc_bytes()
-                        .map_err(wire(&addr, DURING))?
-                        .map(<[u8]>::to_vec),
-                );
-            }
-            rs.rows.push(row);
+            rs.push_text_row(p).map_err(wire(&addr, DURING))?;
         }
         Ok(rs)
     }
@@ -782,5 +917,76 @@ impl Conn {
     /// Runs a statement that returns no rows.
     pub async fn exec(&mut self, sql: &str) -> Result<()> {
         self.query(sql).await.map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::{put_lenenc_bytes, put_lenenc_int};
+
+    fn packet(values: &[Option<&[u8]>]) -> Vec<u8> {
+        let mut p = Vec::new();
+        for v in values {
+            match v {
+                Some(v) => put_lenenc_bytes(&mut p, v),
+                None => p.push(0xfb),
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn raw_rows_keep_values_nulls_and_empty_strings_apart() {
+        let long = vec![b'x'; 300];
+        let huge = vec![b'y'; 70_000];
+        let mut rs = RawResultSet::new(vec!["a".into(), "b".into(), "c".into()]);
+        assert!(rs.is_empty() && rs.last().is_none());
+        rs.push_text_row(&packet(&[Some(b"1"), None, Some(b"")]))
+            .unwrap();
+        rs.push_text_row(&packet(&[Some(&long), Some(&huge), Some(b"\0\xff")]))
+            .unwrap();
+        assert_eq!(rs.len(), 2);
+        let first = rs.row(0).unwrap();
+        assert_eq!(
+            first.iter().collect::<Vec<_>>(),
+            vec![Some(&b"1"[..]), None, Some(&b""[..])]
+        );
+        assert_eq!(first.value(1), None);
+        assert_eq!(first.value(2), Some(&b""[..]));
+        assert_eq!(first.value(3), None);
+        let last = rs.last().unwrap();
+        assert_eq!(last.len(), 3);
+        assert_eq!(last.value(0), Some(&long[..]));
+        assert_eq!(last.value(1), Some(&huge[..]));
+        assert_eq!(last.value(2), Some(&b"\0\xff"[..]));
+        assert_eq!(rs.rows().len(), 2);
+        assert!(rs.row(2).is_none());
+        assert_eq!(rs.data_len(), 1 + 300 + 70_000 + 2);
+    }
+
+    #[test]
+    fn a_short_row_packet_is_an_error_and_adds_nothing() {
+        let mut rs = RawResultSet::new(vec!["a".into(), "b".into()]);
+        rs.push_text_row(&packet(&[Some(b"ok"), None])).unwrap();
+        // The second value claims 10 bytes, 3 follow.
+        let mut p = packet(&[Some(b"v")]);
+        p.extend_from_slice(&[10, b'a', b'b', b'c']);
+        assert!(rs.push_text_row(&p).is_err());
+        // A 3-byte length with too few bytes after it.
+        let mut p = packet(&[Some(b"v")]);
+        put_lenenc_int(&mut p, 70_000);
+        assert!(rs.push_text_row(&p).is_err());
+        // One value for two columns.
+        assert!(rs.push_text_row(&packet(&[Some(b"v")])).is_err());
+        assert!(rs.push_text_row(&[0xff]).is_err());
+        assert_eq!(rs.len(), 1);
+        assert_eq!(rs.data_len(), 2);
+        assert_eq!(
+            rs.last().unwrap().iter().collect::<Vec<_>>(),
+            vec![Some(&b"ok"[..]), None]
+        );
+        rs.push_text_row(&packet(&[None, Some(b"z")])).unwrap();
+        assert_eq!(rs.last().unwrap().value(1), Some(&b"z"[..]));
     }
 }

@@ -36,6 +36,6 @@ pub use file::BinlogFile;
 pub use framing::{EventFramer, RawEvent, BINLOG_MAGIC};
 pub use header::{ChecksumAlg, EventHeader, FormatDescription};
 pub use rows::{Row, RowImage, RowsEvent};
-pub use rows_write::{write_row_image, CellIn, WriteError};
+pub use rows_write::{write_row_image, CellIn, RowImageWriter, WriteError};
 pub use table_map::{ColumnDef, TableMap};
 pub use value::{Cell, Value};

@@ -106,41 +106,83 @@ pub fn write_row_image(
     out: &mut Vec<u8>,
 ) -> Result<(), WriteError> {
     if values.len() != table.columns.len() {
-        return Err(WriteError {
-            column: "-".into(),
-            index: None,
-            table: format!("{}.{}", table.schema, table.table),
-            message: format!(
-                "{} values for a table of {} columns",
-                values.len(),
-                table.columns.len()
-            ),
-        });
+        return Err(count_error(table, values.len()));
     }
-    let start = out.len();
-    let bitmap_at = out.len();
-    out.resize(bitmap_at + values.len().div_ceil(8), 0);
-    // The bits past the last column are set, as the servers' `pack_row`
-    // leaves them: the image is then byte for byte the server's.
-    if !values.len().is_multiple_of(8) {
-        if let Some(last) = out.last_mut() {
-            *last = 0xff << (values.len() % 8);
+    let mut w = RowImageWriter::new(table, out);
+    for v in values {
+        w.push(v)?;
+    }
+    w.finish()
+}
+
+fn count_error(table: &TableMap, given: usize) -> WriteError {
+    WriteError {
+        column: "-".into(),
+        index: None,
+        table: format!("{}.{}", table.schema, table.table),
+        message: format!(
+            "{given} values for a table of {} columns",
+            table.columns.len()
+        ),
+    }
+}
+
+/// Writes one full row image value by value, as [`write_row_image`] does,
+/// for callers that make each value as they go (no slice of the row's
+/// values needed). Unless [`RowImageWriter::finish`] succeeds, dropping it
+/// takes the partial image out of `out` again.
+pub struct RowImageWriter<'t, 'o> {
+    table: &'t TableMap,
+    out: &'o mut Vec<u8>,
+    /// Where the image (its null bitmap) starts in `out`.
+    start: usize,
+    /// The column the next value is for.
+    next: usize,
+    finished: bool,
+}
+
+impl<'t, 'o> RowImageWriter<'t, 'o> {
+    /// Starts the image of a row of `table` at the end of `out`.
+    pub fn new(table: &'t TableMap, out: &'o mut Vec<u8>) -> Self {
+        let columns = table.columns.len();
+        let start = out.len();
+        out.resize(start + columns.div_ceil(8), 0);
+        // The bits past the last column are set, as the servers' `pack_row`
+        // leaves them: the image is then byte for byte the server's.
+        if !columns.is_multiple_of(8) {
+            if let Some(last) = out.last_mut() {
+                *last = 0xff << (columns % 8);
+            }
+        }
+        RowImageWriter {
+            table,
+            out,
+            start,
+            next: 0,
+            finished: false,
         }
     }
-    for (i, (v, col)) in values.iter().zip(&table.columns).enumerate() {
+
+    /// Writes the value of the next column.
+    pub fn push(&mut self, v: &CellIn<'_>) -> Result<(), WriteError> {
+        let i = self.next;
+        let Some(col) = self.table.columns.get(i) else {
+            return Err(count_error(self.table, i + 1));
+        };
+        let value_at = self.out.len();
         let r = match v {
             CellIn::Null => {
                 if !col.nullable {
                     Err("NULL for a NOT NULL column".to_string())
                 } else {
-                    out[bitmap_at + i / 8] |= 1 << (i % 8);
+                    self.out[self.start + i / 8] |= 1 << (i % 8);
                     Ok(())
                 }
             }
-            v => write_value(col, v, out),
+            v => write_value(col, v, self.out),
         };
         if let Err(message) = r {
-            out.truncate(start);
+            self.out.truncate(value_at);
             let column = match &col.name {
                 Some(n) => format!("`{n}`"),
                 None => format!("#{i}"),
@@ -148,12 +190,30 @@ pub fn write_row_image(
             return Err(WriteError {
                 column,
                 index: Some(i),
-                table: format!("{}.{}", table.schema, table.table),
+                table: format!("{}.{}", self.table.schema, self.table.table),
                 message,
             });
         }
+        self.next += 1;
+        Ok(())
     }
-    Ok(())
+
+    /// Ends the image: every column must have its value.
+    pub fn finish(mut self) -> Result<(), WriteError> {
+        if self.next != self.table.columns.len() {
+            return Err(count_error(self.table, self.next));
+        }
+        self.finished = true;
+        Ok(())
+    }
+}
+
+impl Drop for RowImageWriter<'_, '_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.out.truncate(self.start);
+        }
+    }
 }
 
 type W = Result<(), String>;
@@ -468,62 +528,68 @@ fn decimal(text: &str, precision: u8, scale: u8, out: &mut Vec<u8>) -> W {
             "DECIMAL({precision},{scale}) value {text:?}: {why}"
         ))
     };
-    let (neg, body) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
+    let bytes = text.as_bytes();
+    let (neg, body) = match bytes.first() {
+        Some(b'-') => (true, &bytes[1..]),
+        Some(b'+') => (false, &bytes[1..]),
+        _ => (false, bytes),
     };
-    let (int_s, frac_s) = match body.split_once('.') {
-        Some((i, f)) => (i, f),
-        None => (body, ""),
+    let (int_s, frac_s) = match body.iter().position(|&b| b == b'.') {
+        Some(p) => (&body[..p], &body[p + 1..]),
+        None => (body, &[][..]),
     };
     if (int_s.is_empty() && frac_s.is_empty())
-        || !int_s.bytes().all(|b| b.is_ascii_digit())
-        || !frac_s.bytes().all(|b| b.is_ascii_digit())
+        || !int_s.iter().all(u8::is_ascii_digit)
+        || !frac_s.iter().all(u8::is_ascii_digit)
     {
         return bad("not a decimal number");
     }
-    let int_s = int_s.trim_start_matches('0');
-    let intg = (precision - scale) as usize;
+    let zeros = int_s.iter().take_while(|&&b| b == b'0').count();
+    let int_s = &int_s[zeros..];
+    let intg = precision.saturating_sub(scale) as usize;
     let scale = scale as usize;
     if int_s.len() > intg {
         return bad("too many integer digits");
     }
     let (frac_keep, frac_extra) = frac_s.split_at(frac_s.len().min(scale));
-    if frac_extra.bytes().any(|b| b != b'0') {
+    if frac_extra.iter().any(|&b| b != b'0') {
         return bad("too many fraction digits");
     }
-    // All digits, integer part right-aligned to intg, fraction left-aligned to scale.
-    let mut int_digits = vec![0u8; intg - int_s.len()];
-    int_digits.extend(int_s.bytes().map(|b| b - b'0'));
-    let mut frac_digits: Vec<u8> = frac_keep.bytes().map(|b| b - b'0').collect();
-    frac_digits.resize(scale, 0);
-    let size = decimal_size(precision, scale as u8);
-    let mut buf = Vec::with_capacity(size);
-    let push_group = |buf: &mut Vec<u8>, digits: &[u8]| {
-        let v = digits.iter().fold(0u32, |a, &d| a * 10 + d as u32);
-        let n = DIG2BYTES[digits.len()];
-        buf.extend_from_slice(&v.to_be_bytes()[4 - n..]);
+    // Digit `k` of the intg + scale digits: the integer part right-aligned
+    // to intg, the fraction left-aligned to scale.
+    let int_pad = intg - int_s.len();
+    let digit = |k: usize| -> u32 {
+        let d = if k < intg {
+            k.checked_sub(int_pad).map_or(b'0', |j| int_s[j])
+        } else {
+            frac_keep.get(k - intg).copied().unwrap_or(b'0')
+        };
+        (d - b'0') as u32
+    };
+    let at = out.len();
+    let mut push_group = |from: usize, n: usize| {
+        let v = (from..from + n).fold(0u32, |a, k| a * 10 + digit(k));
+        out.extend_from_slice(&v.to_be_bytes()[4 - DIG2BYTES[n]..]);
     };
     let lead = intg % 9;
-    push_group(&mut buf, &int_digits[..lead]);
-    for g in int_digits[lead..].chunks(9) {
-        push_group(&mut buf, g);
+    push_group(0, lead);
+    for g in (lead..intg).step_by(9) {
+        push_group(g, 9);
     }
-    for g in frac_digits.chunks(9) {
-        push_group(&mut buf, g);
+    for g in (0..scale).step_by(9) {
+        push_group(intg + g, (scale - g).min(9));
     }
-    let zero = int_digits.iter().chain(&frac_digits).all(|&d| d == 0);
+    let zero = int_s.is_empty() && frac_keep.iter().all(|&b| b == b'0');
+    let image = &mut out[at..];
     if neg && !zero {
-        for b in buf.iter_mut() {
+        for b in image.iter_mut() {
             *b = !*b;
         }
     }
-    if let Some(b) = buf.first_mut() {
+    if let Some(b) = image.first_mut() {
         *b ^= 0x80;
     }
-    debug_assert_eq!(buf.len(), size);
-    out.extend_from_slice(&buf);
+    debug_assert_eq!(image.len(), decimal_size(precision, scale as u8));
     Ok(())
 }
 
@@ -697,6 +763,50 @@ mod tests {
         assert_eq!(e.column, "`a`");
         assert!(e.message.contains("out of range"), "{e}");
         assert!(out.is_empty(), "a failed row leaves nothing behind");
+    }
+
+    #[test]
+    fn row_writer_writes_what_write_row_image_writes_and_undoes_a_partial_row() {
+        let t = table(vec![
+            col("a", code::LONG, ColumnType::Long, false),
+            col(
+                "b",
+                code::VARCHAR,
+                ColumnType::VarChar { max_len: 10 },
+                false,
+            ),
+        ]);
+        let row = [CellIn::Int(-7), CellIn::Bytes(b"hi")];
+        let mut whole = vec![9];
+        write_row_image(&t, &row, &mut whole).unwrap();
+        let mut by_value = vec![9];
+        let mut w = RowImageWriter::new(&t, &mut by_value);
+        for v in &row {
+            w.push(v).unwrap();
+        }
+        assert!(
+            w.push(&CellIn::Null).is_err(),
+            "a value past the last column"
+        );
+        w.finish().unwrap();
+        assert_eq!(by_value, whole);
+        // Dropped before its end, or ended short: the row is taken out.
+        let mut out = vec![9];
+        let mut w = RowImageWriter::new(&t, &mut out);
+        w.push(&CellIn::Int(1)).unwrap();
+        drop(w);
+        assert_eq!(out, [9]);
+        let mut w = RowImageWriter::new(&t, &mut out);
+        w.push(&CellIn::Int(1)).unwrap();
+        assert!(w.finish().unwrap_err().message.contains("1 values"));
+        assert_eq!(out, [9]);
+        // A value that does not fit leaves nothing of itself.
+        let mut w = RowImageWriter::new(&t, &mut out);
+        w.push(&CellIn::Int(1)).unwrap();
+        let e = w.push(&CellIn::Bytes(b"far too long")).unwrap_err();
+        assert_eq!((e.index, e.column.as_str()), (Some(1), "`b`"));
+        drop(w);
+        assert_eq!(out, [9]);
     }
 
     #[test]

@@ -186,7 +186,32 @@ impl DateTime {
     }
 
     pub fn render(&self, out: &mut String) {
-        self.date.render(out);
+        let d = &self.date;
+        if d.year > 9999
+            || d.month > 99
+            || d.day > 99
+            || self.hour > 99
+            || self.minute > 99
+            || self.second > 99
+        {
+            return self.render_wide(out);
+        }
+        // The usual widths: the text in one piece.
+        let mut b = *b"0000-00-00 00:00:00";
+        put_digits(&mut b[..4], d.year as u32);
+        put_digits(&mut b[5..7], d.month as u32);
+        put_digits(&mut b[8..10], d.day as u32);
+        put_digits(&mut b[11..13], self.hour as u32);
+        put_digits(&mut b[14..16], self.minute as u32);
+        put_digits(&mut b[17..19], self.second as u32);
+        out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+        push_fraction(out, self.micros, self.fsp);
+    }
+
+    /// [`DateTime::render`] of fields wider than usual (no valid value
+    /// has them): each padded to its width, every digit kept.
+    fn render_wide(&self, out: &mut String) {
+        self.date.render_wide(out);
         out.push(' ');
         push_padded(out, self.hour as u32, 2);
         out.push(':');
@@ -199,6 +224,18 @@ impl DateTime {
 
 impl Date {
     pub fn render(&self, out: &mut String) {
+        if self.year > 9999 || self.month > 99 || self.day > 99 {
+            return self.render_wide(out);
+        }
+        let mut b = *b"0000-00-00";
+        put_digits(&mut b[..4], self.year as u32);
+        put_digits(&mut b[5..7], self.month as u32);
+        put_digits(&mut b[8..10], self.day as u32);
+        out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+    }
+
+    /// [`Date::render`] of fields wider than usual.
+    fn render_wide(&self, out: &mut String) {
         push_padded(out, self.year as u32, 4);
         out.push('-');
         push_padded(out, self.month as u32, 2);
@@ -279,10 +316,18 @@ fn push_fraction(out: &mut String, micros: u32, fsp: u8) {
         return;
     }
     let fsp = fsp.min(6) as usize;
-    out.push('.');
-    let mut digits = String::with_capacity(6);
-    push_padded(&mut digits, micros % 1_000_000, 6);
-    out.push_str(&digits[..fsp]);
+    let mut b = *b".000000";
+    put_digits(&mut b[1..], micros % 1_000_000);
+    out.push_str(std::str::from_utf8(&b[..1 + fsp]).unwrap_or_default());
+}
+
+/// Writes `v` into `b` as decimal digits, right-aligned and zero-padded
+/// (digits that do not fit are dropped: callers check the range).
+fn put_digits(b: &mut [u8], mut v: u32) {
+    for d in b.iter_mut().rev() {
+        *d = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
 }
 
 /// Renders a YEAR value: 0 is "0000", others 1900 + v.
@@ -314,6 +359,53 @@ mod tests {
             fsp: 3,
         };
         assert_eq!(text(|s| ts.render(s)), "2023-11-14 22:13:20.123");
+    }
+
+    #[test]
+    fn one_piece_rendering_equals_the_padded_one() {
+        let mut n = 0u32;
+        for year in [0u16, 1, 99, 1970, 2024, 9999, 10_000, 10_082] {
+            for (month, day) in [(0u8, 0u8), (1, 9), (12, 31), (100, 7)] {
+                for (hour, minute, second) in
+                    [(0u8, 0u8, 0u8), (9, 5, 7), (23, 59, 59), (31, 63, 63)]
+                {
+                    for (micros, fsp) in [(0u32, 0u8), (5, 6), (123_456, 3), (999_999, 6), (1, 1)] {
+                        let dt = DateTime {
+                            date: Date { year, month, day },
+                            hour,
+                            minute,
+                            second,
+                            micros,
+                            fsp,
+                        };
+                        assert_eq!(
+                            text(|s| dt.render(s)),
+                            text(|s| dt.render_wide(s)),
+                            "{dt:?}"
+                        );
+                        assert_eq!(
+                            text(|s| dt.date.render(s)),
+                            text(|s| dt.date.render_wide(s))
+                        );
+                        n += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(n, 8 * 4 * 4 * 5);
+        let dt = DateTime {
+            date: Date {
+                year: 2024,
+                month: 2,
+                day: 29,
+            },
+            hour: 13,
+            minute: 4,
+            second: 5,
+            micros: 60_000,
+            fsp: 2,
+        };
+        assert_eq!(text(|s| dt.render(s)), "2024-02-29 13:04:05.06");
     }
 
     #[test]

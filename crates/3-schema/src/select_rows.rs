@@ -17,7 +17,7 @@
 use sluice_binlog::column::code;
 use sluice_binlog::temporal::{Date, DateTime, Time};
 use sluice_binlog::value::cp1252;
-use sluice_binlog::{write_row_image, CellIn, Charset, ColumnDef, ColumnType, TableMap};
+use sluice_binlog::{CellIn, Charset, ColumnDef, ColumnType, RowImageWriter, TableMap};
 
 use crate::collation::{collation_id, max_bytes_per_char};
 use crate::error::SchemaError;
@@ -300,7 +300,7 @@ pub fn select_list(table: &TableSchema) -> String {
 pub fn row_from_text(
     map: &TableMap,
     table: &TableSchema,
-    values: &[Option<Vec<u8>>],
+    values: &[Option<&[u8]>],
     out: &mut Vec<u8>,
 ) -> Result<(), SchemaError> {
     if values.len() != map.columns.len() || table.columns.len() != map.columns.len() {
@@ -315,37 +315,31 @@ pub fn row_from_text(
             ),
         });
     }
-    let mut cells = Vec::with_capacity(values.len());
+    // Each value goes into the image as soon as it is parsed: no vector of
+    // the row's values. The writer takes a partial image out on error.
+    let mut image = RowImageWriter::new(map, out);
     for (i, (v, col)) in values.iter().zip(&map.columns).enumerate() {
-        let Some(v) = v else {
-            cells.push(CellIn::Null);
-            continue;
+        let cell = match v {
+            None => CellIn::Null,
+            Some(v) => parse_cell(col, v).map_err(|message| SchemaError::RowValue {
+                table: table.qualified_name(),
+                column: table.columns[i].name.clone(),
+                value: snippet(v),
+                message,
+            })?,
         };
-        let cell = parse_cell(col, v).map_err(|message| SchemaError::RowValue {
+        image.push(&cell).map_err(|e| SchemaError::RowValue {
             table: table.qualified_name(),
             column: table.columns[i].name.clone(),
-            value: snippet(v),
-            message,
-        })?;
-        cells.push(cell);
-    }
-    write_row_image(map, &cells, out).map_err(|e| {
-        let (column, value) = match e.index {
-            Some(i) => (
-                table.columns[i].name.clone(),
-                values[i]
-                    .as_deref()
-                    .map(snippet)
-                    .unwrap_or_else(|| "NULL".into()),
-            ),
-            None => (e.column.clone(), String::new()),
-        };
-        SchemaError::RowValue {
-            table: table.qualified_name(),
-            column,
-            value,
+            value: v.map(snippet).unwrap_or_else(|| "NULL".into()),
             message: e.message,
-        }
+        })?;
+    }
+    image.finish().map_err(|e| SchemaError::RowValue {
+        table: table.qualified_name(),
+        column: e.column.clone(),
+        value: String::new(),
+        message: e.message,
     })
 }
 
@@ -374,11 +368,14 @@ fn snippet(v: &[u8]) -> String {
     }
 }
 
-fn ascii(v: &[u8]) -> Result<&str, String> {
-    std::str::from_utf8(v)
-        .ok()
-        .filter(|s| s.is_ascii())
-        .ok_or_else(|| "not ASCII text".to_string())
+/// Numbers and times are ASCII; values are checked byte by byte, with no
+/// UTF-8 decoding.
+fn ascii(v: &[u8]) -> Result<&[u8], String> {
+    if v.is_ascii() {
+        Ok(v)
+    } else {
+        Err("not ASCII text".to_string())
+    }
 }
 
 fn parse_cell<'v>(col: &ColumnDef, v: &'v [u8]) -> Result<CellIn<'v>, String> {
@@ -393,13 +390,15 @@ fn parse_cell<'v>(col: &ColumnDef, v: &'v [u8]) -> Result<CellIn<'v>, String> {
             if col.unsigned == Some(true) {
                 CellIn::UInt(digits(s)?)
             } else {
-                CellIn::Int(s.parse().map_err(|_| "not an integer".to_string())?)
+                CellIn::Int(integer(s).ok_or_else(|| "not an integer".to_string())?)
             }
         }
         // From `+0e0`: the FLOAT's value as a DOUBLE, exactly.
         ColumnType::Float => CellIn::Float(float(v)? as f32),
         ColumnType::Double => CellIn::Double(float(v)?),
-        ColumnType::NewDecimal { .. } => CellIn::Decimal(ascii(v)?),
+        ColumnType::NewDecimal { .. } => CellIn::Decimal(
+            std::str::from_utf8(ascii(v)?).map_err(|_| "not ASCII text".to_string())?,
+        ),
         ColumnType::Year => {
             let s = ascii(v)?;
             if s.len() != 4 {
@@ -459,8 +458,8 @@ fn strip_pad(v: &[u8], charset: Option<Charset>) -> &[u8] {
 
 /// 64 bits from `x+0`: MariaDB gives a SET's bitmap as a signed BIGINT
 /// (negative with its 64th member), a BIT's as unsigned.
-fn bits64(s: &str) -> Result<u64, String> {
-    match s.strip_prefix('-') {
+fn bits64(s: &[u8]) -> Result<u64, String> {
+    match s.strip_prefix(b"-") {
         Some(d) => {
             let v = digits(d)?;
             if v == 0 || v > 1 << 63 {
@@ -473,38 +472,80 @@ fn bits64(s: &str) -> Result<u64, String> {
 }
 
 /// An unsigned decimal integer (digits only).
-fn digits(s: &str) -> Result<u64, String> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+fn digits(s: &[u8]) -> Result<u64, String> {
+    if s.is_empty() || !s.iter().all(u8::is_ascii_digit) {
         return Err("not an unsigned integer".into());
     }
-    s.parse().map_err(|_| "integer out of range".into())
+    s.iter()
+        .try_fold(0u64, |a, &b| {
+            a.checked_mul(10)?.checked_add((b - b'0') as u64)
+        })
+        .ok_or_else(|| "integer out of range".into())
+}
+
+/// A signed decimal integer as Rust's `i64::from_str` reads it: an
+/// optional sign, then digits only.
+fn integer(s: &[u8]) -> Option<i64> {
+    let (negative, d) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if d.is_empty() || !d.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // Accumulated on the side of the sign, so that i64::MIN parses.
+    d.iter().try_fold(0i64, |a, &b| {
+        let a = a.checked_mul(10)?;
+        let b = (b - b'0') as i64;
+        if negative {
+            a.checked_sub(b)
+        } else {
+            a.checked_add(b)
+        }
+    })
 }
 
 fn float(v: &[u8]) -> Result<f64, String> {
     let s = ascii(v)?;
     // Rust also reads "inf" and "nan", which no column holds.
     if !s
-        .bytes()
+        .iter()
         .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E'))
     {
         return Err("not a number".into());
     }
-    s.parse().map_err(|_| "not a number".into())
+    std::str::from_utf8(s)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| "not a number".into())
 }
 
 /// `n` digits exactly.
-fn fixed(s: &str, n: usize) -> Result<u32, String> {
+fn fixed(s: &[u8], n: usize) -> Result<u32, String> {
     if s.len() != n {
-        return Err(format!("expected {n} digits, found {s:?}"));
+        return Err(format!(
+            "expected {n} digits, found {:?}",
+            String::from_utf8_lossy(s)
+        ));
     }
     Ok(digits(s)? as u32)
 }
 
-fn date(s: &str) -> Result<Date, String> {
-    let mut it = s.split('-');
-    let (Some(y), Some(m), Some(d), None) = (it.next(), it.next(), it.next(), it.next()) else {
+/// `s` cut at the first `sep`: before and after it.
+fn split_at_byte(s: &[u8], sep: u8) -> Option<(&[u8], &[u8])> {
+    let p = s.iter().position(|&b| b == sep)?;
+    Some((&s[..p], &s[p + 1..]))
+}
+
+/// `YYYY-MM-DD`.
+fn date(s: &[u8]) -> Result<Date, String> {
+    // Three fields between two dashes, as `split('-')` would find them.
+    let (y, rest) = split_at_byte(s, b'-').ok_or("not a date YYYY-MM-DD")?;
+    let (m, d) = split_at_byte(rest, b'-').ok_or("not a date YYYY-MM-DD")?;
+    if d.contains(&b'-') {
         return Err("not a date YYYY-MM-DD".into());
-    };
+    }
     Ok(Date {
         year: fixed(y, 4)? as u16,
         month: fixed(m, 2)? as u8,
@@ -513,7 +554,7 @@ fn date(s: &str) -> Result<Date, String> {
 }
 
 /// `.ffffff` (1-6 digits) to microseconds; "" is 0.
-fn micros(frac: Option<&str>) -> Result<u32, String> {
+fn micros(frac: Option<&[u8]>) -> Result<u32, String> {
     match frac {
         None => Ok(0),
         Some(f) if (1..=6).contains(&f.len()) => {
@@ -524,13 +565,17 @@ fn micros(frac: Option<&str>) -> Result<u32, String> {
 }
 
 /// `HH:MM:SS[.ffffff]`, HH of 2 digits or more.
-fn hms(s: &str) -> Result<(u32, u8, u8, u32), String> {
-    let (whole, frac) = match s.split_once('.') {
+fn hms(s: &[u8]) -> Result<(u32, u8, u8, u32), String> {
+    let (whole, frac) = match split_at_byte(s, b'.') {
         Some((w, f)) => (w, Some(f)),
         None => (s, None),
     };
-    let mut it = whole.split(':');
-    let (Some(h), Some(m), Some(sec), None) = (it.next(), it.next(), it.next(), it.next()) else {
+    let fields = || -> Option<(&[u8], &[u8], &[u8])> {
+        let (h, rest) = split_at_byte(whole, b':')?;
+        let (m, sec) = split_at_byte(rest, b':')?;
+        (!sec.contains(&b':')).then_some((h, m, sec))
+    };
+    let Some((h, m, sec)) = fields() else {
         return Err("not a time HH:MM:SS".into());
     };
     if h.len() < 2 {
@@ -544,8 +589,8 @@ fn hms(s: &str) -> Result<(u32, u8, u8, u32), String> {
     Ok((h, m as u8, sec as u8, micros(frac)?))
 }
 
-fn time(s: &str) -> Result<Time, String> {
-    let (negative, body) = match s.strip_prefix('-') {
+fn time(s: &[u8]) -> Result<Time, String> {
+    let (negative, body) = match s.strip_prefix(b"-") {
         Some(b) => (true, b),
         None => (false, s),
     };
@@ -560,8 +605,16 @@ fn time(s: &str) -> Result<Time, String> {
     })
 }
 
-fn datetime(s: &str) -> Result<DateTime, String> {
-    let Some((d, t)) = s.split_once(' ') else {
+fn datetime(s: &[u8]) -> Result<DateTime, String> {
+    match common_datetime(s) {
+        Some(dt) => Ok(dt),
+        None => any_datetime(s),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS[.ffffff]`, each field checked on its own.
+fn any_datetime(s: &[u8]) -> Result<DateTime, String> {
+    let Some((d, t)) = split_at_byte(s, b' ') else {
         return Err("not a date and time YYYY-MM-DD HH:MM:SS".into());
     };
     let date = date(d)?;
@@ -572,6 +625,48 @@ fn datetime(s: &str) -> Result<DateTime, String> {
     Ok(DateTime {
         date,
         hour: hour as u8,
+        minute,
+        second,
+        micros,
+        fsp: 6,
+    })
+}
+
+/// Two ASCII digits at `s[at..at + 2]`.
+fn two(s: &[u8], at: usize) -> Option<u8> {
+    let (a, b) = (s[at].wrapping_sub(b'0'), s[at + 1].wrapping_sub(b'0'));
+    (a < 10 && b < 10).then_some(a * 10 + b)
+}
+
+/// A valid `YYYY-MM-DD HH:MM:SS[.f]` (1-6 fraction digits), as the server
+/// prints every DATETIME and TIMESTAMP, read by position; `None` for any
+/// other text, which the general reader takes (and explains).
+fn common_datetime(s: &[u8]) -> Option<DateTime> {
+    if s.len() < 19
+        || s[4] != b'-'
+        || s[7] != b'-'
+        || s[10] != b' '
+        || s[13] != b':'
+        || s[16] != b':'
+    {
+        return None;
+    }
+    let year = two(s, 0)? as u16 * 100 + two(s, 2)? as u16;
+    let (month, day) = (two(s, 5)?, two(s, 8)?);
+    let (hour, minute, second) = (two(s, 11)?, two(s, 14)?, two(s, 17)?);
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let micros = match &s[19..] {
+        [] => 0,
+        [b'.', f @ ..] if (1..=6).contains(&f.len()) && f.iter().all(u8::is_ascii_digit) => {
+            f.iter().fold(0u32, |a, &d| a * 10 + (d - b'0') as u32) * 10u32.pow(6 - f.len() as u32)
+        }
+        _ => return None,
+    };
+    Some(DateTime {
+        date: Date { year, month, day },
+        hour,
         minute,
         second,
         micros,
@@ -646,27 +741,109 @@ mod tests {
 
     #[test]
     fn text_parsers_are_strict() {
-        assert!(time("-838:59:59.000001").is_ok());
-        assert!(time("1:00:00").is_err());
-        assert!(time("01:60:00").is_err());
-        assert!(time("01:00:00.1234567").is_err());
-        assert!(datetime("2024-02-29 24:00:00").is_err());
-        assert!(datetime("2024-02-29T00:00:00").is_err());
-        assert!(date("24-02-29").is_err());
-        assert!(digits("-1").is_err());
-        assert_eq!(bits64("-9223372036854775808"), Ok(1 << 63));
-        assert_eq!(bits64("-1"), Ok(u64::MAX));
-        assert_eq!(bits64("18446744073709551615"), Ok(u64::MAX));
-        assert!(bits64("-0").is_err());
-        assert!(bits64("-9223372036854775809").is_err());
+        assert!(time(b"-838:59:59.000001").is_ok());
+        assert!(time(b"1:00:00").is_err());
+        assert!(time(b"01:60:00").is_err());
+        assert!(time(b"01:00:00.1234567").is_err());
+        assert!(time(b"01:00:00:00").is_err());
+        assert!(time(b"01:00:00.5.5").is_err());
+        assert!(datetime(b"2024-02-29 24:00:00").is_err());
+        assert!(datetime(b"2024-02-29T00:00:00").is_err());
+        assert!(datetime(b"2024-02-29  00:00:00").is_err());
+        assert!(date(b"24-02-29").is_err());
+        assert!(date(b"2024-02-29-").is_err());
+        assert!(date(b"2024-02").is_err());
+        assert!(digits(b"-1").is_err());
+        assert!(digits(b"").is_err());
+        assert_eq!(digits(b"18446744073709551615"), Ok(u64::MAX));
+        assert!(digits(b"18446744073709551616").is_err());
+        assert_eq!(bits64(b"-9223372036854775808"), Ok(1 << 63));
+        assert_eq!(bits64(b"-1"), Ok(u64::MAX));
+        assert_eq!(bits64(b"18446744073709551615"), Ok(u64::MAX));
+        assert!(bits64(b"-0").is_err());
+        assert!(bits64(b"-9223372036854775809").is_err());
         assert!(float(b"inf").is_err());
         assert_eq!(
-            epoch_seconds(&datetime("2038-01-19 03:14:07.5").unwrap()),
+            epoch_seconds(&datetime(b"2038-01-19 03:14:07.5").unwrap()),
             Ok((i32::MAX as u32, 500_000))
         );
         assert_eq!(
-            epoch_seconds(&datetime("0000-00-00 00:00:00").unwrap()),
+            epoch_seconds(&datetime(b"0000-00-00 00:00:00").unwrap()),
             Ok((0, 0))
         );
+        assert_eq!(
+            datetime(b"2024-02-29 23:59:58.25"),
+            Ok(DateTime {
+                date: Date {
+                    year: 2024,
+                    month: 2,
+                    day: 29
+                },
+                hour: 23,
+                minute: 59,
+                second: 58,
+                micros: 250_000,
+                fsp: 6
+            })
+        );
+    }
+
+    #[test]
+    fn common_datetimes_read_as_the_general_reader_reads_them() {
+        for s in [
+            "2024-02-29 23:59:58",
+            "2024-02-29 23:59:58.5",
+            "0000-00-00 00:00:00.000000",
+            "9999-12-31 23:59:59.999999",
+            "2024-02-29 24:00:00",
+            "2024-02-29 23:60:00",
+            "2024-02-29 23:59:60",
+            "2024-02-29 23:59:59.",
+            "2024-02-29 23:59:59.1234567",
+            "2024-02-29 23:59:59.12a",
+            "2024-02-29 23:59:59 ",
+            "2024-02-29T23:59:59",
+            "2024-0a-29 23:59:59",
+            "202-02-29 23:59:59",
+            "2024-02-29 100:00:00",
+        ] {
+            let (fast, general) = (common_datetime(s.as_bytes()), any_datetime(s.as_bytes()));
+            match fast {
+                Some(dt) => assert_eq!(general, Ok(dt), "{s:?}"),
+                None => assert!(general.is_err(), "{s:?}: {general:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn integers_read_as_from_str_reads_them() {
+        for s in [
+            "0",
+            "-0",
+            "+7",
+            "42",
+            "-42",
+            "9223372036854775807",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "",
+            "-",
+            "+",
+            "1-",
+            "1 ",
+            "00012",
+            "99999999999999999999999",
+        ] {
+            assert_eq!(integer(s.as_bytes()), s.parse::<i64>().ok(), "{s:?}");
+            assert_eq!(
+                digits(s.as_bytes()).ok(),
+                s.bytes()
+                    .all(|b| b.is_ascii_digit())
+                    .then(|| s.parse::<u64>().ok())
+                    .flatten(),
+                "{s:?}"
+            );
+        }
     }
 }

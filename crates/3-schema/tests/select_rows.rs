@@ -734,7 +734,7 @@ fn from_binlog(
 
 /// Rows of a SELECT over the source's connection (the one a snapshot
 /// uses), in a session set up as `select_rows` requires.
-fn read_rows(db: &MariaDb, sql: &str) -> Vec<Vec<Option<Vec<u8>>>> {
+fn read_rows(db: &MariaDb, sql: &str) -> sluice_source::RawResultSet {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -749,7 +749,7 @@ fn read_rows(db: &MariaDb, sql: &str) -> Vec<Vec<Option<Vec<u8>>>> {
         conn.exec("SET sql_mode = 'PAD_CHAR_TO_FULL_LENGTH'")
             .await
             .unwrap();
-        conn.query_bytes(sql).await.unwrap().rows
+        conn.query_bytes(sql).await.unwrap()
     })
 }
 
@@ -763,8 +763,9 @@ fn from_select(db: &MariaDb, tracked: &TableSchema, map: TableMap) -> (Vec<Vec<S
     );
     let values = read_rows(db, &sql);
     let mut data = Vec::new();
-    for row in &values {
-        row_from_text(&map, tracked, row, &mut data).unwrap_or_else(|e| panic!("{e}"));
+    for row in values.rows() {
+        let row: Vec<Option<&[u8]>> = row.iter().collect();
+        row_from_text(&map, tracked, &row, &mut data).unwrap_or_else(|e| panic!("{e}"));
     }
     let ev = RowsEvent::synthetic_write(Arc::new(map), data.clone()).unwrap();
     let mut rows = Vec::new();
@@ -961,7 +962,7 @@ fn unparseable_values_name_table_column_and_value() {
         (b"1", b"2024-01-01", "2024-01-01"),
     ];
     for (n, when, bad) in cases {
-        let e = row_from_text(&map, &t, &[Some(n.to_vec()), Some(when.to_vec())], &mut out)
+        let e = row_from_text(&map, &t, &[Some(n), Some(when)], &mut out)
             .unwrap_err()
             .to_string();
         assert!(e.contains("d.t"), "{e}");
@@ -972,7 +973,7 @@ fn unparseable_values_name_table_column_and_value() {
     // A MySQL JSON column cannot be built from text.
     let mut mysql = map.clone();
     mysql.columns[0].column_type = sluice_binlog::ColumnType::Json { len_bytes: 4 };
-    let e = row_from_text(&mysql, &t, &[Some(b"{}".to_vec()), None], &mut out).unwrap_err();
+    let e = row_from_text(&mysql, &t, &[Some(b"{}"), None], &mut out).unwrap_err();
     assert!(e.to_string().contains("not supported"), "{e}");
     // Types whose SELECT text is not their stored value are refused.
     t.columns.push(col("u", "vector(4)", "vector"));

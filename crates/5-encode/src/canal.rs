@@ -289,7 +289,9 @@ impl CanalEncoder {
 
         // The RowChange, written straight to bytes (see `pb`): tableId,
         // eventType, isDdl, then one RowData per row.
-        let event_len = at.event_length() as usize;
+        // A rows event made from SELECT rows (a snapshot) has no length
+        // in a binlog: its row data tells the size.
+        let event_len = (at.event_length() as usize).max(rows.event.rows_data().len());
         let mut change = Vec::with_capacity(256 + event_len.saturating_mul(4));
         pb::int64(&mut change, 1, rows.event.table_id as i64);
         pb::int32(&mut change, 2, event_type as i32);

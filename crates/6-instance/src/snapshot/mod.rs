@@ -40,7 +40,7 @@ use sluice_encode::canal::{BuiltEntry, CanalEncoder};
 use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
 use sluice_meta::{PendingChunk, SnapshotProgress, TableProgress};
 use sluice_schema::model::TableSchema;
-use sluice_source::{Conn, ConnectOptions, SourceError};
+use sluice_source::{Conn, ConnectOptions, RawResultSet, SourceError};
 use tokio::sync::{mpsc, oneshot};
 
 use crate::destination::InstanceDestination;
@@ -700,7 +700,7 @@ struct ReadChunk {
     plan: Arc<TablePlan>,
     /// Its window in [`Windows`].
     window: u64,
-    rows: Vec<Vec<Option<Vec<u8>>>>,
+    rows: RawResultSet,
     /// The end of the binlog once it was read: its delivery point.
     file: String,
     pos: u64,
@@ -868,12 +868,12 @@ async fn select_chunk(
             return Err(source_err(e));
         }
     };
-    let last = !chunked || rows.rows.len() < limit;
-    let up_to = match rows.rows.last() {
+    let last = !chunked || rows.len() < limit;
+    let up_to = match rows.last() {
         Some(row) if chunked => Some(
             plan.key
                 .iter()
-                .map(|&i| row.get(i).cloned().flatten().unwrap_or_default())
+                .map(|&i| row.value(i).unwrap_or_default().to_vec())
                 .collect::<Vec<_>>(),
         ),
         _ => None,
@@ -881,7 +881,7 @@ async fn select_chunk(
     Ok(Selected::Chunk(ReadChunk {
         plan,
         window,
-        rows: rows.rows,
+        rows,
         file,
         pos,
         from,
@@ -1218,13 +1218,19 @@ fn literal(plan: &TablePlan, index: usize, value: &[u8]) -> Result<String, Strin
 fn chunk_entry(
     gtid_on: bool,
     plan: &TablePlan,
-    rows: &[Vec<Option<Vec<u8>>>],
+    rows: &RawResultSet,
     file: &str,
     pos: u64,
 ) -> Result<Box<BuiltEntry>, String> {
-    let mut image = Vec::new();
-    for row in rows {
-        sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, row, &mut image)
+    // Binary values take about the room of their text, plus each row's
+    // null bitmap and a length byte per value.
+    let width = plan.map.columns.len();
+    let mut image = Vec::with_capacity(rows.data_len() + rows.len() * (width.div_ceil(8) + width));
+    let mut values = Vec::with_capacity(width);
+    for row in rows.rows() {
+        values.clear();
+        values.extend(row.iter());
+        sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, &values, &mut image)
             .map_err(|e| e.to_string())?;
     }
     let event = RowsEvent::synthetic_write(plan.map.clone(), image).map_err(|e| e.to_string())?;

@@ -1,0 +1,143 @@
+//! CPU per row of the initial snapshot's conversion, without a server: the
+//! text-protocol row packets of a chunk of the snapshot benchmark's table
+//! (`id BIGINT PRIMARY KEY, a INT, b VARCHAR(32), c DATETIME, d
+//! DECIMAL(10,2)`) are read as a result set, each row parsed and written as
+//! a binlog row image, and the chunk encoded as one Canal entry, as the
+//! snapshot does.
+//!
+//! Run with `cargo bench -p sluice-instance --bench snapshot_rows`.
+//! `SLUICE_BENCH_ROWS` sets the rows of a chunk (default 8192),
+//! `SLUICE_BENCH_ITERS` the chunks converted (default 20). It prints the
+//! time per row and a checksum of the entries' bytes, which must not change
+//! from one version of the conversion to the next. For instructions per
+//! row, run the binary under `valgrind --tool=callgrind
+//! --toggle-collect='*convert_chunk*'` and divide by rows times chunks.
+//!
+//! Under `cargo test --benches` (no `--bench` argument) it does nothing.
+
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::Instant;
+
+use sluice_binlog::RowsEvent;
+use sluice_encode::canal::CanalEncoder;
+use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
+use sluice_schema::model::TableSchema;
+use sluice_source::packet::put_lenenc_bytes;
+use sluice_source::RawResultSet;
+
+const CREATE: &str = "CREATE TABLE `t` (
+  `id` bigint(20) NOT NULL,
+  `a` int(11) DEFAULT NULL,
+  `b` varchar(32) DEFAULT NULL,
+  `c` datetime DEFAULT NULL,
+  `d` decimal(10,2) DEFAULT NULL,
+  PRIMARY KEY (`id`)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_general_ci";
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The row packets the server sends for rows `first..first + n`, filled as
+/// the snapshot benchmark fills its table.
+fn packets(first: u64, n: usize) -> Vec<Vec<u8>> {
+    (first..first + n as u64)
+        .map(|seq| {
+            let secs = seq % 1_000_000;
+            let (day, rest) = (1 + secs / 86_400, secs % 86_400);
+            let values = [
+                seq.to_string(),
+                (seq % 100_000).to_string(),
+                format!("row number {seq}"),
+                format!(
+                    "2024-01-{day:02} {:02}:{:02}:{:02}",
+                    rest / 3600,
+                    rest / 60 % 60,
+                    rest % 60
+                ),
+                format!("{}.{:02}", seq % 100_000 / 100, seq % 100),
+            ];
+            let mut p = Vec::new();
+            for v in &values {
+                put_lenenc_bytes(&mut p, v.as_bytes());
+            }
+            p
+        })
+        .collect()
+}
+
+struct Plan {
+    schema: TableSchema,
+    map: Arc<sluice_binlog::TableMap>,
+    columns: Arc<[ColumnInfo]>,
+}
+
+/// Reads the packets as `Conn::query_bytes` does, then converts them as the
+/// snapshot's `chunk_entry` does; returns the entry's RowChange bytes.
+#[inline(never)]
+fn convert_chunk(plan: &Plan, packets: &[Vec<u8>]) -> Vec<u8> {
+    let columns = plan.schema.columns.iter().map(|c| c.name.clone()).collect();
+    let mut rows = RawResultSet::new(columns);
+    for p in packets {
+        rows.push_text_row(p).expect("a well-formed row packet");
+    }
+    let width = plan.map.columns.len();
+    let mut image = Vec::with_capacity(rows.data_len() + rows.len() * (width.div_ceil(8) + width));
+    let mut values = Vec::with_capacity(width);
+    for row in rows.rows() {
+        values.clear();
+        values.extend(row.iter());
+        sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, &values, &mut image)
+            .expect("the row converts");
+    }
+    let event = RowsEvent::synthetic_write(plan.map.clone(), image).expect("a rows event");
+    let txn = TransactionState::default();
+    let position = Position {
+        file: "mariadb-bin.000001",
+        offset: 4,
+        next_offset: 4,
+        server_id: 0,
+        timestamp: 0,
+    };
+    let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
+    let built = CanalEncoder::rows_entry_on_this_thread(false, &change).expect("an entry");
+    built.entry.store_value.unwrap_or_default()
+}
+
+fn main() {
+    if !std::env::args().any(|a| a == "--bench") {
+        println!("snapshot_rows bench: skipped (run it with `cargo bench -p sluice-instance --bench snapshot_rows`)");
+        return;
+    }
+    let rows = env_num("SLUICE_BENCH_ROWS", 8192).max(1);
+    let iters = env_num("SLUICE_BENCH_ITERS", 20).max(1);
+    let schema =
+        sluice_schema::metadata::table_from_create("bench", "t", CREATE).expect("the table");
+    let map = sluice_schema::select_rows::table_map_for(&schema, 0).expect("its table map");
+    let plan = Plan {
+        columns: sluice_instance::schema_hook::column_infos(&schema),
+        map: Arc::new(map),
+        schema,
+    };
+    let chunks: Vec<Vec<Vec<u8>>> = (0..iters)
+        .map(|i| packets(1 + (i * rows) as u64, rows))
+        .collect();
+    let mut checksum = crc32fast::Hasher::new();
+    let started = Instant::now();
+    for chunk in &chunks {
+        let bytes = black_box(convert_chunk(&plan, chunk));
+        checksum.update(&bytes);
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let checksum = checksum.finalize();
+    let total = (rows * iters) as f64;
+    println!(
+        "snapshot_rows: {iters} chunks of {rows} rows, {:.0} ns per row, {:.2} M rows/s, checksum {checksum:08x}",
+        secs * 1e9 / total,
+        total / secs / 1e6
+    );
+}
