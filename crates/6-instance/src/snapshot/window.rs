@@ -148,17 +148,26 @@ impl Windows {
             }
             return;
         };
+        // The windows of a table (a chunk and the one read ahead) share its
+        // key: it is read from each image once for all of them.
+        let Some((first, rest)) = windows.split_first_mut() else {
+            return;
+        };
+        let shared = rest.iter().all(|w| w.key_columns == first.key_columns);
         for row in change.rows() {
             for image in [row.before(), row.after()] {
-                for w in windows.iter_mut() {
-                    match key_of(image.clone(), &w.key_columns) {
-                        Ok(Some(key)) => {
-                            w.touched.insert(key);
-                        }
-                        Ok(None) => {}
-                        Err(()) => w.invalid = true,
+                if !shared {
+                    note(first, key_of(image.clone(), &first.key_columns));
+                    for w in rest.iter_mut() {
+                        note(w, key_of(image.clone(), &w.key_columns));
                     }
+                    continue;
                 }
+                let key = key_of(image, &first.key_columns);
+                for w in rest.iter_mut() {
+                    note(w, key.clone());
+                }
+                note(first, key);
             }
         }
     }
@@ -235,6 +244,18 @@ impl Windows {
             kept,
             dropped: total - kept,
         }
+    }
+}
+
+/// Notes a key the stream touched in a window (or that it could not read
+/// one).
+fn note(w: &mut Window, key: Result<Option<RowKey>, ()>) {
+    match key {
+        Ok(Some(key)) => {
+            w.touched.insert(key);
+        }
+        Ok(None) => {}
+        Err(()) => w.invalid = true,
     }
 }
 
