@@ -385,6 +385,20 @@ impl Admin {
         }))
     }
 
+    /// The 409 for an operation on a destination that does not run on this
+    /// server: `so` says what follows, then what to do when another server
+    /// of the cluster runs it (`elsewhere`) or none does (`stopped`).
+    fn not_here(&self, destination: &str, so: &str, elsewhere: &str, stopped: &str) -> ApiError {
+        let hint = match self.role(destination) {
+            Some(_) => format!("it runs on another server of the cluster: {elsewhere}"),
+            None => stopped.to_string(),
+        };
+        error(
+            StatusCode::CONFLICT,
+            format!("destination {destination} does not run here, so {so}: {hint}"),
+        )
+    }
+
     /// A 409 when the elections decide where destinations run.
     fn not_in_cluster(&self, what: &str) -> Result<(), ApiError> {
         if self.cluster.is_some() {
@@ -453,13 +467,11 @@ async fn reload(
     let destination = path(destination)?;
     admin.known(&destination)?;
     if admin.manager.state(&destination).is_none() {
-        let hint = match admin.role(&destination) {
-            Some(_) => "it runs on another server of the cluster: reload it there",
-            None => "start it instead",
-        };
-        return Err(error(
-            StatusCode::CONFLICT,
-            format!("destination {destination} does not run here, so there is nothing to reload: {hint}"),
+        return Err(admin.not_here(
+            &destination,
+            "there is nothing to reload",
+            "reload it there",
+            "start it instead",
         ));
     }
     admin
@@ -605,15 +617,11 @@ async fn snapshot(
         }
     }
     if !admin.manager.request_snapshot(&destination, tables) {
-        let hint = match admin.role(&destination) {
-            Some(_) => "it runs on another server of the cluster: ask there",
-            None => "start it first",
-        };
-        return Err(error(
-            StatusCode::CONFLICT,
-            format!(
-                "destination {destination} does not run here, so it cannot read a snapshot: {hint}"
-            ),
+        return Err(admin.not_here(
+            &destination,
+            "it cannot read a snapshot",
+            "ask there",
+            "start it first",
         ));
     }
     Ok(Json(admin.describe(&destination).await?))
