@@ -43,6 +43,7 @@ pub mod offset;
 pub mod offset_store;
 pub mod record;
 mod schema_changes;
+mod snapshot;
 pub mod stores;
 pub mod typed;
 

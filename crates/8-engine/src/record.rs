@@ -95,6 +95,25 @@ impl RecordOffset {
     pub fn to_json(&self) -> String {
         self.get().to_json()
     }
+
+    /// This offset with the snapshot's progress `mark`, unless it carries
+    /// snapshot fields of its own (a snapshot read's).
+    pub(crate) fn with_snapshot(
+        self,
+        mark: Option<&crate::snapshot::SnapshotMark>,
+    ) -> RecordOffset {
+        match mark {
+            Some(m) if self.base.snapshot.is_none() => {
+                let mut base = (*self.base).clone();
+                m.apply(&mut base);
+                RecordOffset {
+                    base: Arc::new(base),
+                    ..self
+                }
+            }
+            _ => self,
+        }
+    }
 }
 
 /// What the engine's encoder gives the engine: records, and the offset
