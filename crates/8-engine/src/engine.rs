@@ -809,6 +809,7 @@ impl Term {
             skip: self.skip,
             failed: None,
             position: self.start_offset,
+            held: snapshot.as_ref().map(|s| s.feed.held.clone()),
         };
         let mut stop = self.stopped;
         let mut leader = self.latch.as_ref().map(|l| l.subscribe());
@@ -831,7 +832,7 @@ impl Term {
                     let mut hook = SnapshotHook {
                         feed: s.feed.clone(),
                     };
-                    let mut encoder = OffsetEncoder::new(make_encoder());
+                    let mut encoder = OffsetEncoder::new(make_encoder()).tagging_tables();
                     stream
                         .run_interleaved(&mut encoder, &mut sink, &mut hook)
                         .await
@@ -935,6 +936,8 @@ struct ConsumerSink<'a, R> {
     /// The offset after the last transaction read (where the stream
     /// resumes between transactions): snapshot reads delivered now carry it.
     position: Option<RecordOffset>,
+    /// The tables whose changes a running snapshot holds back.
+    held: Option<Arc<snapshot::Held>>,
 }
 
 /// Why the sink refused a transaction.
@@ -970,14 +973,24 @@ impl<R: EngineRecord> ConsumerSink<'_, R> {
         let mut records = Vec::with_capacity(outputs.len().min(self.max_batch));
         let mut end = None;
         let total = outputs.len();
+        // The table of the records that follow, and whether a snapshot
+        // holds its changes back.
+        let mut held_back = false;
         for (i, o) in outputs.drain(..).enumerate() {
             match o {
                 Output::Record(r) => {
-                    if !self.skip.is_some_and(|d| d.covers(r.offset())) {
+                    if !held_back && !self.skip.is_some_and(|d| d.covers(r.offset())) {
                         records.push(r);
                     }
                 }
+                Output::Table(t) => {
+                    held_back = match (&self.held, &t) {
+                        (Some(h), Some(t)) => h.holds(t),
+                        _ => false,
+                    };
+                }
                 Output::Progress(p) => {
+                    held_back = false;
                     self.skip = None;
                     self.position = Some(p.clone());
                     end = Some(p);

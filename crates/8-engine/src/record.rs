@@ -123,6 +123,11 @@ impl RecordOffset {
 pub(crate) enum Output<R> {
     Record(R),
     Progress(RecordOffset),
+    /// The records up to the next `Table` or `Progress` are rows of this
+    /// table (`schema`, `table`), or (`None`) of none; only while an
+    /// initial snapshot runs, which holds back the changes of tables it has
+    /// not read yet.
+    Table(Option<Arc<(String, String)>>),
 }
 
 /// Where a stream resumed inside a transaction: what of that transaction
@@ -144,6 +149,8 @@ impl Delivered {
 /// An encoder (Debezium's, or the typed one), with offsets.
 pub(crate) struct OffsetEncoder<E: Encoder> {
     inner: E,
+    /// Whether rows are preceded by their table ([`Output::Table`]).
+    tag_tables: bool,
     /// The offset of the records of the current transaction, without its
     /// counts.
     txn: Option<Arc<SourceOffset>>,
@@ -154,9 +161,16 @@ impl<E: Encoder> OffsetEncoder<E> {
     pub fn new(inner: E) -> Self {
         OffsetEncoder {
             inner,
+            tag_tables: false,
             txn: None,
             scratch: Vec::new(),
         }
+    }
+
+    /// Precedes the records of each rows event with its table.
+    pub fn tagging_tables(mut self) -> Self {
+        self.tag_tables = true;
+        self
     }
 
     /// The offset records of the transaction `txn` opened at `file:pos`
@@ -243,6 +257,15 @@ where
                     )),
                 };
                 let event_count = txn.events_before;
+                if self.tag_tables {
+                    out.push(Output::Table(match event {
+                        ChangeEvent::Rows(rows) => Some(Arc::new((
+                            rows.table.schema().to_string(),
+                            rows.table.name().to_string(),
+                        ))),
+                        _ => None,
+                    }));
+                }
                 for r in self.scratch.drain(..) {
                     let offset = RecordOffset {
                         base: base.clone(),
@@ -270,6 +293,9 @@ where
         offset: &RecordOffset,
         out: &mut Vec<Output<<E::Output as Unplaced>::Record>>,
     ) {
+        if self.tag_tables && !self.scratch.is_empty() {
+            out.push(Output::Table(None));
+        }
         for r in self.scratch.drain(..) {
             out.push(Output::Record(r.place(offset.clone())));
         }

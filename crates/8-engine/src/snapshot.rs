@@ -29,14 +29,24 @@
 //! point it does not know yet; should a transaction the stream already let
 //! through be missing from the chunk (the binlog can show a transaction an
 //! instant before the storage engine commits it), the chunk is read again.
-//! The reader keeps at most one chunk waiting and reads the next, so memory
-//! is two chunks. A table without a usable key (see `sluice-instance`'s
+//! The reader keeps up to [`AHEAD`] chunks waiting and reads the next, so
+//! memory is that many chunks and one: while the stream lags behind the
+//! binlog, each chunk waits for it to reach its point, and the chunks
+//! waiting meanwhile are what the snapshot gains in that time. A table without a usable key (see `sluice-instance`'s
 //! snapshot) is read as one chunk, its memory growing with the table, and
 //! read whole again after a restart in its middle.
+//!
+//! The stream's changes of a table are held back until the snapshot hands
+//! over its first chunk (its only one without a key): those changes are
+//! older than that chunk's point, and the rows they touch reach the
+//! consumer in the chunk, or (keyed tables) in a later one with a newer
+//! version. For a table without a key they must be: the consumer could not
+//! tell which of its rows a change is about before it has them.
 //!
 //! MySQL has no `binlog_snapshot_*`: the snapshot refuses to start there,
 //! with an error naming the server.
 
+use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -51,6 +61,9 @@ use crate::config::TableSelection;
 use crate::record::Unplaced;
 use crate::typed::{PendingTyped, TypedEncoder};
 use crate::SourceOffset;
+
+/// Most chunks read and waiting for the stream to reach their points.
+pub(crate) const AHEAD: usize = 4;
 
 /// Where the snapshot is, as the offsets of the records delivered while it
 /// runs carry it.
@@ -126,9 +139,36 @@ impl ReadEncoder for TypedEncoder {
     }
 }
 
+/// The tables whose changes the stream holds back: the snapshot has not
+/// handed over their first chunk yet.
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    tables: Mutex<HashSet<(String, String)>>,
+}
+
+impl Held {
+    fn lock(&self) -> MutexGuard<'_, HashSet<(String, String)>> {
+        self.tables.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether changes of `table` are held back.
+    pub fn holds(&self, table: &(String, String)) -> bool {
+        let tables = self.lock();
+        !tables.is_empty() && tables.contains(table)
+    }
+
+    fn release(&self, table: &(String, String)) {
+        self.lock().remove(table);
+    }
+}
+
 /// The records of one chunk, due at its point.
 pub(crate) struct Chunk<P> {
     pub point: (u64, u64),
+    /// The table whose changes pass once the chunk is handed over.
+    pub releases: Option<(String, String)>,
+    /// The snapshot's end: every table's changes pass.
+    pub finished: bool,
     /// Each record with the snapshot's place after it (`None`: the
     /// snapshot is done).
     pub records: Vec<(P, Option<SnapshotMark>)>,
@@ -152,10 +192,13 @@ struct State<P> {
     /// The chunk being read: `Some(None)` from before its transaction
     /// starts until its point is known.
     announced: Option<Option<(u64, u64)>>,
-    /// A chunk read, waiting for the stream to reach its point.
-    ready: Option<Chunk<P>>,
+    /// Chunks read, waiting for the stream to reach their points (in the
+    /// order of their points).
+    ready: VecDeque<Chunk<P>>,
     /// The end of the last transaction the stream let through.
     passed: (u64, u64),
+    /// The reader has listed the tables (and holds their changes back).
+    listed: bool,
     failed: Option<String>,
     closed: bool,
 }
@@ -163,6 +206,7 @@ struct State<P> {
 /// What the snapshot's reader and the stream share.
 pub(crate) struct Feed<P> {
     state: Mutex<State<P>>,
+    pub held: Arc<Held>,
     to_stream: Notify,
     to_reader: Notify,
 }
@@ -173,11 +217,13 @@ impl<P> Feed<P> {
         Feed {
             state: Mutex::new(State {
                 announced: None,
-                ready: None,
+                ready: VecDeque::new(),
                 passed: start,
+                listed: false,
                 failed: None,
                 closed: false,
             }),
+            held: Arc::default(),
             to_stream: Notify::new(),
             to_reader: Notify::new(),
         }
@@ -202,17 +248,25 @@ impl<P> Feed<P> {
         }
         let due = st
             .ready
-            .as_ref()
+            .front()
             .is_some_and(|c| c.point < at || (!strict && c.point == at));
         if due {
-            if let Some(c) = st.ready.take() {
+            if let Some(c) = st.ready.pop_front() {
                 drop(st);
+                if c.finished {
+                    self.held.lock().clear();
+                } else if let Some(t) = &c.releases {
+                    self.held.release(t);
+                }
                 self.to_reader.notify_waiters();
                 return Due::Chunk(c);
             }
         }
         if !strict {
             return Due::Nothing;
+        }
+        if !st.listed {
+            return Due::Wait;
         }
         match st.announced {
             Some(None) => return Due::Wait,
@@ -227,7 +281,15 @@ impl<P> Feed<P> {
     /// `at`.
     pub fn has_ready(&self, at: (u64, u64)) -> bool {
         let st = self.lock();
-        st.failed.is_some() || st.ready.as_ref().is_some_and(|c| c.point <= at)
+        st.failed.is_some() || st.ready.front().is_some_and(|c| c.point <= at)
+    }
+
+    /// The tables are listed; `held` are those the snapshot will read
+    /// from their start.
+    fn listed(&self, held: impl IntoIterator<Item = (String, String)>) {
+        self.held.lock().extend(held);
+        self.lock().listed = true;
+        self.to_stream.notify_waiters();
     }
 
     fn announce(&self) {
@@ -247,7 +309,7 @@ impl<P> Feed<P> {
         true
     }
 
-    /// Hands a chunk to the stream once the one before was taken.
+    /// Hands a chunk to the stream once fewer than [`AHEAD`] wait.
     async fn put(&self, chunk: Chunk<P>) -> Result<(), String> {
         let mut chunk = Some(chunk);
         loop {
@@ -259,8 +321,8 @@ impl<P> Feed<P> {
                 if st.closed {
                     return Err("the stream stopped".into());
                 }
-                if st.ready.is_none() {
-                    st.ready = chunk.take();
+                if st.ready.len() < AHEAD {
+                    st.ready.extend(chunk.take());
                     st.announced = None;
                     drop(st);
                     self.to_stream.notify_waiters();
@@ -333,6 +395,14 @@ impl Reader {
                 (at, key)
             }
         };
+        feed.listed(
+            tables
+                .iter()
+                .enumerate()
+                .skip(first)
+                .filter(|(i, _)| !(*i == first && from.is_some()))
+                .map(|(_, t)| t.clone()),
+        );
         tracing::info!(
             tables = tables.len() - first.min(tables.len()),
             resumed = !fresh,
@@ -354,6 +424,7 @@ impl Reader {
                 .map_err(|e| e.to_string())?
             else {
                 // Dropped since listed.
+                feed.held.release(&tables[i]);
                 from = None;
                 continue;
             };
@@ -442,6 +513,8 @@ impl Reader {
                 rows_read += take as u64;
                 feed.put(Chunk {
                     point,
+                    releases: first_of_table.then(|| tables[i].clone()),
+                    finished: false,
                     records,
                     after,
                 })
@@ -457,6 +530,8 @@ impl Reader {
         // Whatever the last table held: the snapshot is done from here on.
         feed.put(Chunk {
             point: (0, 0),
+            releases: None,
+            finished: true,
             records: Vec::new(),
             after: None,
         })
