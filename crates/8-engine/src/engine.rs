@@ -674,14 +674,28 @@ impl SnapshotRun {
     fn start<E: snapshot::ReadEncoder>(self, encoder: E) -> RunningSnapshot<E::Pending> {
         let feed = Arc::new(Feed::new(self.start));
         let reader = tokio::spawn(self.reader.run(encoder, feed.clone()));
-        RunningSnapshot { feed, reader }
+        let abort = reader.abort_handle();
+        // A reader that panicked fails the stream rather than leave it
+        // waiting for a chunk.
+        let watched = feed.clone();
+        tokio::spawn(async move {
+            if let Err(j) = reader.await {
+                if j.is_panic() {
+                    watched.fail("the snapshot's reader panicked".into());
+                }
+            }
+        });
+        RunningSnapshot {
+            feed,
+            reader: abort,
+        }
     }
 }
 
 /// A snapshot's reader at work, and its feed.
 struct RunningSnapshot<P> {
     feed: Arc<Feed<P>>,
-    reader: tokio::task::JoinHandle<()>,
+    reader: tokio::task::AbortHandle,
 }
 
 impl<P> Drop for RunningSnapshot<P> {

@@ -333,7 +333,7 @@ impl<P> Feed<P> {
         }
     }
 
-    fn fail(&self, message: String) {
+    pub fn fail(&self, message: String) {
         self.lock().failed = Some(message);
         self.to_stream.notify_waiters();
     }
