@@ -296,6 +296,12 @@ impl<P> Feed<P> {
         self.lock().announced = Some(None);
     }
 
+    /// No chunk is being read (its read failed): the stream goes on.
+    fn unannounce(&self) {
+        self.lock().announced = None;
+        self.to_stream.notify_waiters();
+    }
+
     /// The point of the chunk being read; false when the stream already
     /// let through a transaction the chunk misses (read it again).
     fn announce_point(&self, point: (u64, u64)) -> bool {
@@ -431,10 +437,17 @@ impl Reader {
             let keyed = !plan.key.is_empty();
             let mut first_of_table = from.is_none();
             loop {
-                let (point, file, rows) =
-                    read_chunk(&mut conn, feed, &plan, from.as_deref(), keyed, limit)
-                        .await
-                        .map_err(&failed)?;
+                let (point, file, rows) = read_chunk(
+                    &self.connect,
+                    &mut conn,
+                    feed,
+                    &plan,
+                    from.as_deref(),
+                    keyed,
+                    limit,
+                )
+                .await
+                .map_err(&failed)?;
                 // One row more than a chunk tells whether another follows.
                 let more = keyed && rows.len() > limit;
                 let take = if more { limit } else { rows.len() };
@@ -586,8 +599,10 @@ fn quote(name: &str) -> String {
 
 /// Reads the chunk after `from` (one row more than `limit`, or the whole
 /// table without a key) in a consistent snapshot of its own; returns its
-/// point, as a key and its file, and the rows.
+/// point, as a key and its file, and the rows. A lost connection is made
+/// again and the chunk read again, for a while.
 async fn read_chunk<P>(
+    connect: &ConnectOptions,
     conn: &mut Conn,
     feed: &Feed<P>,
     plan: &TablePlan,
@@ -597,6 +612,7 @@ async fn read_chunk<P>(
 ) -> Result<((u64, u64), String, RawResultSet), String> {
     let sql = chunks::chunk_sql(plan, from, keyed.then_some(limit + 1))?;
     let mut stale = 0u32;
+    let mut failures = 0u32;
     loop {
         // Announced first: the stream lets no transaction through until
         // the chunk's point is known.
@@ -638,9 +654,31 @@ async fn read_chunk<P>(
                 }
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
+            Err(e) if e.is_transient() && failures < RETRIES => {
+                feed.unannounce();
+                failures += 1;
+                let pause = Duration::from_secs(u64::from(failures.min(10)));
+                tracing::warn!(error = %e, retry_in = ?pause, "initial snapshot: chunk failed; reading it again");
+                tokio::time::sleep(pause).await;
+                match reconnect(connect).await {
+                    Ok(c) => *conn = c,
+                    Err(e) if e.is_transient() => {}
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
             Err(e) => return Err(e.to_string()),
         }
     }
+}
+
+/// How often a chunk whose connection was lost is tried again (about two
+/// minutes of pauses).
+const RETRIES: u32 = 20;
+
+async fn reconnect(connect: &ConnectOptions) -> Result<Conn, SourceError> {
+    let mut conn = Conn::connect(connect).await?;
+    chunks::prepare_session(&mut conn).await?;
+    Ok(conn)
 }
 
 /// The binlog point of the transaction's consistent snapshot (MariaDB's
