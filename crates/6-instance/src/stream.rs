@@ -100,6 +100,31 @@ where
     }
 }
 
+/// What a stream interleaves with its transactions: outputs that must reach
+/// the sink at a place of the binlog, between the transactions before it
+/// and those after (an initial snapshot's chunks, each read at a binlog
+/// point). The stream asks before writing each transaction, and while it
+/// waits for the source.
+pub trait Interleave<S> {
+    /// Writes to `sink` everything due before a transaction that ends at
+    /// `file:end`, waiting for what is due but not ready yet.
+    fn before_transaction(
+        &mut self,
+        file: &str,
+        end: u64,
+        sink: &mut S,
+    ) -> impl Future<Output = Result<(), StreamError>> + Send;
+
+    /// Resolves once something is ready to go with the stream read up to
+    /// `file:pos` (between transactions, or inside one whose outputs are
+    /// not written yet); never otherwise. Must be cancel-safe.
+    fn ready(&mut self, file: &str, pos: u64) -> impl Future<Output = ()> + Send;
+
+    /// Writes to `sink` what is ready and due with the stream read up to
+    /// `file:pos`, without waiting.
+    fn write_ready(&mut self, file: &str, pos: u64, sink: &mut S) -> Result<(), StreamError>;
+}
+
 /// Why a change stream stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
@@ -289,6 +314,89 @@ impl ChangeStream {
                     source: Box::new(e),
                 })?;
                 outputs.clear();
+            }
+        }
+        tracing::info!(position = %stream.position(), "end of the binlog reached");
+        Ok(stream.position().clone())
+    }
+
+    /// As [`ChangeStream::run`], with `interleave` asked before each
+    /// transaction is written and while the source has nothing to read, so
+    /// that what it writes reaches `sink` at its place in the binlog.
+    pub async fn run_interleaved<E, S, I>(
+        self,
+        encoder: &mut E,
+        sink: &mut S,
+        interleave: &mut I,
+    ) -> Result<ResumePosition, StreamError>
+    where
+        E: Encoder,
+        S: ChangeSink<E::Output>,
+        I: Interleave<S>,
+    {
+        let (mut stream, mut schema, filter) = self.connect().await?;
+        let mut builder = ChangeBuilder::new();
+        let mut outputs = Vec::new();
+        // Where the stream has read up to.
+        let mut read = (stream.position().file.clone(), stream.position().offset);
+        loop {
+            let item = {
+                let next = stream.next();
+                tokio::pin!(next);
+                loop {
+                    tokio::select! {
+                        biased;
+                        item = &mut next => break item?,
+                        () = interleave.ready(&read.0, read.1) => {
+                            interleave.write_ready(&read.0, read.1, sink)?;
+                        }
+                    }
+                }
+            };
+            let Some(item) = item else { break };
+            let mut ev = match item {
+                StreamItem::TransactionAborted { resume, reason } => {
+                    tracing::warn!(
+                        %resume,
+                        %reason,
+                        "connection lost inside a transaction; it is read again from its start"
+                    );
+                    outputs.clear();
+                    continue;
+                }
+                StreamItem::Event(ev) => ev,
+            };
+            if !ev.artificial && ev.payload_index.is_none() && ev.next_pos > 0 {
+                if read.0 != ev.file {
+                    read.0 = ev.file.to_string();
+                }
+                read.1 = ev.next_pos;
+            }
+            let info = follow_schema(&mut ev, schema.as_mut())?;
+            let end = ev.ends_transaction;
+            if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
+                if passes(filter.as_deref(), &change) {
+                    encoder
+                        .encode(&change, &mut outputs)
+                        .map_err(|e| StreamError::Encode {
+                            file: ev.file.to_string(),
+                            pos: ev.pos,
+                            source: Box::new(e),
+                        })?;
+                }
+            }
+            if end.is_some() {
+                interleave
+                    .before_transaction(ev.file, ev.next_pos, sink)
+                    .await?;
+                if !outputs.is_empty() {
+                    sink.write(&mut outputs).map_err(|e| StreamError::Sink {
+                        file: ev.file.to_string(),
+                        pos: ev.pos,
+                        source: Box::new(e),
+                    })?;
+                    outputs.clear();
+                }
             }
         }
         tracing::info!(position = %stream.position(), "end of the binlog reached");

@@ -81,9 +81,11 @@ pub struct LatchSettings {
 /// Where the stream starts when no offset is stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StartAt {
-    /// Debezium's `initial`: a snapshot of the existing rows, then the
-    /// binlog. Without a snapshot the engine reads the binlog from its
-    /// oldest file and says so.
+    /// Debezium's `initial` (and `when_needed`): without a committed
+    /// offset, every existing row of the selected tables as an `op:"r"`
+    /// record, beside the stream from the end of the binlog (see
+    /// `snapshot.fetch.size`); with one, the stream from there (and the
+    /// snapshot from where the offset says it was, if it had not ended).
     Initial,
     /// `no_data` (`schema_only`): only changes from now on.
     Latest,
@@ -109,6 +111,12 @@ pub struct EngineConfig {
     pub commit_policy: CommitPolicy,
     /// `max.batch.size` (default 2048): most records per consumer call.
     pub max_batch_size: usize,
+    /// `snapshot.fetch.size` (default 1024): rows per chunk of the initial
+    /// snapshot, each chunk read in a consistent snapshot of its own and
+    /// the unit a restart resumes after (`incremental.snapshot.chunk.size`
+    /// is read when it is absent). A table without a primary key (or NOT
+    /// NULL unique key) is read whole.
+    pub snapshot_chunk_size: usize,
     /// `sluice.encode.threads` (default 1): threads encoding records; with
     /// more than one the order of records stays the binlog's.
     pub encode_threads: usize,
@@ -410,6 +418,15 @@ impl EngineConfig {
             }
         };
         let max_batch_size = number("max.batch.size", get("max.batch.size"), 2048)?.max(1) as usize;
+        let snapshot_chunk_size = match get("snapshot.fetch.size") {
+            Some(v) => number("snapshot.fetch.size", Some(v), 1024)?,
+            None => number(
+                "incremental.snapshot.chunk.size",
+                get("incremental.snapshot.chunk.size"),
+                1024,
+            )?,
+        }
+        .max(1) as usize;
         let heartbeat_interval =
             match number("heartbeat.interval.ms", get("heartbeat.interval.ms"), 0)? {
                 0 => None,
@@ -481,6 +498,7 @@ impl EngineConfig {
             history,
             commit_policy,
             max_batch_size,
+            snapshot_chunk_size,
             encode_threads,
             latch,
             store_session_timeout,

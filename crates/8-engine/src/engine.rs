@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use sluice_encode::debezium::DebeziumEncoder;
 use sluice_ha::latch::{LatchConfig, LeaderLatch};
 use sluice_ha::session::{ZkConfig, ZkSession};
-use sluice_instance::stream::{ChangeSink, ChangeStream, StreamError};
+use sluice_instance::stream::{ChangeSink, ChangeStream, Interleave, StreamError};
 use sluice_source::position::StartPosition;
 use sluice_source::{ConnectGate, SourceConfig};
 use tokio::sync::watch;
@@ -19,6 +19,7 @@ use crate::record::{
     ChangeRecord, Delivered, EngineRecord, OffsetEncoder, Output, RecordOffset, Unplaced,
 };
 use crate::schema_changes::{DdlNotes, Heartbeat, JsonEncoder, NotingHistory};
+use crate::snapshot::{self, Chunk, Due, Feed, SnapshotMark};
 use crate::stores::{self, Fence};
 use crate::typed::{TypedEncoder, TypedRecord};
 use crate::{EngineError, OffsetKey, OffsetStore, SourceOffset};
@@ -102,6 +103,9 @@ struct Offsets {
     /// A commit was refused because this process no longer leads: the
     /// term ends (not the engine).
     fenced: bool,
+    /// Where the initial snapshot is while it runs: staged offsets of the
+    /// stream's records carry it, so a restart resumes the snapshot there.
+    snapshot_mark: Option<SnapshotMark>,
 }
 
 /// One term's offsets, shared by the delivery and the idle-commit timer.
@@ -171,7 +175,7 @@ impl Committer<'_> {
 
     fn mark_offset(&mut self, offset: RecordOffset) {
         self.marked += 1;
-        self.offsets.staged = Some(offset);
+        self.offsets.staged = Some(offset.with_snapshot(self.offsets.snapshot_mark.as_ref()));
     }
 
     /// The batch is handled: the staged offset is written when the commit
@@ -179,7 +183,7 @@ impl Committer<'_> {
     pub fn mark_batch_finished(&mut self) -> Result<(), EngineError> {
         if self.marked >= self.batch_len {
             if let Some(end) = self.batch_end.take() {
-                self.offsets.staged = Some(end);
+                self.offsets.staged = Some(end.with_snapshot(self.offsets.snapshot_mark.as_ref()));
             }
         }
         if self.offsets.policy.due(self.offsets.last_commit.elapsed()) {
@@ -442,6 +446,19 @@ impl Engine {
             last_commit: Instant::now(),
             failed: None,
             fenced: false,
+            snapshot_mark: None,
+        };
+        // The initial snapshot: resumed where a stored offset says it was,
+        // or started when there is no offset (from the end of the binlog
+        // now, before its first chunk is read).
+        let snapshot_from: Option<Option<SnapshotMark>> = match (&stored, &config.start) {
+            (Some(o), StartAt::Initial) => SnapshotMark::of(o).map(Some),
+            (None, StartAt::Initial) => Some(None),
+            _ => None,
+        };
+        let fresh_start = match (&stored, &snapshot_from) {
+            (None, Some(_)) => Some(binlog_end(&config.connect).await?),
+            _ => None,
         };
         let (start, skip) = match &stored {
             Some(o) => {
@@ -460,10 +477,13 @@ impl Engine {
             }
             None => (
                 match &config.start {
-                    StartAt::Initial => {
-                        tracing::warn!(engine = %config.name, "snapshot.mode=initial: no snapshot of existing rows is taken; the binlog is read from its oldest file");
-                        StartPosition::Earliest
-                    }
+                    StartAt::Initial => match &fresh_start {
+                        Some((file, pos)) => StartPosition::FilePos {
+                            file: file.clone(),
+                            pos: *pos,
+                        },
+                        None => StartPosition::Earliest,
+                    },
                     StartAt::Earliest => StartPosition::Earliest,
                     StartAt::Latest => StartPosition::Latest,
                     StartAt::Position(p) => p.clone(),
@@ -517,6 +537,36 @@ impl Engine {
         });
         let stream = ChangeStream::new(source, schema).with_filter(config.tables.clone());
 
+        // Where the stream starts, for the offsets of snapshot reads made
+        // before its first transaction.
+        let start_offset = match (&stored, &fresh_start) {
+            (Some(o), _) => Some(RecordOffset::at(Arc::new(o.clone()))),
+            (None, Some((file, pos))) => Some(RecordOffset::at(Arc::new(SourceOffset {
+                file: file.clone(),
+                pos: *pos,
+                ..Default::default()
+            }))),
+            _ => None,
+        };
+        let snapshot = match (&snapshot_from, &start_offset) {
+            (Some(resume), Some(at)) => {
+                offsets.snapshot_mark = Some(resume.clone().unwrap_or(SnapshotMark {
+                    table: None,
+                    last_key: None,
+                }));
+                tracing::info!(engine = %config.name, resume = ?resume, "snapshot.mode=initial: reading the existing rows beside the stream");
+                Some(SnapshotRun {
+                    reader: snapshot::Reader {
+                        connect: config.connect.clone(),
+                        tables: config.tables.clone(),
+                        chunk_size: config.snapshot_chunk_size,
+                        resume: resume.clone(),
+                    },
+                    start: snapshot::binlog_key(&at.base.file, at.base.pos),
+                })
+            }
+            _ => None,
+        };
         let policy = offsets.policy;
         let offsets: SharedOffsets = Arc::new(Mutex::new(offsets));
         let term = Term {
@@ -527,6 +577,7 @@ impl Engine {
             skip,
             stopped: self.stopped.clone(),
             threads: config.encode_threads,
+            start_offset,
         };
         let debezium = config.debezium.clone();
         let (heartbeat, heartbeat_prefix) = (
@@ -535,7 +586,8 @@ impl Engine {
         );
         let (streamed, mut sink) = match &mut self.consumer {
             Consumer::Json(consumer) => {
-                term.stream(stream, consumer.as_mut(), || {
+                let feed = snapshot.map(|s| s.start(DebeziumEncoder::new(debezium.clone())));
+                term.stream(stream, consumer.as_mut(), feed, || {
                     JsonEncoder::new(DebeziumEncoder::new(debezium.clone()), notes.clone())
                         .with_heartbeat(heartbeat.map(|every| {
                             Heartbeat::new(
@@ -550,7 +602,8 @@ impl Engine {
             }
             Consumer::Typed(consumer) => {
                 let skipped = debezium.skipped_operations;
-                term.stream(stream, consumer.as_mut(), move || {
+                let feed = snapshot.map(|s| s.start(TypedEncoder::new(skipped)));
+                term.stream(stream, consumer.as_mut(), feed, move || {
                     TypedEncoder::new(skipped)
                 })
                 .await
@@ -597,6 +650,129 @@ impl Engine {
     }
 }
 
+/// The end of the binlog now: where a stream with a fresh snapshot starts.
+async fn binlog_end(connect: &sluice_source::ConnectOptions) -> Result<(String, u64), EngineError> {
+    let failed = |e: sluice_source::SourceError| EngineError::Stream(StreamError::Source(e));
+    let mut conn = sluice_source::Conn::connect(connect)
+        .await
+        .map_err(failed)?;
+    let (file, pos, _) = sluice_source::replica::master_status(&mut conn)
+        .await
+        .map_err(failed)?;
+    Ok((file, pos))
+}
+
+/// An initial snapshot to run beside a term's stream.
+struct SnapshotRun {
+    reader: snapshot::Reader,
+    /// Where the stream starts.
+    start: (u64, u64),
+}
+
+impl SnapshotRun {
+    /// Starts the reader: its chunks go to the stream through the feed.
+    fn start<E: snapshot::ReadEncoder>(self, encoder: E) -> RunningSnapshot<E::Pending> {
+        let feed = Arc::new(Feed::new(self.start));
+        let reader = tokio::spawn(self.reader.run(encoder, feed.clone()));
+        let abort = reader.abort_handle();
+        // A reader that panicked fails the stream rather than leave it
+        // waiting for a chunk.
+        let watched = feed.clone();
+        tokio::spawn(async move {
+            if let Err(j) = reader.await {
+                if j.is_panic() {
+                    watched.fail("the snapshot's reader panicked".into());
+                }
+            }
+        });
+        RunningSnapshot {
+            feed,
+            reader: abort,
+        }
+    }
+}
+
+/// A snapshot's reader at work, and its feed.
+struct RunningSnapshot<P> {
+    feed: Arc<Feed<P>>,
+    reader: tokio::task::AbortHandle,
+}
+
+impl<P> Drop for RunningSnapshot<P> {
+    fn drop(&mut self) {
+        self.feed.close();
+        self.reader.abort();
+    }
+}
+
+/// Hands the snapshot's chunks to the sink at their points.
+struct SnapshotHook<P> {
+    feed: Arc<Feed<P>>,
+}
+
+impl<'a, P, R> Interleave<ConsumerSink<'a, R>> for SnapshotHook<P>
+where
+    P: Unplaced<Record = R>,
+    R: EngineRecord,
+{
+    fn before_transaction(
+        &mut self,
+        file: &str,
+        end: u64,
+        sink: &mut ConsumerSink<'a, R>,
+    ) -> impl std::future::Future<Output = Result<(), StreamError>> + Send {
+        let at = snapshot::binlog_key(file, end);
+        let feed = self.feed.clone();
+        let place = (file.to_string(), end);
+        async move {
+            loop {
+                let changed = feed.changed();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                match feed.take_due(at, true) {
+                    Due::Chunk(c) => sink.write_chunk(c, &place)?,
+                    Due::Wait => changed.await,
+                    Due::Nothing => return Ok(()),
+                    Due::Failed(m) => return Err(snapshot_failed(m)),
+                }
+            }
+        }
+    }
+
+    fn ready(&mut self, file: &str, pos: u64) -> impl std::future::Future<Output = ()> + Send {
+        let at = snapshot::binlog_key(file, pos);
+        let feed = self.feed.clone();
+        async move {
+            loop {
+                let changed = feed.changed();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                if feed.has_ready(at) {
+                    return;
+                }
+                changed.await;
+            }
+        }
+    }
+
+    fn write_ready(
+        &mut self,
+        file: &str,
+        pos: u64,
+        sink: &mut ConsumerSink<'a, R>,
+    ) -> Result<(), StreamError> {
+        match self.feed.take_due(snapshot::binlog_key(file, pos), false) {
+            Due::Chunk(c) => sink.write_chunk(c, &(file.to_string(), pos)),
+            Due::Failed(m) => Err(snapshot_failed(m)),
+            Due::Wait | Due::Nothing => Ok(()),
+        }
+    }
+}
+
+fn snapshot_failed(message: String) -> StreamError {
+    StreamError::Worker(format!("initial snapshot: {message}"))
+}
+
 /// What one term's stream delivers with, whatever the record form.
 struct Term {
     offsets: SharedOffsets,
@@ -606,6 +782,9 @@ struct Term {
     skip: Option<Delivered>,
     stopped: watch::Receiver<bool>,
     threads: usize,
+    /// Where the stream starts (the offset snapshot reads before its first
+    /// transaction carry).
+    start_offset: Option<RecordOffset>,
 }
 
 /// How a term's delivery ended: whether leadership was found lost, and why
@@ -624,6 +803,7 @@ impl Term {
         self,
         stream: ChangeStream,
         consumer: &mut dyn BatchConsumer<<E::Output as Unplaced>::Record>,
+        snapshot: Option<RunningSnapshot<E::Output>>,
         mut make_encoder: F,
     ) -> (
         Option<Result<sluice_source::position::ResumePosition, StreamError>>,
@@ -642,6 +822,8 @@ impl Term {
             lost: false,
             skip: self.skip,
             failed: None,
+            position: self.start_offset,
+            held: snapshot.as_ref().map(|s| s.feed.held.clone()),
         };
         let mut stop = self.stopped;
         let mut leader = self.latch.as_ref().map(|l| l.subscribe());
@@ -658,7 +840,17 @@ impl Term {
         let mut commit_failed = None;
         let streamed = {
             let run = async {
-                if threads > 1 {
+                if let Some(s) = &snapshot {
+                    // Chunks go between transactions in stream order: one
+                    // encoding thread while the snapshot runs.
+                    let mut hook = SnapshotHook {
+                        feed: s.feed.clone(),
+                    };
+                    let mut encoder = OffsetEncoder::new(make_encoder()).tagging_tables();
+                    stream
+                        .run_interleaved(&mut encoder, &mut sink, &mut hook)
+                        .await
+                } else if threads > 1 {
                     stream
                         .run_parallel(threads, || OffsetEncoder::new(make_encoder()), &mut sink)
                         .await
@@ -755,6 +947,11 @@ struct ConsumerSink<'a, R> {
     skip: Option<Delivered>,
     /// Why the last delivery failed (the stream only reports that it did).
     failed: Option<SinkError>,
+    /// The offset after the last transaction read (where the stream
+    /// resumes between transactions): snapshot reads delivered now carry it.
+    position: Option<RecordOffset>,
+    /// The tables whose changes a running snapshot holds back.
+    held: Option<Arc<snapshot::Held>>,
 }
 
 /// Why the sink refused a transaction.
@@ -790,15 +987,26 @@ impl<R: EngineRecord> ConsumerSink<'_, R> {
         let mut records = Vec::with_capacity(outputs.len().min(self.max_batch));
         let mut end = None;
         let total = outputs.len();
+        // The table of the records that follow, and whether a snapshot
+        // holds its changes back.
+        let mut held_back = false;
         for (i, o) in outputs.drain(..).enumerate() {
             match o {
                 Output::Record(r) => {
-                    if !self.skip.is_some_and(|d| d.covers(r.offset())) {
+                    if !held_back && !self.skip.is_some_and(|d| d.covers(r.offset())) {
                         records.push(r);
                     }
                 }
+                Output::Table(t) => {
+                    held_back = match (&self.held, &t) {
+                        (Some(h), Some(t)) => h.holds(t),
+                        _ => false,
+                    };
+                }
                 Output::Progress(p) => {
+                    held_back = false;
                     self.skip = None;
+                    self.position = Some(p.clone());
                     end = Some(p);
                 }
             }
@@ -813,6 +1021,55 @@ impl<R: EngineRecord> ConsumerSink<'_, R> {
             // of nothing was finished.
             self.deliver(Vec::new(), Some(end))?;
         }
+        Ok(())
+    }
+
+    /// A snapshot chunk's records, each with the offset of the stream's
+    /// place and the snapshot's place after it; then the stream's records
+    /// carry the snapshot's place after the chunk.
+    fn write_chunk<P: Unplaced<Record = R>>(
+        &mut self,
+        chunk: Chunk<P>,
+        place: &(String, u64),
+    ) -> Result<(), StreamError> {
+        let written = self.write_reads(chunk);
+        written.map_err(|e| {
+            let failed = SinkFailed(e.to_string());
+            self.failed = Some(e);
+            StreamError::Sink {
+                file: place.0.clone(),
+                pos: place.1,
+                source: Box::new(failed),
+            }
+        })
+    }
+
+    fn write_reads<P: Unplaced<Record = R>>(&mut self, chunk: Chunk<P>) -> Result<(), SinkError> {
+        // Snapshot reads stage their own offsets, as they are.
+        lock(&self.offsets).snapshot_mark = None;
+        let mut base = self
+            .position
+            .as_ref()
+            .map(RecordOffset::get)
+            .unwrap_or_default();
+        base.snapshot = None;
+        base.snapshot_table = None;
+        base.snapshot_last_key = None;
+        let mut batch = Vec::with_capacity(chunk.records.len().min(self.max_batch));
+        for (pending, mark) in chunk.records {
+            let mut offset = base.clone();
+            if let Some(m) = &mark {
+                m.apply(&mut offset);
+            }
+            batch.push(pending.place(RecordOffset::at(Arc::new(offset))));
+            if batch.len() >= self.max_batch {
+                self.deliver(std::mem::take(&mut batch), None)?;
+            }
+        }
+        if !batch.is_empty() {
+            self.deliver(batch, None)?;
+        }
+        lock(&self.offsets).snapshot_mark = chunk.after;
         Ok(())
     }
 

@@ -1,7 +1,11 @@
 //! Sluice embedded in an application, the way the Debezium engine is: the
 //! application builds an [`Engine`], and the engine hands it Debezium change
 //! events from a MySQL or MariaDB binlog, each with its offset, and commits
-//! the offsets the application marks processed.
+//! the offsets the application marks processed. With `snapshot.mode=initial`
+//! (the default) and no stored offset, it first delivers the rows already in
+//! the selected tables as `op: "r"` records, read in chunks beside the
+//! stream without locking the source (MariaDB; see the `snapshot` module's
+//! notes in the source and the README).
 //!
 //! Several processes of one application can each embed an engine on the
 //! same ZooKeeper latch (Apache Curator's `LeaderLatch` layout, so Java
@@ -43,6 +47,7 @@ pub mod offset;
 pub mod offset_store;
 pub mod record;
 mod schema_changes;
+mod snapshot;
 pub mod stores;
 pub mod typed;
 

@@ -8,6 +8,13 @@
 //! rows event. Between transactions it points after the last commit, with
 //! both counts zero. A stream resumed from an offset skips exactly what the
 //! counts say, so nothing up to the committed record is delivered twice.
+//!
+//! While the initial snapshot runs, the offset also carries
+//! `"snapshot":"INITIAL"` and where the snapshot is: `snapshot_table` (the
+//! table being read, `db.table`) and `snapshot_last_key` (the key of the
+//! last row of it delivered, its columns' values as the server prints them,
+//! hex, comma-separated; absent: none of the table yet). Once the snapshot
+//! is done the three are gone, as Debezium's `snapshot` is.
 
 use serde_json::{Map, Value};
 
@@ -79,6 +86,12 @@ pub struct SourceOffset {
     pub ts_sec: u64,
     /// Set while an initial snapshot runs (`"INITIAL"`, `"BLOCKING"`).
     pub snapshot: Option<String>,
+    /// While the snapshot runs: the table it reads (`db.table`); absent in
+    /// Debezium's own offsets (a snapshot resumed from one starts again).
+    pub snapshot_table: Option<String>,
+    /// While the snapshot runs: the key of the last row of
+    /// `snapshot_table` delivered (hex values, comma-separated).
+    pub snapshot_last_key: Option<String>,
 }
 
 impl SourceOffset {
@@ -110,6 +123,12 @@ impl SourceOffset {
         }
         if let Some(snapshot) = &self.snapshot {
             map.insert("snapshot".into(), Value::String(snapshot.clone()));
+        }
+        if let Some(table) = &self.snapshot_table {
+            map.insert("snapshot_table".into(), Value::String(table.clone()));
+        }
+        if let Some(key) = &self.snapshot_last_key {
+            map.insert("snapshot_last_key".into(), Value::String(key.clone()));
         }
         map
     }
@@ -154,6 +173,13 @@ impl SourceOffset {
             Some(Value::String(s)) => Some(s.clone()),
             Some(other) => return Err(format!("`snapshot` is {other}")),
         };
+        let text = |name: &str| -> Result<Option<String>, String> {
+            match map.get(name) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(format!("`{name}` is {other}, not a string")),
+            }
+        };
         Ok(SourceOffset {
             file,
             pos: number("pos")?,
@@ -162,6 +188,16 @@ impl SourceOffset {
             row: number("row")?,
             server_id: number("server_id")?,
             ts_sec: number("ts_sec")?,
+            snapshot_table: snapshot
+                .as_ref()
+                .map(|_| text("snapshot_table"))
+                .transpose()?
+                .flatten(),
+            snapshot_last_key: snapshot
+                .as_ref()
+                .map(|_| text("snapshot_last_key"))
+                .transpose()?
+                .flatten(),
             snapshot,
         })
     }
@@ -213,6 +249,30 @@ mod tests {
         for o in [between, inside] {
             assert_eq!(SourceOffset::from_json(o.to_json().as_bytes()), Ok(o));
         }
+    }
+
+    #[test]
+    fn snapshot_progress_round_trips() {
+        let o = SourceOffset {
+            file: "mysql-bin.000002".into(),
+            pos: 1234,
+            snapshot: Some("INITIAL".into()),
+            snapshot_table: Some("shop.orders".into()),
+            snapshot_last_key: Some("3132,".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            o.to_json(),
+            r#"{"file":"mysql-bin.000002","pos":1234,"snapshot":"INITIAL","snapshot_table":"shop.orders","snapshot_last_key":"3132,"}"#
+        );
+        assert_eq!(SourceOffset::from_json(o.to_json().as_bytes()), Ok(o));
+        // Debezium's own offset in the middle of its snapshot: no progress.
+        let d = SourceOffset::from_json(br#"{"file":"f.000001","pos":4,"snapshot":"INITIAL"}"#)
+            .unwrap();
+        assert_eq!(
+            (d.snapshot.as_deref(), d.snapshot_table),
+            (Some("INITIAL"), None)
+        );
     }
 
     #[test]

@@ -95,6 +95,25 @@ impl RecordOffset {
     pub fn to_json(&self) -> String {
         self.get().to_json()
     }
+
+    /// This offset with the snapshot's progress `mark`, unless it carries
+    /// snapshot fields of its own (a snapshot read's).
+    pub(crate) fn with_snapshot(
+        self,
+        mark: Option<&crate::snapshot::SnapshotMark>,
+    ) -> RecordOffset {
+        match mark {
+            Some(m) if self.base.snapshot.is_none() => {
+                let mut base = (*self.base).clone();
+                m.apply(&mut base);
+                RecordOffset {
+                    base: Arc::new(base),
+                    ..self
+                }
+            }
+            _ => self,
+        }
+    }
 }
 
 /// What the engine's encoder gives the engine: records, and the offset
@@ -104,6 +123,11 @@ impl RecordOffset {
 pub(crate) enum Output<R> {
     Record(R),
     Progress(RecordOffset),
+    /// The records up to the next `Table` or `Progress` are rows of this
+    /// table (`schema`, `table`), or (`None`) of none; only while an
+    /// initial snapshot runs, which holds back the changes of tables it has
+    /// not read yet.
+    Table(Option<Arc<(String, String)>>),
 }
 
 /// Where a stream resumed inside a transaction: what of that transaction
@@ -125,6 +149,8 @@ impl Delivered {
 /// An encoder (Debezium's, or the typed one), with offsets.
 pub(crate) struct OffsetEncoder<E: Encoder> {
     inner: E,
+    /// Whether rows are preceded by their table ([`Output::Table`]).
+    tag_tables: bool,
     /// The offset of the records of the current transaction, without its
     /// counts.
     txn: Option<Arc<SourceOffset>>,
@@ -135,9 +161,16 @@ impl<E: Encoder> OffsetEncoder<E> {
     pub fn new(inner: E) -> Self {
         OffsetEncoder {
             inner,
+            tag_tables: false,
             txn: None,
             scratch: Vec::new(),
         }
+    }
+
+    /// Precedes the records of each rows event with its table.
+    pub fn tagging_tables(mut self) -> Self {
+        self.tag_tables = true;
+        self
     }
 
     /// The offset records of the transaction `txn` opened at `file:pos`
@@ -224,6 +257,15 @@ where
                     )),
                 };
                 let event_count = txn.events_before;
+                if self.tag_tables {
+                    out.push(Output::Table(match event {
+                        ChangeEvent::Rows(rows) => Some(Arc::new((
+                            rows.table.schema().to_string(),
+                            rows.table.name().to_string(),
+                        ))),
+                        _ => None,
+                    }));
+                }
                 for r in self.scratch.drain(..) {
                     let offset = RecordOffset {
                         base: base.clone(),
@@ -251,6 +293,9 @@ where
         offset: &RecordOffset,
         out: &mut Vec<Output<<E::Output as Unplaced>::Record>>,
     ) {
+        if self.tag_tables && !self.scratch.is_empty() {
+            out.push(Output::Table(None));
+        }
         for r in self.scratch.drain(..) {
             out.push(Output::Record(r.place(offset.clone())));
         }

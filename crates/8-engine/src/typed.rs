@@ -57,8 +57,8 @@ pub enum Operation {
     Delete,
     /// `t`: a table truncated (no images).
     Truncate,
-    /// `r`: a row read by a snapshot (not produced: the engine takes no
-    /// snapshot).
+    /// `r`: a row read by the initial snapshot (`snapshot.mode=initial`):
+    /// no `before`, `after` the row as read.
     Read,
 }
 
@@ -270,15 +270,40 @@ impl TypedEncoder {
         }
     }
 
+    /// The rows of `rows` (an insert: the rows a snapshot read) as
+    /// [`Operation::Read`] records.
+    pub fn encode_read(
+        &mut self,
+        rows: &RowsChange<'_>,
+        out: &mut Vec<PendingTyped>,
+    ) -> Result<(), DecodeError> {
+        let start = out.len();
+        let result = self.encode_rows_as(rows, Some(Operation::Read), out);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
     fn encode_rows(
         &mut self,
         rows: &RowsChange<'_>,
         out: &mut Vec<PendingTyped>,
     ) -> Result<(), DecodeError> {
-        let op = match rows.op {
-            Op::Insert => Operation::Create,
-            Op::Update => Operation::Update,
-            Op::Delete => Operation::Delete,
+        self.encode_rows_as(rows, None, out)
+    }
+
+    fn encode_rows_as(
+        &mut self,
+        rows: &RowsChange<'_>,
+        read: Option<Operation>,
+        out: &mut Vec<PendingTyped>,
+    ) -> Result<(), DecodeError> {
+        let op = match (read, rows.op) {
+            (Some(op), _) => op,
+            (None, Op::Insert) => Operation::Create,
+            (None, Op::Update) => Operation::Update,
+            (None, Op::Delete) => Operation::Delete,
         };
         if self.skips(op) {
             return Ok(());

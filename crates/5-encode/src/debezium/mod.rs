@@ -540,6 +540,35 @@ struct Source<'a> {
     db: &'a str,
     table: Option<&'a str>,
     row: usize,
+    /// `source.snapshot`: `"false"` but for snapshot reads.
+    snapshot: &'static str,
+}
+
+/// `source.snapshot` of a row a snapshot read (Debezium's
+/// `SnapshotRecord`): the first record of the snapshot is `first`, the
+/// first of each other table `first_in_data_collection`, the last of each
+/// table but the last `last_in_data_collection`, the very last `last`, any
+/// other `true`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotMarker {
+    First,
+    FirstInDataCollection,
+    True,
+    LastInDataCollection,
+    Last,
+}
+
+impl SnapshotMarker {
+    /// The value written in `source.snapshot`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SnapshotMarker::First => "first",
+            SnapshotMarker::FirstInDataCollection => "first_in_data_collection",
+            SnapshotMarker::True => "true",
+            SnapshotMarker::LastInDataCollection => "last_in_data_collection",
+            SnapshotMarker::Last => "last",
+        }
+    }
 }
 
 impl DebeziumEncoder {
@@ -668,6 +697,7 @@ impl DebeziumEncoder {
                 db: rows.table.schema(),
                 table: Some(rows.table.name()),
                 row: row.index,
+                snapshot: "false",
             };
             match (rows.op, &row.before, &row.after) {
                 (Op::Insert, _, Some(after)) => {
@@ -702,6 +732,56 @@ impl DebeziumEncoder {
                     self.emit(&plan, &source, key, None, Some(after), "u", out)?;
                 }
                 _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The rows of `rows`, an insert (the rows a snapshot read at the
+    /// point `rows.position` names, its time the time of reading), as
+    /// `op:"r"` records: `before` null, `source.snapshot` the marker
+    /// `marker` gives each row's index, `source.row` 0 as Debezium's
+    /// snapshot records have it. Each record's `row` is the row's index.
+    pub fn encode_read(
+        &mut self,
+        rows: &RowsChange<'_>,
+        marker: &dyn Fn(usize) -> SnapshotMarker,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        let start = out.len();
+        let result = self.encode_read_rows(rows, marker, out);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
+    fn encode_read_rows(
+        &mut self,
+        rows: &RowsChange<'_>,
+        marker: &dyn Fn(usize) -> SnapshotMarker,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        let plan = self.plan(&rows.table);
+        for row in rows.rows() {
+            let row = row?;
+            let Some(after) = &row.after else {
+                continue;
+            };
+            let source = Source {
+                position: &rows.position,
+                txn: rows.txn,
+                db: rows.table.schema(),
+                table: Some(rows.table.name()),
+                row: 0,
+                snapshot: marker(row.index).name(),
+            };
+            let key = self.key(&plan, after)?;
+            let at = out.len();
+            if self.emit(&plan, &source, key, None, Some(after), "r", out)? {
+                if let Some(r) = out.get_mut(at) {
+                    r.row = row.index;
+                }
             }
         }
         Ok(())
@@ -823,7 +903,9 @@ impl DebeziumEncoder {
         out.push_str(&self.source_head);
         out.push_str(",\"ts_ms\":");
         push_i64(out, ts * 1000);
-        out.push_str(",\"snapshot\":\"false\",\"db\":");
+        out.push_str(",\"snapshot\":");
+        push_str(out, source.snapshot);
+        out.push_str(",\"db\":");
         push_str(out, source.db);
         out.push_str(",\"sequence\":null,\"ts_us\":");
         push_i64(out, ts * 1_000_000);
@@ -899,8 +981,9 @@ impl DebeziumEncoder {
         v.push_str(",\"source\":");
         self.push_source(&mut v, source);
         v.push_str(",\"transaction\":");
-        // A TRUNCATE is a statement of its own, outside any transaction.
-        if self.options.provide_transaction_metadata && op != "t" {
+        // A TRUNCATE is a statement of its own, outside any transaction;
+        // a snapshot read is in none.
+        if self.options.provide_transaction_metadata && op != "t" && op != "r" {
             self.push_transaction_block(
                 &mut v,
                 source,
@@ -1074,6 +1157,7 @@ impl DebeziumEncoder {
             db,
             table: Some(table),
             row: 0,
+            snapshot: "false",
         };
         self.emit(&plan, &source, None, None, None, "t", out)?;
         Ok(())

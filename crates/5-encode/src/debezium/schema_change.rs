@@ -165,6 +165,7 @@ impl DebeziumEncoder {
             db: change.database,
             table: (!tables.is_empty()).then_some(tables.as_str()),
             row: 0,
+            snapshot: "false",
         };
         v.push_str("{\"source\":");
         self.push_source(&mut v, &source);

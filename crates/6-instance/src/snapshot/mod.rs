@@ -517,13 +517,17 @@ async fn connect(ctx: &SnapshotContext, what: &str) -> Result<Conn, SnapshotErro
         source,
     };
     let mut conn = Conn::connect(&ctx.connect).await.map_err(source_err)?;
-    // Values in their columns' own character sets (as in the binlog), and
-    // TIMESTAMP values in UTC (as the binlog holds them).
-    conn.exec("SET NAMES utf8mb4").await.map_err(source_err)?;
+    prepare_session(&mut conn).await.map_err(source_err)?;
+    Ok(conn)
+}
+
+/// Sets a connection up for snapshot reads: values in their columns' own
+/// character sets (as in the binlog), and TIMESTAMP values in UTC (as the
+/// binlog holds them).
+pub async fn prepare_session(conn: &mut Conn) -> Result<(), SourceError> {
+    conn.exec("SET NAMES utf8mb4").await?;
     conn.exec("SET character_set_results = NULL, time_zone = '+00:00'")
         .await
-        .map_err(source_err)?;
-    Ok(conn)
 }
 
 /// The progress of an earlier run (this process, else persisted), or a
@@ -644,13 +648,13 @@ async fn plan(ctx: &SnapshotContext, conn: &mut Conn) -> Result<SnapshotProgress
 }
 
 /// How a table is read.
-struct TablePlan {
-    schema: TableSchema,
-    map: Arc<TableMap>,
-    columns: Arc<[ColumnInfo]>,
-    select: String,
+pub struct TablePlan {
+    pub schema: TableSchema,
+    pub map: Arc<TableMap>,
+    pub columns: Arc<[ColumnInfo]>,
+    pub select: String,
     /// Key column indexes; empty: read in one chunk, reconciled by whole rows.
-    key: Vec<usize>,
+    pub key: Vec<usize>,
 }
 
 /// Reads one table to its end, chunk after chunk.
@@ -1045,7 +1049,7 @@ fn finish_table(
 
 /// The table as `SHOW CREATE TABLE` describes it now, and how to read it;
 /// `None` when it is gone.
-async fn table_plan(
+pub async fn table_plan(
     conn: &mut Conn,
     schema: &str,
     table: &str,
@@ -1121,7 +1125,7 @@ fn quote(name: &str) -> String {
 
 /// The SELECT of the chunk after `from` (raw key values), `limit` rows in
 /// key order; the whole table when `limit` is `None`.
-fn chunk_sql(
+pub fn chunk_sql(
     plan: &TablePlan,
     from: Option<&[Vec<u8>]>,
     limit: Option<usize>,
@@ -1222,18 +1226,7 @@ fn chunk_entry(
     file: &str,
     pos: u64,
 ) -> Result<Box<BuiltEntry>, String> {
-    // Binary values take about the room of their text, plus each row's
-    // null bitmap and a length byte per value.
-    let width = plan.map.columns.len();
-    let mut image = Vec::with_capacity(rows.data_len() + rows.len() * (width.div_ceil(8) + width));
-    let mut values = Vec::with_capacity(width);
-    for row in rows.rows() {
-        values.clear();
-        values.extend(row.iter());
-        sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, &values, &mut image)
-            .map_err(|e| e.to_string())?;
-    }
-    let event = RowsEvent::synthetic_write(plan.map.clone(), image).map_err(|e| e.to_string())?;
+    let event = rows_event(plan, rows, rows.len())?;
     let txn = TransactionState::default();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1263,7 +1256,29 @@ fn chunk_entry(
     Ok(Box::new(built))
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+/// The first `take` rows of a chunk read (`SELECT plan.select`) as one
+/// WRITE_ROWS event of the table, as the binlog would hold them.
+pub fn rows_event(
+    plan: &TablePlan,
+    rows: &RawResultSet,
+    take: usize,
+) -> Result<RowsEvent<'static>, String> {
+    // Binary values take about the room of their text, plus each row's
+    // null bitmap and a length byte per value.
+    let width = plan.map.columns.len();
+    let mut image = Vec::with_capacity(rows.data_len() + rows.len() * (width.div_ceil(8) + width));
+    let mut values = Vec::with_capacity(width);
+    for row in rows.rows().take(take) {
+        values.clear();
+        values.extend(row.iter());
+        sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, &values, &mut image)
+            .map_err(|e| e.to_string())?;
+    }
+    RowsEvent::synthetic_write(plan.map.clone(), image).map_err(|e| e.to_string())
+}
+
+/// Raw key values as persisted in a snapshot's progress (upper-case hex).
+pub fn to_hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
@@ -1272,7 +1287,8 @@ fn to_hex(bytes: &[u8]) -> String {
     s
 }
 
-fn from_hex(text: &str) -> Option<Vec<u8>> {
+/// The bytes of [`to_hex`]'s text; `None` when it is not hex.
+pub fn from_hex(text: &str) -> Option<Vec<u8>> {
     if !text.len().is_multiple_of(2) {
         return None;
     }
