@@ -3,6 +3,7 @@
 //! events ([`sluice_events::ChangeBuilder`]), encodes them as Canal entries
 //! ([`sluice_encode::canal`]), filters them and feeds the store.
 
+pub mod build_pool;
 pub mod cursor_writer;
 pub mod destination;
 pub mod manager;

@@ -25,6 +25,7 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use crate::build_pool::{BuildPool, Built};
 use crate::destination::InstanceDestination;
 use crate::snapshot::{ChunkDelivery, Delivered, Reconciled, SnapshotContext, SnapshotState};
 
@@ -164,6 +165,12 @@ pub enum RunnerError {
     StartPosition {
         destination: String,
         source: sluice_meta::MetaError,
+    },
+    /// The threads that build entries could not be started.
+    #[error("destination {destination}: cannot start the threads that build entries: {source}")]
+    Threads {
+        destination: String,
+        source: std::io::Error,
     },
 }
 
@@ -334,41 +341,39 @@ struct RowsWork {
 }
 
 impl RowsWork {
-    /// Builds the entry on another task, serialised there too: the store
-    /// takes entries one at a time in binlog order, so what is done before
-    /// is done on every core.
-    fn spawn(self) -> JoinHandle<Result<(BuiltEntry, EntryBytes), EntryError>> {
-        tokio::spawn(async move {
-            let RowsWork {
-                owned,
-                table,
-                columns,
-                txn,
-                gtid_on,
-                file,
-                pos,
-                next_pos,
-                server_id,
-                timestamp,
-            } = self;
-            let mut rows = owned.rows_event().map_err(|source| EntryError::Decode {
-                file: file.clone(),
-                pos,
-                source,
-            })?;
-            rows.table = table;
-            let position = Position {
-                file: &file,
-                offset: pos,
-                next_offset: next_pos,
-                server_id,
-                timestamp,
-            };
-            let change = RowsChange::new(position, &txn, &rows, columns.as_deref());
-            let built = CanalEncoder::rows_entry_on_this_thread(gtid_on, &change)?;
-            let bytes = entry_bytes(&built.entry);
-            Ok((built, bytes))
-        })
+    /// Builds the entry, serialised too: run on a thread of the build
+    /// pool, since the store takes entries one at a time in binlog order and
+    /// what is done before is done on every core.
+    fn build(self) -> Result<(BuiltEntry, EntryBytes), EntryError> {
+        let RowsWork {
+            owned,
+            table,
+            columns,
+            txn,
+            gtid_on,
+            file,
+            pos,
+            next_pos,
+            server_id,
+            timestamp,
+        } = self;
+        let mut rows = owned.rows_event().map_err(|source| EntryError::Decode {
+            file: file.clone(),
+            pos,
+            source,
+        })?;
+        rows.table = table;
+        let position = Position {
+            file: &file,
+            offset: pos,
+            next_offset: next_pos,
+            server_id,
+            timestamp,
+        };
+        let change = RowsChange::new(position, &txn, &rows, columns.as_deref());
+        let built = CanalEncoder::rows_entry_on_this_thread(gtid_on, &change)?;
+        let bytes = entry_bytes(&built.entry);
+        Ok((built, bytes))
     }
 }
 
@@ -394,9 +399,9 @@ struct Pending {
 
 enum PendingEntry {
     Ready(Box<BuiltEntry>),
-    /// The entry of a rows event, being built and serialised on another
-    /// task.
-    Building(JoinHandle<Result<(BuiltEntry, EntryBytes), EntryError>>),
+    /// The entry of a rows event, being built and serialised on a thread
+    /// of the build pool.
+    Building(Built<Result<(BuiltEntry, EntryBytes), EntryError>>),
     /// The source moved to another server: positions from here on are
     /// that server's, not comparable with those put before.
     SourceChanged,
@@ -495,8 +500,13 @@ impl InstanceRunner {
             counters: counters.clone(),
             progress: self.progress.clone(),
         };
+        let pool =
+            BuildPool::per_core("sluice-entries").map_err(|source| RunnerError::Threads {
+                destination: self.name.clone(),
+                source,
+            })?;
         let mut emitting = tokio::spawn(emitter.run(rx).in_current_span());
-        let result = self.read(source, stop, tx, &mut emitting).await;
+        let result = self.read(source, stop, tx, &mut emitting, &pool).await;
         emitting.abort();
         self.stats.entries = counters.entries.load(Ordering::Relaxed);
         self.stats.rows = counters.rows.load(Ordering::Relaxed);
@@ -541,6 +551,7 @@ impl InstanceRunner {
         mut stop: watch::Receiver<bool>,
         tx: mpsc::Sender<Pending>,
         emitting: &mut JoinHandle<Result<(), RunnerError>>,
+        pool: &BuildPool,
     ) -> Result<(), RunnerError> {
         let in_flight = Arc::new(Semaphore::new(IN_FLIGHT_KB));
         let metrics = self.destination.metrics().cloned();
@@ -724,7 +735,9 @@ impl InstanceRunner {
                             };
                             let entry = match w {
                                 Work::Ready(e) => PendingEntry::Ready(e),
-                                Work::Rows(r) => PendingEntry::Building(r.spawn()),
+                                Work::Rows(r) => {
+                                    PendingEntry::Building(pool.submit(move || r.build()))
+                                }
                                 Work::SourceChanged => PendingEntry::SourceChanged,
                                 Work::Snapshot(c) => PendingEntry::Snapshot(c),
                             };
@@ -1151,14 +1164,14 @@ impl Emitter {
                 }
                 PendingEntry::Ready(e) => (*e, None),
                 PendingEntry::Building(building) => match building.await {
-                    Ok(Ok((e, bytes))) => (e, Some(bytes)),
-                    Ok(Err(source)) => {
+                    Ok(Ok(Ok((e, bytes)))) => (e, Some(bytes)),
+                    Ok(Ok(Err(source))) => {
                         return Err(RunnerError::Entry {
                             destination: self.name.clone(),
                             source,
                         })
                     }
-                    Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+                    Ok(Err(panic)) => std::panic::resume_unwind(panic),
                     Err(_) => {
                         return Err(RunnerError::Stopped {
                             destination: self.name.clone(),
