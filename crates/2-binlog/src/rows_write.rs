@@ -445,9 +445,13 @@ fn json(text: &str, len_bytes: usize, out: &mut Vec<u8>) -> W {
     }
     let at = out.len();
     out.resize(at + len_bytes, 0);
-    crate::json_write::encode_json(text, out).map_err(|e| e.to_string())?;
+    if let Err(e) = crate::json_write::encode_json(text, out) {
+        out.truncate(at);
+        return Err(e.to_string());
+    }
     let len = (out.len() - at - len_bytes) as u64;
-    if len_bytes < 8 && len >> (8 * len_bytes) != 0 {
+    if len >> (8 * len_bytes) != 0 {
+        out.truncate(at);
         return Err(format!(
             "{len} bytes of binary JSON do not fit a {len_bytes}-byte length"
         ));
@@ -1178,6 +1182,16 @@ mod tests {
         assert!(e.message.contains("invalid JSON text"), "{e}");
         let e = write_row_image(&t, &[CellIn::Bytes(b"{}")], &mut out).unwrap_err();
         assert!(e.message.contains("cannot be written"), "{e}");
+        // A 1-byte length holds at most 255 bytes.
+        let short = table(vec![col(
+            "j",
+            code::JSON,
+            ColumnType::Json { len_bytes: 1 },
+            true,
+        )]);
+        let long = format!("\"{}\"", "x".repeat(300));
+        let e = write_row_image(&short, &[CellIn::Json(&long)], &mut out).unwrap_err();
+        assert!(e.message.contains("do not fit a 1-byte length"), "{e}");
         assert_eq!(out.len(), 5 + doc.len(), "nothing written on error");
         j.column_type = ColumnType::Long;
         j.nullable = false;
