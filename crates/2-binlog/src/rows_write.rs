@@ -44,6 +44,9 @@ pub enum CellIn<'a> {
     Set(u64),
     /// BIT(n) value as a number (n <= 64).
     Bit(u64),
+    /// A MySQL JSON column's value as JSON text (what a `SELECT` prints),
+    /// written as the binary JSON MySQL stores for it.
+    Json(&'a str),
 }
 
 /// A value that cannot be written for its column: which column and why.
@@ -345,10 +348,10 @@ fn write_value(col: &ColumnDef, v: &CellIn<'_>, out: &mut Vec<u8>) -> W {
             CellIn::Bytes(b) => prefixed(b, len_bytes as usize, out),
             _ => mismatch(),
         },
-        ColumnType::Json { .. } => Err(
-            "MySQL's binary JSON cannot be written from a value: converting JSON text to it is not supported"
-                .into(),
-        ),
+        ColumnType::Json { len_bytes } => match v {
+            CellIn::Json(text) => json(text, len_bytes as usize, out),
+            _ => mismatch(),
+        },
         ColumnType::Enum { pack_len } => match v {
             CellIn::Enum(i) => {
                 if pack_len == 1 && *i > 255 {
@@ -432,6 +435,28 @@ fn prefixed(b: &[u8], len_bytes: usize, out: &mut Vec<u8>) -> W {
     }
     out.extend_from_slice(&(b.len() as u64).to_le_bytes()[..len_bytes]);
     out.extend_from_slice(b);
+    Ok(())
+}
+
+/// The binary JSON of `text` after its length (`len_bytes` bytes).
+fn json(text: &str, len_bytes: usize, out: &mut Vec<u8>) -> W {
+    if !(1..=4).contains(&len_bytes) {
+        return Err(format!("a JSON column with a {len_bytes}-byte length"));
+    }
+    let at = out.len();
+    out.resize(at + len_bytes, 0);
+    if let Err(e) = crate::json_write::encode_json(text, out) {
+        out.truncate(at);
+        return Err(e.to_string());
+    }
+    let len = (out.len() - at - len_bytes) as u64;
+    if len >> (8 * len_bytes) != 0 {
+        out.truncate(at);
+        return Err(format!(
+            "{len} bytes of binary JSON do not fit a {len_bytes}-byte length"
+        ));
+    }
+    out[at..at + len_bytes].copy_from_slice(&len.to_le_bytes()[..len_bytes]);
     Ok(())
 }
 
@@ -1141,11 +1166,33 @@ mod tests {
     }
 
     #[test]
-    fn json_is_refused_and_not_null_is_kept() {
+    fn json_from_text_and_not_null_is_kept() {
         let mut j = col("j", code::JSON, ColumnType::Json { len_bytes: 4 }, false);
         let t = table(vec![j.clone()]);
-        let e = write_row_image(&t, &[CellIn::Bytes(b"{}")], &mut vec![]).unwrap_err();
-        assert!(e.message.contains("not supported"), "{e}");
+        let mut out = vec![];
+        write_row_image(&t, &[CellIn::Json(r#"{"a": [1]}"#)], &mut out).unwrap();
+        // Null bitmap, 4-byte length, then the binary document.
+        let doc = [
+            0x00, 1, 0, 19, 0, 11, 0, 1, 0, 0x02, 12, 0, b'a', 1, 0, 7, 0, 0x05, 1, 0,
+        ];
+        assert_eq!(out[0], 0xfe);
+        assert_eq!(&out[1..5], &(doc.len() as u32).to_le_bytes());
+        assert_eq!(&out[5..], &doc);
+        let e = write_row_image(&t, &[CellIn::Json("{")], &mut out).unwrap_err();
+        assert!(e.message.contains("invalid JSON text"), "{e}");
+        let e = write_row_image(&t, &[CellIn::Bytes(b"{}")], &mut out).unwrap_err();
+        assert!(e.message.contains("cannot be written"), "{e}");
+        // A 1-byte length holds at most 255 bytes.
+        let short = table(vec![col(
+            "j",
+            code::JSON,
+            ColumnType::Json { len_bytes: 1 },
+            true,
+        )]);
+        let long = format!("\"{}\"", "x".repeat(300));
+        let e = write_row_image(&short, &[CellIn::Json(&long)], &mut out).unwrap_err();
+        assert!(e.message.contains("do not fit a 1-byte length"), "{e}");
+        assert_eq!(out.len(), 5 + doc.len(), "nothing written on error");
         j.column_type = ColumnType::Long;
         j.nullable = false;
         let t = table(vec![j]);

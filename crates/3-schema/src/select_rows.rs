@@ -427,11 +427,11 @@ fn parse_cell<'v>(col: &ColumnDef, v: &'v [u8]) -> Result<CellIn<'v>, String> {
         }
         ColumnType::Set { .. } => CellIn::Set(bits64(ascii(v)?)?),
         ColumnType::Bit { .. } => CellIn::Bit(bits64(ascii(v)?)?),
-        ColumnType::Json { .. } => {
-            return Err(
-                "MySQL's binary JSON cannot be built from SELECT text (not supported)".into(),
-            )
-        }
+        // MySQL's JSON: the text a SELECT prints (always utf8mb4), which the
+        // writer turns into the binary JSON the binlog carries.
+        ColumnType::Json { .. } => CellIn::Json(
+            std::str::from_utf8(v).map_err(|_| "JSON text is not valid UTF-8".to_string())?,
+        ),
         ColumnType::Null => return Err("a MYSQL_TYPE_NULL column holds only NULL".into()),
     })
 }

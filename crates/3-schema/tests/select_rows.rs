@@ -970,13 +970,95 @@ fn unparseable_values_name_table_column_and_value() {
         assert!(e.contains("`n`") || e.contains("`when`"), "{e}");
         assert!(out.is_empty(), "nothing written on error");
     }
-    // A MySQL JSON column cannot be built from text.
+    // A MySQL JSON column whose text is not JSON: the error says why.
     let mut mysql = map.clone();
     mysql.columns[0].column_type = sluice_binlog::ColumnType::Json { len_bytes: 4 };
-    let e = row_from_text(&mysql, &t, &[Some(b"{}"), None], &mut out).unwrap_err();
-    assert!(e.to_string().contains("not supported"), "{e}");
+    for (bad, why) in [
+        (&b"{\"a\": }"[..], "invalid JSON text at byte 6"),
+        (b"[1, 2", "invalid JSON text"),
+        (b"\"\xff\"", "not valid UTF-8"),
+    ] {
+        let e = row_from_text(&mysql, &t, &[Some(bad), None], &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("d.t") && e.contains("`n`") && e.contains(why),
+            "{e}"
+        );
+        assert!(out.is_empty(), "nothing written on error");
+    }
     // Types whose SELECT text is not their stored value are refused.
     t.columns.push(col("u", "vector(4)", "vector"));
     let e = table_map_for(&t, 9).unwrap_err().to_string();
     assert!(e.contains("`u`") && e.contains("not supported"), "{e}");
+}
+
+#[test]
+fn mysql_json_column_from_select_text() {
+    let mut t = TableSchema::new("d", "j");
+    for (name, data_type) in [("id", "int"), ("doc", "json")] {
+        t.columns.push(sluice_schema::ColumnSchema {
+            name: name.into(),
+            data_type: data_type.into(),
+            sql_type: data_type.into(),
+            unsigned: false,
+            zerofill: false,
+            charset: None,
+            collation: (data_type == "json").then(|| "utf8mb4_bin".into()),
+            labels: vec![],
+            nullable: true,
+            default: None,
+            generated: None,
+            invisible: false,
+            auto_increment: false,
+            hidden: false,
+        });
+    }
+    // The table map MySQL gives the table: a JSON column with a 4-byte length.
+    let mut map = table_map_for(&t, 5).unwrap();
+    map.columns[1].type_code = sluice_binlog::column::code::JSON;
+    map.columns[1].column_type = sluice_binlog::ColumnType::Json { len_bytes: 4 };
+    map.columns[1].collation = None;
+    // Text as MySQL's SELECT prints it, and text as a client could write it.
+    let rows: &[(&[u8], &str)] = &[
+        (
+            br#"{"a": "x", "b": [1, 2.5, null, true], "cc": {"d": -70000}}"#,
+            r#"{"a": "x", "b": [1, 2.5, null, true], "cc": {"d": -70000}}"#,
+        ),
+        (
+            br#"{ "cc":{"d":-70000},"b":[1,2.5,null,true],"a":"y","a":"x" }"#,
+            r#"{"a": "x", "b": [1, 2.5, null, true], "cc": {"d": -70000}}"#,
+        ),
+        (b"18446744073709551615", "18446744073709551615"),
+        (br#""\u00e9t\u00e9""#, "\"été\""),
+        (b"[]", "[]"),
+    ];
+    let mut data = Vec::new();
+    for (i, (text, _)) in rows.iter().enumerate() {
+        let id = (i + 1).to_string();
+        row_from_text(&map, &t, &[Some(id.as_bytes()), Some(text)], &mut data)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    row_from_text(&map, &t, &[Some(b"99"), None], &mut data).unwrap();
+    let ev = RowsEvent::synthetic_write(Arc::new(map), data).unwrap();
+    let mut seen = Vec::new();
+    seen_rows(&ev, &mut seen);
+    assert_eq!(seen.len(), rows.len() + 1);
+    for (row, (text, want)) in seen.iter().zip(rows) {
+        assert_eq!(
+            row[1].text.as_deref(),
+            Some(*want),
+            "{:?}",
+            String::from_utf8_lossy(text)
+        );
+        // The cell holds the bytes MySQL would: those of the encoder.
+        let mut bin = Vec::new();
+        sluice_binlog::encode_json(std::str::from_utf8(text).unwrap(), &mut bin).unwrap();
+        assert!(
+            row[1].value.contains(&format!("{bin:?}")),
+            "{}",
+            row[1].value
+        );
+    }
+    assert_eq!(seen[rows.len()][1].text, None, "NULL stays NULL");
 }
