@@ -237,7 +237,6 @@ pub fn java_float_string(v: f64, single: bool) -> String {
 
 /// [`java_float_string`] appended to `out`.
 pub fn java_float_into(v: f64, single: bool, out: &mut String) {
-    use std::fmt::Write as _;
     if v.is_nan() {
         out.push_str("NaN");
         return;
@@ -250,9 +249,34 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
         out.push_str(if v.is_sign_negative() { "-0.0" } else { "0.0" });
         return;
     }
-    // Rust's `{:e}` gives the shortest digits that read back to the same
-    // value, as Java does: `[-]d[.ddd]e[-]n`. (`ryu` is faster but breaks
-    // ties between two shortest candidates the other way.)
+    // `ryu` gives the shortest digits that read back to the same value, as
+    // Java does, about five times faster than `fmt`. The two differ only
+    // when the value lies exactly halfway between two shortest candidates:
+    // `ryu` takes the even one, Java's (and Rust's `{:e}`) the one above.
+    // Such a value is rare and cheap to recognise; `fmt` writes those.
+    let mut ryu = ryu::Buffer::new();
+    let text = if single {
+        ryu.format_finite(v as f32)
+    } else {
+        ryu.format_finite(v)
+    };
+    let mut digit_buf = [0u8; 40];
+    if let Some((n, exp)) = ryu_digits(text, &mut digit_buf) {
+        if !may_be_halfway(v, n) {
+            let digits = std::str::from_utf8(&digit_buf[..n]).unwrap_or("0");
+            write_java_float(v, digits, exp, out);
+            return;
+        }
+    }
+    let (n, exp) = fmt_digits(v, single, &mut digit_buf);
+    let digits = std::str::from_utf8(&digit_buf[..n]).unwrap_or("0");
+    write_java_float(v, digits, exp, out);
+}
+
+/// The shortest significant digits of `v` by Rust's `{:e}` (which breaks
+/// ties as Java does) into `buf`, and the power of ten of the first one.
+fn fmt_digits(v: f64, single: bool, buf: &mut [u8; 40]) -> (usize, i32) {
+    use std::fmt::Write as _;
     let mut sci = StackText::new();
     let _ = if single {
         write!(sci, "{:e}", v as f32)
@@ -262,17 +286,110 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
     let sci = sci.as_str();
     let (mantissa, exp) = sci.split_once('e').unwrap_or((sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
-    let negative = mantissa.starts_with('-');
-    let mut digit_buf = [0u8; 40];
     let mut n = 0;
     for b in mantissa.bytes().filter(u8::is_ascii_digit) {
-        if n < digit_buf.len() {
-            digit_buf[n] = b;
+        if n < buf.len() {
+            buf[n] = b;
             n += 1;
         }
     }
-    let digits = std::str::from_utf8(&digit_buf[..n]).unwrap_or("0");
-    if negative {
+    (n, exp)
+}
+
+/// The significant digits of `ryu`'s text of a finite non-zero value
+/// (`123.45`, `0.001`, `1e20`, `1.5e-7`, `1.0`) into `buf`, without leading
+/// or trailing zeros, and the power of ten of the first one.
+fn ryu_digits(text: &str, buf: &mut [u8; 40]) -> Option<(usize, i32)> {
+    let text = text.strip_prefix('-').unwrap_or(text);
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let mut n = 0;
+    let mut leading = 0i32;
+    for b in int.bytes().chain(frac.bytes()) {
+        if n == 0 && b == b'0' {
+            leading += 1;
+            continue;
+        }
+        *buf.get_mut(n)? = b;
+        n += 1;
+    }
+    while n > 1 && buf[n - 1] == b'0' {
+        n -= 1;
+    }
+    (n > 0).then_some((n, exp + int.len() as i32 - 1 - leading))
+}
+
+/// Whether the exact value of `v` may lie halfway between two decimals of
+/// `n` significant digits: its exact decimal expansion then has `n + 1`
+/// significant digits, the last a 5. (`v` as f64 holds an f32 exactly.)
+fn may_be_halfway(v: f64, n: usize) -> bool {
+    if n + 1 >= POW10.len() {
+        return true;
+    }
+    let bits = v.to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mut m, mut e) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), biased - 1075)
+    };
+    if m == 0 {
+        return false;
+    }
+    let zeros = m.trailing_zeros();
+    m >>= zeros;
+    e += zeros as i32;
+    if e < 0 {
+        // v = m * 5^-e / 10^-e; m * 5^-e is odd and a multiple of 5, so its
+        // last digit is a 5 and none is a trailing zero. From 28 on it has
+        // 20 digits or more: more than one past the 17 a shortest form has.
+        if -e >= 28 {
+            return false;
+        }
+        let exact = u128::from(m) * POW5[(-e) as usize];
+        return (POW10[n]..POW10[n + 1]).contains(&exact);
+    }
+    if e > 70 {
+        // Too large to check here: let `fmt` write it.
+        return true;
+    }
+    // An integer: its digits without the trailing zeros.
+    let mut exact = u128::from(m) << e;
+    while exact % 10 == 0 {
+        exact /= 10;
+    }
+    exact % 10 == 5 && (POW10[n]..POW10[n + 1]).contains(&exact)
+}
+
+/// Powers of ten and of five as far as `may_be_halfway` needs them.
+const POW10: [u128; 39] = {
+    let mut p = [1u128; 39];
+    let mut i = 1;
+    while i < 39 {
+        p[i] = p[i - 1] * 10;
+        i += 1;
+    }
+    p
+};
+const POW5: [u128; 28] = {
+    let mut p = [1u128; 28];
+    let mut i = 1;
+    while i < 28 {
+        p[i] = p[i - 1] * 5;
+        i += 1;
+    }
+    p
+};
+
+/// Java's `Double.toString` layout of `v` from its significant `digits`
+/// and the power of ten of the first one: plain between 10^-3 and 10^7,
+/// else computerized scientific notation (`1.0E10`).
+fn write_java_float(v: f64, digits: &str, exp: i32, out: &mut String) {
+    if v.is_sign_negative() {
         out.push('-');
     }
     let abs = v.abs();
@@ -457,6 +574,15 @@ mod tests {
         assert_eq!(java_float_string(0.001, false), "0.001");
         assert_eq!(java_float_string(-2.5, false), "-2.5");
         assert_eq!(java_float_string(0.1f32 as f64, true), "0.1");
+        // Exactly halfway between two shortest candidates: the one above.
+        assert_eq!(
+            java_float_string(f64::from(2_880_585.0f32 / 8.0), true),
+            "360073.13"
+        );
+        assert_eq!(
+            java_float_string(6_632_827_120_354_249.0 / 4.0, false),
+            "1.6582067800885623E15"
+        );
         assert_eq!(java_float_string(0.0, false), "0.0");
     }
 
@@ -486,5 +612,41 @@ mod tests {
     #[test]
     fn zero_timestamp_keeps_its_fraction_digits() {
         assert_eq!(local_timestamp(0, 0, 3), "0000-00-00 00:00:00.000");
+    }
+
+    /// The fast path (`ryu`, halfway values left to `fmt`) writes what
+    /// `fmt` alone writes, for random bit patterns and for the quotients
+    /// and products a table of measurements holds.
+    #[test]
+    fn java_floats_by_ryu_equal_those_by_fmt() {
+        let by_fmt = |v: f64, single: bool| {
+            let mut buf = [0u8; 40];
+            let (n, exp) = fmt_digits(v, single, &mut buf);
+            let mut out = String::new();
+            write_java_float(v, std::str::from_utf8(&buf[..n]).unwrap(), exp, &mut out);
+            out
+        };
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..400_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let cases = [
+                (f64::from_bits(x), false),
+                (f64::from(f32::from_bits(x as u32)), true),
+                (f64::from(i as f32 / 7.0), true),
+                (i as f64 * std::f64::consts::PI, false),
+                (i as f64 / 8.0 + 1e6, false),
+            ];
+            for (v, single) in cases {
+                if v.is_finite() && v != 0.0 {
+                    assert_eq!(
+                        java_float_string(v, single),
+                        by_fmt(v, single),
+                        "{v:e} single={single}"
+                    );
+                }
+            }
+        }
     }
 }
