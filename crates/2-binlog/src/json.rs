@@ -14,19 +14,19 @@ use crate::bytes::ByteReader;
 use crate::decimal::{decimal_size, Decimal};
 use crate::error::{DecodeError, Result};
 
-const SMALL_OBJECT: u8 = 0x00;
-const LARGE_OBJECT: u8 = 0x01;
-const SMALL_ARRAY: u8 = 0x02;
-const LARGE_ARRAY: u8 = 0x03;
-const LITERAL: u8 = 0x04;
-const INT16: u8 = 0x05;
-const UINT16: u8 = 0x06;
-const INT32: u8 = 0x07;
-const UINT32: u8 = 0x08;
-const INT64: u8 = 0x09;
-const UINT64: u8 = 0x0a;
-const DOUBLE: u8 = 0x0b;
-const STRING: u8 = 0x0c;
+pub(crate) const SMALL_OBJECT: u8 = 0x00;
+pub(crate) const LARGE_OBJECT: u8 = 0x01;
+pub(crate) const SMALL_ARRAY: u8 = 0x02;
+pub(crate) const LARGE_ARRAY: u8 = 0x03;
+pub(crate) const LITERAL: u8 = 0x04;
+pub(crate) const INT16: u8 = 0x05;
+pub(crate) const UINT16: u8 = 0x06;
+pub(crate) const INT32: u8 = 0x07;
+pub(crate) const UINT32: u8 = 0x08;
+pub(crate) const INT64: u8 = 0x09;
+pub(crate) const UINT64: u8 = 0x0a;
+pub(crate) const DOUBLE: u8 = 0x0b;
+pub(crate) const STRING: u8 = 0x0c;
 const OPAQUE: u8 = 0x0f;
 
 // Field types (enum_field_types) that opaque values carry and MySQL prints

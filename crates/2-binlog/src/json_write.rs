@@ -33,19 +33,11 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-const SMALL_OBJECT: u8 = 0x00;
-const LARGE_OBJECT: u8 = 0x01;
-const SMALL_ARRAY: u8 = 0x02;
-const LARGE_ARRAY: u8 = 0x03;
-const LITERAL: u8 = 0x04;
-const INT16: u8 = 0x05;
-const UINT16: u8 = 0x06;
-const INT32: u8 = 0x07;
-const UINT32: u8 = 0x08;
-const INT64: u8 = 0x09;
-const UINT64: u8 = 0x0a;
-const DOUBLE: u8 = 0x0b;
-const STRING: u8 = 0x0c;
+// The type bytes, as the reader (`crate::json`) knows them.
+use crate::json::{
+    DOUBLE, INT16, INT32, INT64, LARGE_ARRAY, LARGE_OBJECT, LITERAL, SMALL_ARRAY, SMALL_OBJECT,
+    STRING, UINT16, UINT32, UINT64,
+};
 
 const NULL_LITERAL: u8 = 0;
 const TRUE_LITERAL: u8 = 1;
