@@ -10,7 +10,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread;
 
 use tokio::sync::oneshot;
@@ -44,6 +44,21 @@ impl BuildPool {
     pub fn per_core(name: &str) -> std::io::Result<BuildPool> {
         let cores = thread::available_parallelism().map_or(1, |n| n.get());
         BuildPool::start(name, cores)
+    }
+
+    /// The process's pool of entry builders, one thread per core, started
+    /// on first use and shared by every destination: a server with many
+    /// destinations keeps as many threads as cores, not as many per
+    /// destination.
+    pub fn entries() -> std::io::Result<&'static BuildPool> {
+        static POOL: OnceLock<BuildPool> = OnceLock::new();
+        if let Some(pool) = POOL.get() {
+            return Ok(pool);
+        }
+        let started = BuildPool::per_core("sluice-entries")?;
+        // Two first users may both start one: the other's threads end
+        // when it is dropped here.
+        Ok(POOL.get_or_init(|| started))
     }
 
     /// Runs `job` on a thread of the pool. A job that panics gives its

@@ -500,13 +500,12 @@ impl InstanceRunner {
             counters: counters.clone(),
             progress: self.progress.clone(),
         };
-        let pool =
-            BuildPool::per_core("sluice-entries").map_err(|source| RunnerError::Threads {
-                destination: self.name.clone(),
-                source,
-            })?;
+        let pool = BuildPool::entries().map_err(|source| RunnerError::Threads {
+            destination: self.name.clone(),
+            source,
+        })?;
         let mut emitting = tokio::spawn(emitter.run(rx).in_current_span());
-        let result = self.read(source, stop, tx, &mut emitting, &pool).await;
+        let result = self.read(source, stop, tx, &mut emitting, pool).await;
         emitting.abort();
         self.stats.entries = counters.entries.load(Ordering::Relaxed);
         self.stats.rows = counters.rows.load(Ordering::Relaxed);
