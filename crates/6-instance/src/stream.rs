@@ -125,6 +125,28 @@ pub trait Interleave<S> {
     fn write_ready(&mut self, file: &str, pos: u64, sink: &mut S) -> Result<(), StreamError>;
 }
 
+/// Nothing to interleave: the plain [`ChangeStream::run`].
+struct NoInterleave;
+
+impl<S> Interleave<S> for NoInterleave {
+    fn before_transaction(
+        &mut self,
+        _file: &str,
+        _end: u64,
+        _sink: &mut S,
+    ) -> impl Future<Output = Result<(), StreamError>> + Send {
+        std::future::ready(Ok(()))
+    }
+
+    fn ready(&mut self, _file: &str, _pos: u64) -> impl Future<Output = ()> + Send {
+        std::future::pending()
+    }
+
+    fn write_ready(&mut self, _file: &str, _pos: u64, _sink: &mut S) -> Result<(), StreamError> {
+        Ok(())
+    }
+}
+
 /// Why a change stream stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum StreamError {
@@ -278,46 +300,7 @@ impl ChangeStream {
         E: Encoder,
         S: ChangeSink<E::Output>,
     {
-        let (mut stream, mut schema, filter) = self.connect().await?;
-        let mut builder = ChangeBuilder::new();
-        let mut outputs = Vec::new();
-        while let Some(item) = stream.next().await? {
-            let mut ev = match item {
-                StreamItem::TransactionAborted { resume, reason } => {
-                    tracing::warn!(
-                        %resume,
-                        %reason,
-                        "connection lost inside a transaction; it is read again from its start"
-                    );
-                    outputs.clear();
-                    continue;
-                }
-                StreamItem::Event(ev) => ev,
-            };
-            let info = follow_schema(&mut ev, schema.as_mut())?;
-            let end = ev.ends_transaction;
-            if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
-                if passes(filter.as_deref(), &change) {
-                    encoder
-                        .encode(&change, &mut outputs)
-                        .map_err(|e| StreamError::Encode {
-                            file: ev.file.to_string(),
-                            pos: ev.pos,
-                            source: Box::new(e),
-                        })?;
-                }
-            }
-            if end.is_some() && !outputs.is_empty() {
-                sink.write(&mut outputs).map_err(|e| StreamError::Sink {
-                    file: ev.file.to_string(),
-                    pos: ev.pos,
-                    source: Box::new(e),
-                })?;
-                outputs.clear();
-            }
-        }
-        tracing::info!(position = %stream.position(), "end of the binlog reached");
-        Ok(stream.position().clone())
+        self.run_interleaved(encoder, sink, &mut NoInterleave).await
     }
 
     /// As [`ChangeStream::run`], with `interleave` asked before each
