@@ -159,6 +159,19 @@ impl<'a> ByteReader<'a> {
     }
 }
 
+/// Text a renderer assembled from digits and punctuation, as a `str`
+/// (empty if it is not ASCII, which callers rule out): `is_ascii` checks
+/// a word at a time, where `str::from_utf8` spends about a hundred
+/// instructions on a ten-byte date.
+pub fn ascii_str(b: &[u8]) -> &str {
+    if b.is_ascii() {
+        // SAFETY: ASCII is valid UTF-8.
+        unsafe { std::str::from_utf8_unchecked(b) }
+    } else {
+        ""
+    }
+}
+
 #[inline]
 pub fn uint_le(s: &[u8]) -> u64 {
     let mut v = 0u64;

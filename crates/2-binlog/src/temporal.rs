@@ -204,7 +204,7 @@ impl DateTime {
         put_digits(&mut b[11..13], self.hour as u32);
         put_digits(&mut b[14..16], self.minute as u32);
         put_digits(&mut b[17..19], self.second as u32);
-        out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+        out.push_str(crate::bytes::ascii_str(&b));
         push_fraction(out, self.micros, self.fsp);
     }
 
@@ -231,7 +231,7 @@ impl Date {
         put_digits(&mut b[..4], self.year as u32);
         put_digits(&mut b[5..7], self.month as u32);
         put_digits(&mut b[8..10], self.day as u32);
-        out.push_str(std::str::from_utf8(&b).unwrap_or_default());
+        out.push_str(crate::bytes::ascii_str(&b));
     }
 
     /// [`Date::render`] of fields wider than usual.
@@ -318,7 +318,7 @@ fn push_fraction(out: &mut String, micros: u32, fsp: u8) {
     let fsp = fsp.min(6) as usize;
     let mut b = *b".000000";
     put_digits(&mut b[1..], micros % 1_000_000);
-    out.push_str(std::str::from_utf8(&b[..1 + fsp]).unwrap_or_default());
+    out.push_str(crate::bytes::ascii_str(&b[..1 + fsp]));
 }
 
 /// Writes `v` into `b` as decimal digits, right-aligned and zero-padded

@@ -222,7 +222,26 @@ fn latin1_into(b: &[u8], out: &mut String) {
         // ASCII is the same in ISO-8859-1 and UTF-8.
         out.push_str(std::str::from_utf8(b).unwrap_or_default());
     } else {
-        out.extend(b.iter().map(|&c| c as char));
+        // Two bytes of UTF-8 for each byte from 0x80 on, pushed as bytes: a
+        // `char` at a time costs an encoding and a capacity check each.
+        out.reserve(b.len() * 2);
+        let mut encoded = [0u8; 512];
+        for chunk in b.chunks(encoded.len() / 2) {
+            let mut n = 0;
+            for &c in chunk {
+                if c < 0x80 {
+                    encoded[n] = c;
+                    n += 1;
+                } else {
+                    encoded[n] = 0xc0 | (c >> 6);
+                    encoded[n + 1] = 0x80 | (c & 0x3f);
+                    n += 2;
+                }
+            }
+            // SAFETY: one byte below 0x80, or a two-byte sequence with a
+            // lead byte of 0xc2 or 0xc3: valid UTF-8 by construction.
+            out.push_str(unsafe { std::str::from_utf8_unchecked(&encoded[..n]) });
+        }
     }
 }
 
@@ -260,6 +279,16 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
     } else {
         ryu.format_finite(v)
     };
+    // Between 10^-3 and 10^7 `ryu` writes plain notation with at least one
+    // fraction digit (`1234567.0`, `0.001`), which is Java's layout too: its
+    // text is the answer once the digits are known to be Java's.
+    if (1e-3..1e7).contains(&v.abs())
+        && !text.contains('e')
+        && !may_be_halfway(v, significant_digits(text))
+    {
+        out.push_str(text);
+        return;
+    }
     let mut digit_buf = [0u8; 40];
     if let Some((n, exp)) = ryu_digits(text, &mut digit_buf) {
         if !may_be_halfway(v, n) {
@@ -320,6 +349,21 @@ fn ryu_digits(text: &str, buf: &mut [u8; 40]) -> Option<(usize, i32)> {
         n -= 1;
     }
     (n > 0).then_some((n, exp + int.len() as i32 - 1 - leading))
+}
+
+/// How many significant digits plain decimal `text` has: those from the
+/// first non-zero digit to the last (`100.0` has one, `0.0012` two).
+fn significant_digits(text: &str) -> usize {
+    let b = text.as_bytes();
+    let significant = |d: &u8| d.is_ascii_digit() && *d != b'0';
+    match (
+        b.iter().position(significant),
+        b.iter().rposition(significant),
+    ) {
+        // Less the point, when it lies between them.
+        (Some(f), Some(l)) => l - f + 1 - usize::from(b[f..l].contains(&b'.')),
+        _ => 0,
+    }
 }
 
 /// Whether the exact value of `v` may lie halfway between two decimals of
@@ -504,7 +548,7 @@ fn push_date_time_fast(out: &mut String, y: i64, fields: [u32; 5], fsp: usize, f
     } else {
         19
     };
-    out.push_str(std::str::from_utf8(&text[..len]).unwrap_or_default());
+    out.push_str(sluice_binlog::bytes::ascii_str(&text[..len]));
     true
 }
 
@@ -606,6 +650,32 @@ mod tests {
             let mut s = String::new();
             assert!(!push_date_time_fast(&mut s, y, [1, 1, 0, 0, 0], 0, 0));
             assert!(s.is_empty());
+        }
+    }
+
+    #[test]
+    fn latin1_is_one_char_per_byte() {
+        let bytes: Vec<u8> = (0..=255u8).chain([b'a', 0xff, 0x80]).collect();
+        let mut s = String::from("x");
+        latin1_into(&bytes, &mut s);
+        let expected: String = std::iter::once('x')
+            .chain(bytes.iter().map(|&c| c as char))
+            .collect();
+        assert_eq!(s, expected);
+    }
+
+    #[test]
+    fn significant_digits_of_plain_text() {
+        for (text, n) in [
+            ("100.0", 1),
+            ("0.0012", 2),
+            ("-2.5", 2),
+            ("1234567.0", 7),
+            ("1.0", 1),
+            ("10.01", 4),
+            ("0.001", 1),
+        ] {
+            assert_eq!(significant_digits(text), n, "{text}");
         }
     }
 
