@@ -8,12 +8,13 @@
 use std::ops::ControlFlow;
 
 use anyhow::{bail, Result};
-use prost::Message;
+use prost::bytes::Bytes;
+use prost::Message as _;
 use sluice_binlog::{walk_file, Cell, EventData, Value};
 use sluice_encode::canal::CanalEncoder;
 use sluice_encode::mq::{MqRouter, RouteConfig};
 use sluice_encode::tail::TailEncoder;
-use sluice_events::{ChangeBuilder, Encoder, Position};
+use sluice_events::{ChangeBuilder, ChangeEvent, Encoder, Position};
 
 /// A path to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,14 +117,14 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
     let mut canal = CanalEncoder::new(false);
     let mut lines: Vec<u8> = Vec::new();
     let mut entries = Vec::new();
-    let mut proto: Vec<u8> = Vec::new();
+    let mut serialised: Vec<Bytes> = Vec::new();
     let router = MqRouter::new(RouteConfig {
         topic: "bench".into(),
         partitions_num: Some(3),
         partition_hash: r".*\..*:$pk$".into(),
         ..RouteConfig::default()
     })?;
-    let mut batch: Vec<Vec<u8>> = Vec::new();
+    let mut batch: Vec<Bytes> = Vec::new();
     let mut records = Vec::new();
     let mut failed: Option<anyhow::Error> = None;
     let walked = walk_file(file, buf, |at, raw, data| {
@@ -141,14 +142,23 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
                 done.add(lines.len() as u64 ^ u64::from(lines.last().copied().unwrap_or(0)));
                 lines.clear();
             } else {
-                canal.encode(&change, &mut entries)?;
-                for built in entries.drain(..) {
-                    proto.clear();
-                    built.entry.encode(&mut proto)?;
-                    done.output_bytes += proto.len() as u64;
-                    done.add(proto.len() as u64);
+                if let ChangeEvent::Rows(rows) = &change {
+                    // As the server builds a rows event's entry: serialised
+                    // in place, on a thread of its pool.
+                    let (_, bytes) =
+                        CanalEncoder::serialised_rows_entry_on_this_thread(false, rows)?;
+                    serialised.push(bytes);
+                } else {
+                    canal.encode(&change, &mut entries)?;
+                    for built in entries.drain(..) {
+                        serialised.push(built.entry.encode_to_vec().into());
+                    }
+                }
+                for bytes in serialised.drain(..) {
+                    done.output_bytes += bytes.len() as u64;
+                    done.add(bytes.len() as u64);
                     if path == Path::Mq {
-                        batch.push(proto.clone());
+                        batch.push(bytes);
                     }
                 }
                 if path == Path::Mq {

@@ -422,7 +422,7 @@ fn push_text(b: &[u8], col: &ColumnDef, out: &mut String) {
                 out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
             }
         }
-        _ => match std::str::from_utf8(b) {
+        _ => match simdutf8::basic::from_utf8(b) {
             Ok(s) => out.push_str(s),
             Err(_) => push_hex(b, out),
         },

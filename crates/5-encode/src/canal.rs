@@ -14,6 +14,7 @@ mod layout;
 mod pb;
 pub mod value;
 
+use prost::bytes::Bytes;
 use prost::Message;
 use sluice_binlog::{Cell, ColumnDef};
 use sluice_canal::proto::{
@@ -26,6 +27,7 @@ use sluice_events::{
 };
 
 use layout::{ColumnLayout, Layouts};
+use pb::SliceWriter;
 
 /// The kind of an entry, for transaction bookkeeping and DDL isolation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,7 +194,7 @@ impl CanalEncoder {
             Entry {
                 header: Some(self.header(txn, at, "", "", None)),
                 entry_type: Some(entry_type as i32),
-                store_value: Some(store_value),
+                store_value: Some(store_value.into()),
             },
         )
     }
@@ -238,7 +240,7 @@ impl CanalEncoder {
             Entry {
                 header: Some(self.header(txn, &st.position, schema, table, Some(event_type))),
                 entry_type: Some(EntryType::RowData as i32),
-                store_value: Some(change.encode_to_vec()),
+                store_value: Some(change.encode_to_vec().into()),
             },
         )
     }
@@ -251,20 +253,47 @@ impl CanalEncoder {
         gtid_on: bool,
         rows: &RowsChange<'_>,
     ) -> Result<BuiltEntry, EntryError> {
+        Self::on_this_thread(gtid_on, |encoder| encoder.rows_entry(rows))
+    }
+
+    /// Runs `f` with an encoder holding this thread's buffers.
+    fn on_this_thread<T>(gtid_on: bool, f: impl FnOnce(&mut CanalEncoder) -> T) -> T {
         THREAD_SCRATCH.with(|cell| {
             let mut encoder = CanalEncoder {
                 gtid_on,
                 scratch: cell.take(),
             };
-            let built = encoder.rows_entry(rows);
+            let out = f(&mut encoder);
             cell.replace(encoder.scratch);
-            built
+            out
         })
+    }
+
+    /// [`CanalEncoder::rows_entry_on_this_thread`], with the entry
+    /// serialised too. The serialised entry and the entry's `storeValue`
+    /// share one buffer: the RowChange is written once, not copied into the
+    /// entry's bytes afterwards.
+    pub fn serialised_rows_entry_on_this_thread(
+        gtid_on: bool,
+        rows: &RowsChange<'_>,
+    ) -> Result<(BuiltEntry, Bytes), EntryError> {
+        let (built, serialised) = Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows))?;
+        let serialised = serialised.unwrap_or_else(|| Bytes::from(built.entry.encode_to_vec()));
+        Ok((built, serialised))
     }
 
     /// The ROWDATA entry of a rows event: one RowData per row, values in
     /// Canal's text.
     pub fn rows_entry(&mut self, rows: &RowsChange<'_>) -> Result<BuiltEntry, EntryError> {
+        self.rows_entry_parts(rows).map(|(built, _)| built)
+    }
+
+    /// [`CanalEncoder::rows_entry`], and the whole entry serialised when its
+    /// fields before the RowChange fit the room left for them in front of it.
+    fn rows_entry_parts(
+        &mut self,
+        rows: &RowsChange<'_>,
+    ) -> Result<(BuiltEntry, Option<Bytes>), EntryError> {
         let at = &rows.position;
         let txn = rows.txn;
         let table = rows.table;
@@ -292,7 +321,8 @@ impl CanalEncoder {
         // A rows event made from SELECT rows (a snapshot) has no length
         // in a binlog: its row data tells the size.
         let event_len = (at.event_length() as usize).max(rows.event.rows_data().len());
-        let mut change = Vec::with_capacity(256 + event_len.saturating_mul(4));
+        let mut change = Vec::with_capacity(ENTRY_HEAD_ROOM + 256 + event_len.saturating_mul(4));
+        change.resize(ENTRY_HEAD_ROOM, 0);
         pb::int64(&mut change, 1, rows.event.table_id as i64);
         pb::int32(&mut change, 2, event_type as i32);
         pb::boolean(&mut change, 10, false);
@@ -333,46 +363,61 @@ impl CanalEncoder {
             let pair_len = pb::bytes_len(1, ROW_KEY.len()) + pb::bytes_len(2, row_key.len());
             let row_len = columns_len + nested_len(3, pair_len);
 
-            change.reserve(row_len + 16);
-            pb::message_header(&mut change, 12, row_len);
+            let start = change.len();
+            let total = nested_len(12, row_len);
+            change.resize(start + total, 0);
+            let mut w = SliceWriter::new(&mut change[start..]);
+            w.message_header(12, row_len);
             let text = text.as_str();
             for (i, r) in before.iter().enumerate() {
                 if r.state != ABSENT {
-                    write_column(&mut change, 1, &columns[i], &layout.bytes, r, text, false);
+                    write_column(&mut w, 1, &columns[i], &layout.bytes, r, text, false);
                 }
             }
             for (i, r) in after.iter().enumerate() {
                 if r.state != ABSENT {
-                    write_column(
-                        &mut change,
-                        2,
-                        &columns[i],
-                        &layout.bytes,
-                        r,
-                        text,
-                        updated[i],
-                    );
+                    write_column(&mut w, 2, &columns[i], &layout.bytes, r, text, updated[i]);
                 }
             }
-            pb::message_header(&mut change, 3, pair_len);
-            pb::bytes(&mut change, 1, ROW_KEY.as_bytes());
-            pb::bytes(&mut change, 2, row_key.as_bytes());
+            w.message_header(3, pair_len);
+            w.bytes(1, ROW_KEY.as_bytes());
+            w.bytes(2, row_key.as_bytes());
+            debug_assert_eq!(w.written(), total);
+            let written = w.written();
+            change.truncate(start + written);
             count += 1;
         }
         let mut header = self.header(txn, at, table.schema(), table.name(), Some(event_type));
         if count > 0 {
             header.props.push(Pair::new("rowsCount", count.to_string()));
         }
-        Ok(self.built(
-            txn,
-            at,
-            EntryKind::Row,
-            Entry {
-                header: Some(header),
-                entry_type: Some(EntryType::RowData as i32),
-                store_value: Some(change),
-            },
-        ))
+        let mut entry = Entry {
+            header: Some(header),
+            entry_type: Some(EntryType::RowData as i32),
+            store_value: None,
+        };
+        // The entry's fields before storeValue (prost writes fields in tag
+        // order), then storeValue's key and length: in the room in front of
+        // the RowChange when they fit, which they do but for a header
+        // carrying a very long GTID set.
+        let store_len = change.len() - ENTRY_HEAD_ROOM;
+        let mut head = Vec::with_capacity(entry.encoded_len() + 8);
+        entry.encode_raw(&mut head);
+        pb::message_header(&mut head, 3, store_len);
+        let serialised = if head.len() <= ENTRY_HEAD_ROOM {
+            let start = ENTRY_HEAD_ROOM - head.len();
+            change[start..ENTRY_HEAD_ROOM].copy_from_slice(&head);
+            // In place: the store keeps this buffer.
+            change.shrink_to_fit();
+            let whole = Bytes::from(change);
+            entry.store_value = Some(whole.slice(ENTRY_HEAD_ROOM..));
+            Some(whole.slice(start..))
+        } else {
+            change.drain(..ENTRY_HEAD_ROOM);
+            entry.store_value = Some(Bytes::from(change));
+            None
+        };
+        Ok((self.built(txn, at, EntryKind::Row, entry), serialised))
     }
 }
 
@@ -423,6 +468,11 @@ impl Encoder for CanalEncoder {
         Ok(())
     }
 }
+
+/// Bytes left in front of a RowChange being written, for the fields of its
+/// entry that come before it (header, entryType, storeValue's key and
+/// length; about 150 bytes with a GTID, more with a long GTID set).
+const ENTRY_HEAD_ROOM: usize = 512;
 
 /// The RowData prop that carries a row's replay-stable key.
 const ROW_KEY: &str = "sluiceRowKey";
@@ -539,7 +589,7 @@ fn nested_len(field: u32, len: usize) -> usize {
 /// sqlType, name, isKey, updated, isNull, props (partial JSON only), value
 /// (absent for NULL), mysqlType.
 fn write_column(
-    buf: &mut Vec<u8>,
+    w: &mut SliceWriter<'_>,
     field: u32,
     column: &ColumnLayout,
     bytes: &[u8],
@@ -547,33 +597,31 @@ fn write_column(
     text: &str,
     updated: bool,
 ) {
-    pb::message_header(buf, field, r.len as usize);
+    w.message_header(field, r.len as usize);
     let head = &bytes[column.head.clone()];
     if r.sql_type == column.sql_type {
-        buf.extend_from_slice(head);
+        w.put(head);
     } else {
-        buf.extend_from_slice(&head[..column.index_len]);
-        pb::int32(buf, 2, r.sql_type);
-        buf.extend_from_slice(&head[column.index_len + column.sql_type_len..]);
+        w.put(&head[..column.index_len]);
+        w.int32(2, r.sql_type);
+        w.put(&head[column.index_len + column.sql_type_len..]);
     }
     // The head ends with updated and isNull, false: set them.
-    let end = buf.len();
-    buf[end - 3] = updated as u8;
-    buf[end - 1] = (r.state == NULL) as u8;
+    w.set_back(3, updated as u8);
+    w.set_back(1, (r.state == NULL) as u8);
     if r.partial {
         let (key, value) = PARTIAL_JSON_PROP;
-        pb::message_header(
-            buf,
+        w.message_header(
             7,
             pb::bytes_len(1, key.len()) + pb::bytes_len(2, value.len()),
         );
-        pb::bytes(buf, 1, key.as_bytes());
-        pb::bytes(buf, 2, value.as_bytes());
+        w.bytes(1, key.as_bytes());
+        w.bytes(2, value.as_bytes());
     }
     if r.state == PRESENT {
-        pb::bytes(buf, 8, r.text(text).as_bytes());
+        w.bytes(8, r.text(text).as_bytes());
     }
-    buf.extend_from_slice(&bytes[column.tail.clone()]);
+    w.put(&bytes[column.tail.clone()]);
 }
 
 #[cfg(test)]
@@ -686,7 +734,7 @@ mod tests {
                 Entry {
                     header: Some(header),
                     entry_type: Some(EntryType::RowData as i32),
-                    store_value: Some(row_change.encode_to_vec()),
+                    store_value: Some(row_change.encode_to_vec().into()),
                 },
             ))
         }
@@ -774,16 +822,20 @@ mod tests {
                         };
                         let columns = by_schema.then_some(infos.as_slice());
                         let change = RowsChange::new(position, changes.state(), rows, columns);
-                        let new = b.rows_entry(&change);
+                        let new = b.rows_entry_parts(&change);
                         let old = b.rows_entry_reference(&change);
                         match (new, old) {
-                            (Ok(n), Ok(o)) => {
+                            (Ok((n, serialised)), Ok(o)) => {
+                                let expected = o.entry.encode_to_vec();
                                 assert_eq!(
                                     n.entry.encode_to_vec(),
-                                    o.entry.encode_to_vec(),
+                                    expected,
                                     "{name}:{} {described:?}",
                                     at.pos
                                 );
+                                // Written in place in front of the RowChange.
+                                let serialised = serialised.expect("the head fits its room");
+                                assert_eq!(serialised, expected, "{name}:{}", at.pos);
                                 events += 1;
                             }
                             (Err(_), Err(_)) => {}

@@ -500,7 +500,7 @@ mod tests {
                 ..Default::default()
             }),
             entry_type: Some(EntryType::RowData as i32),
-            store_value: Some(change.encode_to_vec()),
+            store_value: Some(change.encode_to_vec().into()),
         }
     }
 

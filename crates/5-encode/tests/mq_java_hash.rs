@@ -319,7 +319,7 @@ fn entry(case: &RowCase) -> Vec<u8> {
             ..Default::default()
         }),
         entry_type: Some(EntryType::RowData as i32),
-        store_value: Some(change.encode_to_vec()),
+        store_value: Some(change.encode_to_vec().into()),
     }
     .encode_to_vec()
 }

@@ -50,7 +50,7 @@ async fn run() -> (f64, u64) {
         ..Default::default()
     }));
     store.subscribe(1001, None);
-    let payload: EntryBytes = Arc::from(vec![7u8; ENTRY_BYTES]);
+    let payload: EntryBytes = EntryBytes::from(vec![7u8; ENTRY_BYTES]);
     let start = Instant::now();
     let producer = {
         let store = store.clone();

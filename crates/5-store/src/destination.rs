@@ -10,8 +10,10 @@ use std::sync::Arc;
 
 use crate::{Batch, ClientId, GetWait, StoreError};
 
-/// A serialised Canal `Entry`.
-pub type EntryBytes = Arc<[u8]>;
+/// A serialised Canal `Entry`: `Bytes`, so that an entry written in place
+/// behind room for its head is stored as a view, not copied into a new
+/// allocation.
+pub type EntryBytes = bytes::Bytes;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

@@ -105,7 +105,7 @@ fn convert_chunk(plan: &Plan, packets: &[Vec<u8>]) -> Vec<u8> {
     };
     let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
     let built = CanalEncoder::rows_entry_on_this_thread(false, &change).expect("an entry");
-    built.entry.store_value.unwrap_or_default()
+    built.entry.store_value.unwrap_or_default().to_vec()
 }
 
 fn main() {

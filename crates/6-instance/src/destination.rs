@@ -483,7 +483,7 @@ mod tests {
         };
         let store = Arc::new(EventStore::new(cfg));
         for i in 0..4u64 {
-            let bytes: EntryBytes = Arc::from(vec![i as u8]);
+            let bytes: EntryBytes = EntryBytes::from(vec![i as u8]);
             let meta = EntryMeta {
                 bytes: 1,
                 ack_point: (i % 2 == 1).then(|| pos(i * 100 + 100)),

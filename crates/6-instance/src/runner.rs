@@ -371,9 +371,7 @@ impl RowsWork {
             timestamp,
         };
         let change = RowsChange::new(position, &txn, &rows, columns.as_deref());
-        let built = CanalEncoder::rows_entry_on_this_thread(gtid_on, &change)?;
-        let bytes = entry_bytes(&built.entry);
-        Ok((built, bytes))
+        CanalEncoder::serialised_rows_entry_on_this_thread(gtid_on, &change)
     }
 }
 
@@ -382,10 +380,10 @@ impl Work {
     /// larger than their events (text values, names and types per row).
     fn weight(&self) -> usize {
         match self {
-            Work::Ready(e) => e.entry.store_value.as_ref().map_or(0, Vec::len) + 512,
+            Work::Ready(e) => e.entry.store_value.as_ref().map_or(0, |v| v.len()) + 512,
             Work::Rows(r) => (r.next_pos - r.pos) as usize * 3,
             Work::SourceChanged => 0,
-            Work::Snapshot(c) => c.entry.entry.store_value.as_ref().map_or(0, Vec::len) + 512,
+            Work::Snapshot(c) => c.entry.entry.store_value.as_ref().map_or(0, |v| v.len()) + 512,
         }
     }
 }
@@ -1372,18 +1370,7 @@ fn rows_count(entry: &sluice_canal::proto::Entry) -> u32 {
         .unwrap_or(0)
 }
 
-/// The serialised entry, written straight into the shared allocation the
-/// store keeps (`Arc::from(Vec)` would copy every entry once more, and
-/// zeroing the allocation first would write it twice).
+/// The serialised entry.
 fn entry_bytes(entry: &sluice_canal::proto::Entry) -> EntryBytes {
-    let len = entry.encoded_len();
-    let mut bytes = Arc::<[u8]>::new_uninit_slice(len);
-    if let Some(mut buf) = Arc::get_mut(&mut bytes).map(|b| &mut b[..]) {
-        if entry.encode(&mut buf).is_ok() && buf.is_empty() {
-            // SAFETY: `encode` wrote `encoded_len` bytes, every byte of the
-            // slice (none is left: `buf` is empty).
-            return unsafe { bytes.assume_init() };
-        }
-    }
-    Arc::from(entry.encode_to_vec())
+    EntryBytes::from(entry.encode_to_vec())
 }

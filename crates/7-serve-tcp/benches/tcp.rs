@@ -125,7 +125,8 @@ fn wide_insert(i: usize, offset: i64) -> Entry {
                 }],
                 ..Default::default()
             }
-            .encode_to_vec(),
+            .encode_to_vec()
+            .into(),
         ),
     }
 }

@@ -812,7 +812,10 @@ mod tests {
             (300, vec![vec![0u8; 200], vec![], vec![7u8; 5]]),
             (i64::MAX, vec![vec![9u8; 70_000]]),
         ] {
-            let arcs: Vec<EntryBytes> = entries.iter().map(|e| e.as_slice().into()).collect();
+            let arcs: Vec<EntryBytes> = entries
+                .iter()
+                .map(|e| EntryBytes::copy_from_slice(e))
+                .collect();
             let mut out = Vec::new();
             encode_messages_frame(id, &arcs, &mut out).unwrap();
             let expected = Packet {
@@ -840,7 +843,10 @@ mod tests {
             (300, vec![vec![0u8; 200], vec![], vec![7u8; 5]]),
             (i64::MAX, vec![vec![9u8; 70_000], vec![4u8; 130]]),
         ] {
-            let arcs: Vec<EntryBytes> = entries.iter().map(|e| e.as_slice().into()).collect();
+            let arcs: Vec<EntryBytes> = entries
+                .iter()
+                .map(|e| EntryBytes::copy_from_slice(e))
+                .collect();
             let mut whole = Vec::new();
             encode_messages_frame(id, &arcs, &mut whole).unwrap();
             let (mut head, mut splits) = (Vec::new(), Vec::new());

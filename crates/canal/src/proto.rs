@@ -7,6 +7,7 @@
 //! set). Both map to prost `optional` fields: `Some` is always encoded.
 //! Enum value 0 must never be sent (a proto2 reader treats it as unknown).
 
+use prost::bytes::Bytes;
 use prost::{Enumeration, Message};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Enumeration)]
@@ -205,8 +206,10 @@ pub struct Entry {
     #[prost(enumeration = "EntryType", optional, tag = "2")]
     pub entry_type: Option<i32>,
     /// Serialised `TransactionBegin`, `TransactionEnd` or `RowChange`.
-    #[prost(bytes = "vec", optional, tag = "3")]
-    pub store_value: Option<Vec<u8>>,
+    /// `Bytes`: a client decoding an entry from a received frame keeps a
+    /// view of it instead of a copy.
+    #[prost(bytes = "bytes", optional, tag = "3")]
+    pub store_value: Option<Bytes>,
 }
 
 #[derive(Clone, PartialEq, Message)]

@@ -818,7 +818,7 @@ mod tests {
                 gtid: Some("uuid:1-5".into()),
             }),
             entry_type: Some(EntryType::RowData as i32),
-            store_value: Some(change.encode_to_vec()),
+            store_value: Some(change.encode_to_vec().into()),
         }
     }
 
@@ -1172,7 +1172,7 @@ mod tests {
             seed
         };
         let entry = Entry::decode(bytes.as_slice()).unwrap();
-        let change = entry.store_value.unwrap();
+        let change = entry.store_value.unwrap().to_vec();
         let mut read_whole = 0;
         for round in 0..20_000 {
             let mut m = change.clone();

@@ -39,7 +39,7 @@ use std::future::Future;
 use std::io;
 use std::time::Duration;
 
-use prost::bytes::Bytes;
+use prost::bytes::{BufMut as _, Bytes, BytesMut};
 use prost::Message as _;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -560,9 +560,19 @@ impl SimpleConnector {
                     max,
                 });
             }
-            let mut body = vec![0u8; len as usize];
-            read_exact_or_closed(stream, &mut body).await?;
-            Ok(Bytes::from(body))
+            // Read into spare capacity: a batch is a megabyte or more,
+            // and zeroing it first would write it twice.
+            let len = len as usize;
+            let mut body = BytesMut::with_capacity(len);
+            while body.len() < len {
+                let want = len - body.len();
+                match stream.read_buf(&mut (&mut body).limit(want)).await {
+                    Ok(0) => return Err(ClientError::Closed),
+                    Ok(_) => {}
+                    Err(e) => return Err(ClientError::Io(e)),
+                }
+            }
+            Ok(body.freeze())
         };
         let r = match so {
             Some(d) => match tokio::time::timeout(d, read).await {

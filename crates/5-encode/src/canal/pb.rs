@@ -79,6 +79,77 @@ pub fn message_header(buf: &mut Vec<u8>, field: u32, len: usize) {
     varint(buf, len as u64);
 }
 
+/// Writes into a slice sized beforehand (a row's length is known before
+/// its columns are written): a field costs its bytes, not the capacity check
+/// and length update of every `Vec` push. Writing past the end panics: the
+/// sizes come from the same values, so that is a bug, not bad input.
+pub struct SliceWriter<'a> {
+    buf: &'a mut [u8],
+    at: usize,
+}
+
+impl<'a> SliceWriter<'a> {
+    pub fn new(buf: &'a mut [u8]) -> SliceWriter<'a> {
+        SliceWriter { buf, at: 0 }
+    }
+
+    /// Bytes written so far.
+    pub fn written(&self) -> usize {
+        self.at
+    }
+
+    #[inline]
+    pub fn put(&mut self, b: &[u8]) {
+        let end = self.at + b.len();
+        self.buf[self.at..end].copy_from_slice(b);
+        self.at = end;
+    }
+
+    #[inline]
+    fn byte(&mut self, b: u8) {
+        self.buf[self.at] = b;
+        self.at += 1;
+    }
+
+    /// Sets the byte `back` bytes before the end of what was written.
+    #[inline]
+    pub fn set_back(&mut self, back: usize, b: u8) {
+        self.buf[self.at - back] = b;
+    }
+
+    #[inline]
+    pub fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    #[inline]
+    pub fn key(&mut self, field: u32, wire: u8) {
+        self.varint(((field << 3) | wire as u32) as u64);
+    }
+
+    #[inline]
+    pub fn int32(&mut self, field: u32, v: i32) {
+        self.key(field, VARINT);
+        self.varint(v as i64 as u64);
+    }
+
+    #[inline]
+    pub fn bytes(&mut self, field: u32, v: &[u8]) {
+        self.message_header(field, v.len());
+        self.put(v);
+    }
+
+    #[inline]
+    pub fn message_header(&mut self, field: u32, len: usize) {
+        self.key(field, LEN);
+        self.varint(len as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +165,22 @@ mod tests {
         int32(&mut b, 2, -5);
         assert_eq!(b.len(), 11);
         assert_eq!(b.len(), int32_len(2, -5));
+    }
+
+    #[test]
+    fn slice_writer_writes_what_vec_pushes_write() {
+        let mut v = Vec::new();
+        message_header(&mut v, 12, 300);
+        int32(&mut v, 2, -5);
+        bytes(&mut v, 8, b"text");
+        varint(&mut v, u64::MAX);
+        let mut slice = vec![0u8; v.len()];
+        let mut w = SliceWriter::new(&mut slice);
+        w.message_header(12, 300);
+        w.int32(2, -5);
+        w.bytes(8, b"text");
+        w.varint(u64::MAX);
+        assert_eq!(w.written(), v.len());
+        assert_eq!(slice, v);
     }
 }

@@ -643,7 +643,7 @@ impl MqRouter {
                 );
                 single.row_datas = vec![row.clone()];
                 let entry = Entry {
-                    store_value: Some(single.encode_to_vec()),
+                    store_value: Some(single.encode_to_vec().into()),
                     ..whole.clone()
                 };
                 place(

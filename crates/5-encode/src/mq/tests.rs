@@ -64,7 +64,7 @@ fn rows_entry(schema: &str, table: &str, op: EventType, rows: &[(&str, Option<&s
     Entry {
         header: Some(header(schema, table, 100)),
         entry_type: Some(EntryType::RowData as i32),
-        store_value: Some(change.encode_to_vec()),
+        store_value: Some(change.encode_to_vec().into()),
     }
     .encode_to_vec()
 }
@@ -79,7 +79,7 @@ fn ddl_entry(schema: &str, table: &str, sql: &str) -> Vec<u8> {
     Entry {
         header: Some(header(schema, table, 200)),
         entry_type: Some(EntryType::RowData as i32),
-        store_value: Some(change.encode_to_vec()),
+        store_value: Some(change.encode_to_vec().into()),
     }
     .encode_to_vec()
 }
@@ -88,7 +88,7 @@ fn boundary(kind: EntryType) -> Vec<u8> {
     Entry {
         header: Some(header("", "", 4)),
         entry_type: Some(kind as i32),
-        store_value: Some(Vec::new()),
+        store_value: Some(Default::default()),
     }
     .encode_to_vec()
 }
@@ -738,7 +738,7 @@ fn random_entry(g: &mut Cases, snapshot: bool) -> Vec<u8> {
         } else {
             EntryType::RowData
         } as i32),
-        store_value: Some(change.encode_to_vec()),
+        store_value: Some(change.encode_to_vec().into()),
     }
     .encode_to_vec()
 }

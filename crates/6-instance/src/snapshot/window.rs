@@ -231,7 +231,7 @@ impl Windows {
                 dropped: total,
             };
         }
-        entry.store_value = Some(change.encode_to_vec());
+        entry.store_value = Some(change.encode_to_vec().into());
         if let Some(h) = entry.header.as_mut() {
             for p in h.props.iter_mut() {
                 if p.key.as_deref() == Some("rowsCount") {

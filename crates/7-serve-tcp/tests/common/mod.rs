@@ -269,7 +269,8 @@ pub fn begin(offset: i64) -> Entry {
                 thread_id: Some(7),
                 ..Default::default()
             }
-            .encode_to_vec(),
+            .encode_to_vec()
+            .into(),
         ),
     }
 }
@@ -283,7 +284,8 @@ pub fn end(offset: i64, xid: u64) -> Entry {
                 transaction_id: Some(xid.to_string()),
                 ..Default::default()
             }
-            .encode_to_vec(),
+            .encode_to_vec()
+            .into(),
         ),
     }
 }
@@ -303,7 +305,8 @@ pub fn rows(schema: &str, table: &str, t: EventType, rows: Vec<RowData>, offset:
                 row_datas: rows,
                 ..Default::default()
             }
-            .encode_to_vec(),
+            .encode_to_vec()
+            .into(),
         ),
     }
 }
