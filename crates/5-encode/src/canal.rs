@@ -332,6 +332,8 @@ impl CanalEncoder {
             text.clear();
             render_image(row.before.as_ref(), defs, columns, text, before).map_err(err)?;
             render_image(row.after.as_ref(), defs, columns, text, after).map_err(err)?;
+            // Readable bytes past the last value, for `put_prefix`.
+            text.push_str(TEXT_SLACK);
             // An after-image column is updated when its value differs from
             // the before-image's (NULL equals NULL), or has none to compare.
             updated.clear();
@@ -365,7 +367,8 @@ impl CanalEncoder {
 
             let start = change.len();
             let total = nested_len(12, row_len);
-            change.resize(start + total, 0);
+            // Room for the fixed-size copies of `put_prefix`, cut off below.
+            change.resize(start + total + pb::SHORT, 0);
             let mut w = SliceWriter::new(&mut change[start..]);
             w.message_header(12, row_len);
             let text = text.as_str();
@@ -490,6 +493,11 @@ fn partial_prop_len() -> usize {
     )
 }
 
+/// Pushed after a row's values so that the last one, too, has `SHORT`
+/// readable bytes after its start.
+const TEXT_SLACK: &str = "                                ";
+const _: () = assert!(TEXT_SLACK.len() == pb::SHORT);
+
 const ABSENT: u8 = 0;
 const NULL: u8 = 1;
 const PRESENT: u8 = 2;
@@ -598,13 +606,15 @@ fn write_column(
     updated: bool,
 ) {
     w.message_header(field, r.len as usize);
-    let head = &bytes[column.head.clone()];
+    // The layout's bytes and the row's text end with `SHORT` bytes of room.
+    let head = column.head.start;
     if r.sql_type == column.sql_type {
-        w.put(head);
+        w.put_prefix(&bytes[head..], column.head.len());
     } else {
-        w.put(&head[..column.index_len]);
+        w.put_prefix(&bytes[head..], column.index_len);
         w.int32(2, r.sql_type);
-        w.put(&head[column.index_len + column.sql_type_len..]);
+        let rest = head + column.index_len + column.sql_type_len;
+        w.put_prefix(&bytes[rest..], column.head.end - rest);
     }
     // The head ends with updated and isNull, false: set them.
     w.set_back(3, updated as u8);
@@ -619,9 +629,11 @@ fn write_column(
         w.bytes(2, value.as_bytes());
     }
     if r.state == PRESENT {
-        w.bytes(8, r.text(text).as_bytes());
+        let len = (r.end - r.start) as usize;
+        w.message_header(8, len);
+        w.put_prefix(&text.as_bytes()[r.start as usize..], len);
     }
-    w.put(&bytes[column.tail.clone()]);
+    w.put_prefix(&bytes[column.tail.start..], column.tail.len());
 }
 
 #[cfg(test)]

@@ -112,6 +112,9 @@ impl TableLayout {
                 collation: c.def.collation,
             });
         }
+        // Room after the last column's bytes for the fixed-size copies of
+        // `SliceWriter::put_prefix`.
+        self.bytes.extend_from_slice(&[0; pb::SHORT]);
     }
 }
 

@@ -79,6 +79,10 @@ pub fn message_header(buf: &mut Vec<u8>, field: u32, len: usize) {
     varint(buf, len as u64);
 }
 
+/// The length of the fixed-size copies of [`SliceWriter::put_prefix`]: a
+/// buffer it writes to keeps this many bytes of room past its end.
+pub const SHORT: usize = 32;
+
 /// Writes into a slice sized beforehand (a row's length is known before
 /// its columns are written): a field costs its bytes, not the capacity check
 /// and length update of every `Vec` push. Writing past the end panics: the
@@ -109,6 +113,29 @@ impl<'a> SliceWriter<'a> {
     fn byte(&mut self, b: u8) {
         self.buf[self.at] = b;
         self.at += 1;
+    }
+
+    /// Writes the first `len` bytes of `src`. Up to [`SHORT`] bytes, when
+    /// `src` and the room left both hold [`SHORT`] bytes, it copies that
+    /// many (a fixed-size copy the compiler inlines, where a copy of a
+    /// length known only at run time is a call) and counts `len`: what lies
+    /// past `len` is overwritten by the next field, or by the caller's
+    /// truncation after the last. Most names, types and values are short.
+    #[inline]
+    pub fn put_prefix(&mut self, src: &[u8], len: usize) {
+        if len <= SHORT {
+            let at = self.at;
+            if let (Some(s), Some(d)) = (src.get(..SHORT), self.buf.get_mut(at..at + SHORT)) {
+                if let (Ok(s), Ok(d)) =
+                    (<&[u8; SHORT]>::try_from(s), <&mut [u8; SHORT]>::try_from(d))
+                {
+                    *d = *s;
+                    self.at = at + len;
+                    return;
+                }
+            }
+        }
+        self.put(&src[..len]);
     }
 
     /// Sets the byte `back` bytes before the end of what was written.
@@ -182,5 +209,28 @@ mod tests {
         w.varint(u64::MAX);
         assert_eq!(w.written(), v.len());
         assert_eq!(slice, v);
+    }
+
+    #[test]
+    fn prefixes_of_any_length_are_written_exactly() {
+        let src: Vec<u8> = (0..100u8).collect();
+        for len in [0, 1, 5, 31, 32, 33, 64, 100] {
+            for room in [0, SHORT] {
+                let mut out = vec![0xeeu8; 3 + len + room];
+                let mut w = SliceWriter::new(&mut out);
+                w.put(b"abc");
+                w.put_prefix(&src, len);
+                let n = w.written();
+                assert_eq!(n, 3 + len);
+                assert_eq!(&out[..3], b"abc");
+                assert_eq!(&out[3..n], &src[..len], "len {len} room {room}");
+            }
+            // A source shorter than SHORT: copied by length.
+            let short = &src[..len.min(10)];
+            let mut out = vec![0u8; short.len() + SHORT];
+            let mut w = SliceWriter::new(&mut out);
+            w.put_prefix(short, short.len());
+            assert_eq!(&out[..short.len()], short);
+        }
     }
 }
