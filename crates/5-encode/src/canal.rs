@@ -277,7 +277,8 @@ impl CanalEncoder {
         gtid_on: bool,
         rows: &RowsChange<'_>,
     ) -> Result<(BuiltEntry, Bytes), EntryError> {
-        let (built, serialised) = Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows))?;
+        let (built, serialised) =
+            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true))?;
         let serialised = serialised.unwrap_or_else(|| Bytes::from(built.entry.encode_to_vec()));
         Ok((built, serialised))
     }
@@ -285,14 +286,17 @@ impl CanalEncoder {
     /// The ROWDATA entry of a rows event: one RowData per row, values in
     /// Canal's text.
     pub fn rows_entry(&mut self, rows: &RowsChange<'_>) -> Result<BuiltEntry, EntryError> {
-        self.rows_entry_parts(rows).map(|(built, _)| built)
+        self.rows_entry_parts(rows, false).map(|(built, _)| built)
     }
 
-    /// [`CanalEncoder::rows_entry`], and the whole entry serialised when its
-    /// fields before the RowChange fit the room left for them in front of it.
+    /// [`CanalEncoder::rows_entry`]; with `serialise`, also the whole entry
+    /// serialised when its fields before the RowChange fit the room left
+    /// for them in front of it (without, no room is left and the entry's
+    /// head is not encoded: callers that change the header encode it later).
     fn rows_entry_parts(
         &mut self,
         rows: &RowsChange<'_>,
+        serialise: bool,
     ) -> Result<(BuiltEntry, Option<Bytes>), EntryError> {
         let at = &rows.position;
         let txn = rows.txn;
@@ -321,8 +325,9 @@ impl CanalEncoder {
         // A rows event made from SELECT rows (a snapshot) has no length
         // in a binlog: its row data tells the size.
         let event_len = (at.event_length() as usize).max(rows.event.rows_data().len());
-        let mut change = Vec::with_capacity(ENTRY_HEAD_ROOM + 256 + event_len.saturating_mul(4));
-        change.resize(ENTRY_HEAD_ROOM, 0);
+        let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
+        let mut change = Vec::with_capacity(room + 256 + event_len.saturating_mul(4));
+        change.resize(room, 0);
         pb::int64(&mut change, 1, rows.event.table_id as i64);
         pb::int32(&mut change, 2, event_type as i32);
         pb::boolean(&mut change, 10, false);
@@ -399,24 +404,28 @@ impl CanalEncoder {
             entry_type: Some(EntryType::RowData as i32),
             store_value: None,
         };
+        if !serialise {
+            entry.store_value = Some(Bytes::from(change));
+            return Ok((self.built(txn, at, EntryKind::Row, entry), None));
+        }
         // The entry's fields before storeValue (prost writes fields in tag
         // order), then storeValue's key and length: in the room in front of
         // the RowChange when they fit, which they do but for a header
         // carrying a very long GTID set.
-        let store_len = change.len() - ENTRY_HEAD_ROOM;
+        let store_len = change.len() - room;
         let mut head = Vec::with_capacity(entry.encoded_len() + 8);
         entry.encode_raw(&mut head);
         pb::message_header(&mut head, 3, store_len);
-        let serialised = if head.len() <= ENTRY_HEAD_ROOM {
-            let start = ENTRY_HEAD_ROOM - head.len();
-            change[start..ENTRY_HEAD_ROOM].copy_from_slice(&head);
+        let serialised = if head.len() <= room {
+            let start = room - head.len();
+            change[start..room].copy_from_slice(&head);
             // In place: the store keeps this buffer.
             change.shrink_to_fit();
             let whole = Bytes::from(change);
-            entry.store_value = Some(whole.slice(ENTRY_HEAD_ROOM..));
+            entry.store_value = Some(whole.slice(room..));
             Some(whole.slice(start..))
         } else {
-            change.drain(..ENTRY_HEAD_ROOM);
+            change.drain(..room);
             entry.store_value = Some(Bytes::from(change));
             None
         };
@@ -834,7 +843,7 @@ mod tests {
                         };
                         let columns = by_schema.then_some(infos.as_slice());
                         let change = RowsChange::new(position, changes.state(), rows, columns);
-                        let new = b.rows_entry_parts(&change);
+                        let new = b.rows_entry_parts(&change, true);
                         let old = b.rows_entry_reference(&change);
                         match (new, old) {
                             (Ok((n, serialised)), Ok(o)) => {
@@ -848,6 +857,9 @@ mod tests {
                                 // Written in place in front of the RowChange.
                                 let serialised = serialised.expect("the head fits its room");
                                 assert_eq!(serialised, expected, "{name}:{}", at.pos);
+                                // And without room left for the head.
+                                let plain = b.rows_entry(&change).expect("built once already");
+                                assert_eq!(plain.entry.encode_to_vec(), expected);
                                 events += 1;
                             }
                             (Err(_), Err(_)) => {}
