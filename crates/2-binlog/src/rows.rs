@@ -5,12 +5,12 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use crate::bytes::{bit, ByteReader};
+use crate::bytes::{bit, uint_le, ByteReader};
 use crate::column::ColumnType;
 use crate::error::{DecodeError, Result};
 use crate::event_type::{RowsKind, RowsLayout};
 use crate::table_map::TableMap;
-use crate::value::{read_value, value_len, Cell, Value};
+use crate::value::{read_value, value_len, value_width, Cell, Value, Width};
 
 /// `value_options` bit of a PARTIAL_UPDATE_ROWS after-image.
 const PARTIAL_JSON_UPDATES: u64 = 1;
@@ -201,13 +201,51 @@ pub struct RowIter<'e> {
 }
 
 impl<'e> RowIter<'e> {
+    /// Frames one row image: its NULL bitmap and value bytes. Fixed-width
+    /// values are added up and checked once, as a total, against the bytes
+    /// left; only length-prefixed values are read here. The values
+    /// themselves are decoded later, by [`RowImage::cells`].
     fn image(&mut self, present: &'e [u8]) -> Result<ImageBytes<'e>> {
         let table = &*self.ev.table;
-        let n_present = (0..table.columns.len())
-            .filter(|&i| bit(present, i))
-            .count();
+        let columns = &table.columns;
+        let n_present = count_bits(present, columns.len());
         let nulls = self.r.take(n_present.div_ceil(8))?;
         let start = self.r.rest();
+        let mut used = 0usize;
+        let mut k = 0usize;
+        for (i, c) in columns.iter().enumerate() {
+            if !bit(present, i) {
+                continue;
+            }
+            let is_null = bit(nulls, k);
+            k += 1;
+            if is_null {
+                continue;
+            }
+            used = used.saturating_add(match value_width(c.column_type) {
+                Width::Fixed(n) => n,
+                Width::Prefixed(lb) => match start.get(used..).and_then(|s| s.get(..lb)) {
+                    Some(head) => lb + uint_le(head) as usize,
+                    None => return Err(self.locate_truncation(present, nulls, start)),
+                },
+            });
+        }
+        if used > start.len() {
+            return Err(self.locate_truncation(present, nulls, start));
+        }
+        let data = self.r.take(used)?;
+        Ok(ImageBytes {
+            present,
+            nulls,
+            data,
+        })
+    }
+
+    /// The error for an image whose values run past the end of the event:
+    /// walks it value by value to name the column that does not fit.
+    #[cold]
+    fn locate_truncation(&self, present: &[u8], nulls: &[u8], start: &[u8]) -> DecodeError {
+        let table = &*self.ev.table;
         let mut used = 0usize;
         let mut k = 0usize;
         for (i, c) in table.columns.iter().enumerate() {
@@ -220,15 +258,12 @@ impl<'e> RowIter<'e> {
                 continue;
             }
             let rest = start.get(used..).unwrap_or(&[]);
-            let n = value_len(c.column_type, rest).map_err(|e| locate_column(e, table, i))?;
-            used += n;
+            match value_len(c.column_type, rest) {
+                Ok(n) => used += n,
+                Err(e) => return locate_column(e, table, i),
+            }
         }
-        let data = self.r.take(used)?;
-        Ok(ImageBytes {
-            present,
-            nulls,
-            data,
-        })
+        DecodeError::invalid("row image", "values run past the end of the event")
     }
 
     fn next_row(&mut self) -> Result<Row<'e>> {
@@ -296,6 +331,22 @@ impl<'e> RowIter<'e> {
             }
         })
     }
+}
+
+/// How many of the first `n` bits of `bitmap` are set.
+fn count_bits(bitmap: &[u8], n: usize) -> usize {
+    let full = n / 8;
+    let mut count: usize = bitmap
+        .iter()
+        .take(full)
+        .map(|b| b.count_ones() as usize)
+        .sum();
+    if !n.is_multiple_of(8) {
+        if let Some(last) = bitmap.get(full) {
+            count += (last & ((1u8 << (n % 8)) - 1)).count_ones() as usize;
+        }
+    }
+    count
 }
 
 fn locate_column(e: DecodeError, table: &TableMap, i: usize) -> DecodeError {

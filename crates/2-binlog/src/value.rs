@@ -60,49 +60,62 @@ pub enum Cell<'a> {
     Present(Value<'a>),
 }
 
-/// How many bytes the value of a non-NULL column takes at the start of `data`.
+/// How a non-NULL value of a column type is laid out in a row image: a
+/// fixed number of bytes, or a little-endian length of that many bytes
+/// followed by the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Width {
+    Fixed(usize),
+    Prefixed(usize),
+}
+
+/// The layout of a non-NULL value of type `t` (needs no bytes: row scans
+/// add fixed widths and check the total once).
 #[inline]
-pub fn value_len(t: ColumnType, data: &[u8]) -> Result<usize> {
-    let fixed = |n: usize| -> Result<usize> {
-        if data.len() >= n {
-            Ok(n)
-        } else {
-            Err(DecodeError::Truncated {
-                at: 0,
-                needed: n,
-                available: data.len(),
-            })
-        }
-    };
-    let prefixed = |lb: usize| -> Result<usize> {
-        let head = data.get(..lb).ok_or(DecodeError::Truncated {
-            at: 0,
-            needed: lb,
-            available: data.len(),
-        })?;
-        let n = uint_le(head) as usize;
-        fixed(lb.saturating_add(n))
-    };
+pub fn value_width(t: ColumnType) -> Width {
+    use Width::{Fixed, Prefixed};
     match t {
-        ColumnType::Tiny | ColumnType::Year => fixed(1),
-        ColumnType::Short => fixed(2),
-        ColumnType::Int24 | ColumnType::Date | ColumnType::Time => fixed(3),
-        ColumnType::Long | ColumnType::Float | ColumnType::Timestamp => fixed(4),
-        ColumnType::LongLong | ColumnType::Double | ColumnType::DateTime => fixed(8),
-        ColumnType::NewDecimal { precision, scale } => fixed(decimal_size(precision, scale)),
-        ColumnType::Time2 { fsp } => fixed(3 + frac_bytes(fsp)),
-        ColumnType::DateTime2 { fsp } => fixed(5 + frac_bytes(fsp)),
-        ColumnType::Timestamp2 { fsp } => fixed(4 + frac_bytes(fsp)),
+        ColumnType::Tiny | ColumnType::Year => Fixed(1),
+        ColumnType::Short => Fixed(2),
+        ColumnType::Int24 | ColumnType::Date | ColumnType::Time => Fixed(3),
+        ColumnType::Long | ColumnType::Float | ColumnType::Timestamp => Fixed(4),
+        ColumnType::LongLong | ColumnType::Double | ColumnType::DateTime => Fixed(8),
+        ColumnType::NewDecimal { precision, scale } => Fixed(decimal_size(precision, scale)),
+        ColumnType::Time2 { fsp } => Fixed(3 + frac_bytes(fsp)),
+        ColumnType::DateTime2 { fsp } => Fixed(5 + frac_bytes(fsp)),
+        ColumnType::Timestamp2 { fsp } => Fixed(4 + frac_bytes(fsp)),
         ColumnType::VarChar { max_len } | ColumnType::Char { max_len } => {
-            prefixed(if max_len > 255 { 2 } else { 1 })
+            Prefixed(if max_len > 255 { 2 } else { 1 })
         }
-        ColumnType::Enum { pack_len } | ColumnType::Set { pack_len } => fixed(pack_len as usize),
-        ColumnType::Bit { bits } => fixed((bits as usize).div_ceil(8)),
+        ColumnType::Enum { pack_len } | ColumnType::Set { pack_len } => Fixed(pack_len as usize),
+        ColumnType::Bit { bits } => Fixed((bits as usize).div_ceil(8)),
         ColumnType::Blob { len_bytes }
         | ColumnType::Json { len_bytes }
         | ColumnType::Geometry { len_bytes }
-        | ColumnType::Vector { len_bytes } => prefixed(len_bytes as usize),
-        ColumnType::Null => Ok(0),
+        | ColumnType::Vector { len_bytes } => Prefixed(len_bytes as usize),
+        ColumnType::Null => Fixed(0),
+    }
+}
+
+/// How many bytes the value of a non-NULL column takes at the start of `data`.
+#[inline]
+pub fn value_len(t: ColumnType, data: &[u8]) -> Result<usize> {
+    let truncated = |needed: usize| DecodeError::Truncated {
+        at: 0,
+        needed,
+        available: data.len(),
+    };
+    let n = match value_width(t) {
+        Width::Fixed(n) => n,
+        Width::Prefixed(lb) => {
+            let head = data.get(..lb).ok_or_else(|| truncated(lb))?;
+            lb.saturating_add(uint_le(head) as usize)
+        }
+    };
+    if data.len() >= n {
+        Ok(n)
+    } else {
+        Err(truncated(n))
     }
 }
 
