@@ -489,6 +489,81 @@ fn init_time_zone() {
     ONCE.call_once(|| unsafe { tzset() });
 }
 
+/// Local date and time fields: year, month, day, hour, minute, second.
+type LocalFields = (i64, u32, u32, u32, u32, u32);
+
+/// Seconds in a bucket of [`local_fields`]' cache.
+const OFFSET_BUCKET: i64 = 900;
+
+thread_local! {
+    /// The quarter hour last converted by this thread and its UTC offset
+    /// (`None`: not one offset for the whole quarter).
+    static QUARTER_OFFSET: std::cell::Cell<(i64, Option<i64>)> =
+        const { std::cell::Cell::new((i64::MIN, None)) };
+}
+
+/// `t` (seconds since the epoch) in the process's time zone; `None` when
+/// libc cannot convert it. `localtime_r` costs about 800 instructions a call
+/// (glibc locks the zone and searches its transitions), more than the rest of
+/// a value's text, and the timestamps of nearby rows are close together: so
+/// each thread keeps the UTC offset of the last quarter hour it converted, when
+/// `localtime_r` agrees with the offset arithmetic at both ends of it. Zone
+/// transitions are hours apart, so equal ends mean no transition inside;
+/// zones with leap seconds never agree, and keep calling `localtime_r`.
+fn local_fields(t: i64) -> Option<LocalFields> {
+    let bucket = t.div_euclid(OFFSET_BUCKET);
+    let (cached, offset) = QUARTER_OFFSET.get();
+    if cached == bucket {
+        if let Some(offset) = offset {
+            return Some(fields_at_offset(t, offset));
+        }
+        return localtime(t).map(|(f, _)| f);
+    }
+    let start = bucket * OFFSET_BUCKET;
+    let end = start + OFFSET_BUCKET - 1;
+    let agreed = |at: i64| -> Option<i64> {
+        let (fields, offset) = localtime(at)?;
+        (fields_at_offset(at, offset) == fields).then_some(offset)
+    };
+    let offset = match (agreed(start), agreed(end)) {
+        (Some(a), Some(b)) if a == b => Some(a),
+        _ => None,
+    };
+    QUARTER_OFFSET.set((bucket, offset));
+    match offset {
+        Some(offset) => Some(fields_at_offset(t, offset)),
+        None => localtime(t).map(|(f, _)| f),
+    }
+}
+
+/// The fields of `t` shifted by `offset` seconds, by calendar arithmetic.
+fn fields_at_offset(t: i64, offset: i64) -> LocalFields {
+    let local = t + offset;
+    let (y, m, d) = sluice_binlog::temporal::civil_from_days(local.div_euclid(86_400));
+    let r = local.rem_euclid(86_400) as u32;
+    (y, m, d, r / 3600, (r / 60) % 60, r % 60)
+}
+
+/// `localtime_r`: the fields and the zone's UTC offset at `t`.
+fn localtime(t: i64) -> Option<(LocalFields, i64)> {
+    init_time_zone();
+    let t = libc::time_t::try_from(t).ok()?;
+    // SAFETY: localtime_r only writes into the tm we own.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    if unsafe { libc::localtime_r(&t, &mut tm).is_null() } {
+        return None;
+    }
+    let fields = (
+        tm.tm_year as i64 + 1900,
+        u32::try_from(tm.tm_mon + 1).ok()?,
+        u32::try_from(tm.tm_mday).ok()?,
+        u32::try_from(tm.tm_hour).ok()?,
+        u32::try_from(tm.tm_min).ok()?,
+        u32::try_from(tm.tm_sec).ok()?,
+    );
+    Some((fields, tm.tm_gmtoff))
+}
+
 /// [`local_timestamp`] appended to `out`.
 pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String) {
     if seconds == 0 && micros == 0 {
@@ -499,26 +574,12 @@ pub fn local_timestamp_into(seconds: u32, micros: u32, fsp: u8, out: &mut String
         }
         return;
     }
-    init_time_zone();
-    let t = seconds as libc::time_t;
-    // SAFETY: localtime_r only writes into the tm we own.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
-    let (y, mo, d, h, mi, se) = if ok {
-        (
-            tm.tm_year as i64 + 1900,
-            tm.tm_mon as u32 + 1,
-            tm.tm_mday as u32,
-            tm.tm_hour as u32,
-            tm.tm_min as u32,
-            tm.tm_sec as u32,
-        )
-    } else {
+    let (y, mo, d, h, mi, se) = local_fields(seconds as i64).unwrap_or_else(|| {
         let days = (seconds / 86_400) as i64;
         let (y, m, d) = sluice_binlog::temporal::civil_from_days(days);
         let r = seconds % 86_400;
         (y, m, d, r / 3600, (r / 60) % 60, r % 60)
-    };
+    });
     let fsp = fsp.min(6) as usize;
     let frac = (micros % 1_000_000) / 10u32.pow(6 - fsp as u32);
     let fields = [mo, d, h, mi, se];
