@@ -61,7 +61,7 @@ impl Decimal<'_> {
             *d = s ^ mask;
         }
         buf[0] ^= 0x80;
-        let intg = (self.precision - self.scale) as usize;
+        let intg = self.precision.saturating_sub(self.scale) as usize;
         let scale = self.scale as usize;
         let mut pos = 0usize;
         let mut group = |n: usize| -> u32 {
@@ -72,52 +72,46 @@ impl Decimal<'_> {
             pos += n;
             v
         };
-        let start = out.len();
+        // The text is assembled on the stack and pushed once: a push per
+        // group (and per padding zero) cost more than the digits. At most
+        // 65 digits in groups of nine, each group at most 10 digits when
+        // corrupt, a sign and a point.
+        let mut text = Text::default();
         if neg {
-            out.push('-');
+            text.push(b'-');
         }
-        let digits_start = out.len();
+        let digits_start = text.len;
         let mut leading = true;
-        let push_group = |out: &mut String, v: u32, width: usize, leading: &mut bool| {
-            // Values past the group's digit count mean corrupt input; print
-            // them rather than panic, the caller sees an odd number.
-            if *leading {
-                if v != 0 {
-                    push_u32(out, v);
-                    *leading = false;
-                }
-            } else {
-                push_padded(out, v, width);
-            }
-        };
         let lead_digits = intg % 9;
         if lead_digits > 0 {
             let v = group(DIG2BYTES[lead_digits]);
-            push_group(out, v, lead_digits, &mut leading);
+            text.group(v, lead_digits, &mut leading);
         }
         for _ in 0..intg / 9 {
             let v = group(4);
-            push_group(out, v, 9, &mut leading);
+            text.group(v, 9, &mut leading);
         }
-        if out.len() == digits_start {
-            out.push('0');
+        if text.len == digits_start {
+            text.push(b'0');
         }
         if scale > 0 {
-            out.push('.');
+            text.push(b'.');
             for _ in 0..scale / 9 {
                 let v = group(4);
-                push_padded(out, v, 9);
+                text.padded(v, 9);
             }
             let tail = scale % 9;
             if tail > 0 {
                 let v = group(DIG2BYTES[tail]);
-                push_padded(out, v, tail);
+                text.padded(v, tail);
             }
         }
+        let mut text = text.as_bytes();
         // "-0.00" is printed "0.00" by MySQL; a stored negative zero can occur.
-        if neg && out[digits_start..].bytes().all(|b| b == b'0' || b == b'.') {
-            out.remove(start);
+        if neg && text[1..].iter().all(|&b| b == b'0' || b == b'.') {
+            text = &text[1..];
         }
+        out.push_str(crate::bytes::ascii_str(text));
         Ok(())
     }
 
@@ -126,6 +120,64 @@ impl Decimal<'_> {
         let mut s = String::new();
         self.render(&mut s)?;
         Ok(s)
+    }
+}
+
+/// The text of a DECIMAL, built on the stack.
+struct Text {
+    bytes: [u8; 128],
+    len: usize,
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text {
+            bytes: [0; 128],
+            len: 0,
+        }
+    }
+}
+
+impl Text {
+    fn push(&mut self, b: u8) {
+        self.bytes[self.len] = b;
+        self.len += 1;
+    }
+
+    /// A group of digits: without its leading zeros while no digit has been
+    /// written (`leading`), else zero-padded to `width`.
+    fn group(&mut self, v: u32, width: usize, leading: &mut bool) {
+        if *leading {
+            if v != 0 {
+                self.unpadded(v);
+                *leading = false;
+            }
+        } else {
+            self.padded(v, width);
+        }
+    }
+
+    /// `v` zero-padded to `width` digits. Values past the group's digit
+    /// count mean corrupt input: they are printed whole rather than cut, and
+    /// the caller sees an odd number.
+    fn padded(&mut self, v: u32, width: usize) {
+        if width < POW10.len() && v >= POW10[width] {
+            self.unpadded(v);
+            return;
+        }
+        crate::temporal::put_digits(&mut self.bytes[self.len..self.len + width], v);
+        self.len += width;
+    }
+
+    fn unpadded(&mut self, v: u32) {
+        let mut digits = itoa::Buffer::new();
+        let d = digits.format(v).as_bytes();
+        self.bytes[self.len..self.len + d.len()].copy_from_slice(d);
+        self.len += d.len();
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..self.len]
     }
 }
 

@@ -835,6 +835,56 @@ mod tests {
     }
 
     #[test]
+    fn random_decimals_round_trip_through_the_binary_format() {
+        // Every precision and scale, random digits (leading zeros, zero
+        // groups and negative zeros included): rendering the bytes gives
+        // back the canonical text.
+        let mut seed: u64 = 7;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) % n
+        };
+        for p in 1..=65u8 {
+            for s in 0..=p.min(30) {
+                for _ in 0..20 {
+                    let intg = (p - s) as usize;
+                    let digit = |next: &mut dyn FnMut(u64) -> u64| {
+                        // Zeros often, to make whole zero groups.
+                        let d = next(14);
+                        char::from(b'0' + if d >= 10 { 0 } else { d as u8 })
+                    };
+                    // An empty integer part (".5") only with a fraction.
+                    let int_len = (next(intg as u64 + 1) as usize).max((s == 0) as usize);
+                    let int: String = (0..int_len).map(|_| digit(&mut next)).collect();
+                    let frac: String = (0..s).map(|_| digit(&mut next)).collect();
+                    let neg = next(2) == 1;
+                    let text = format!("{}{int}.{frac}", if neg { "-" } else { "" });
+                    let mut bytes = Vec::new();
+                    decimal(&text, p, s, &mut bytes).unwrap();
+                    let rendered = crate::decimal::Decimal {
+                        precision: p,
+                        scale: s,
+                        bytes: &bytes,
+                    }
+                    .to_text()
+                    .unwrap();
+                    // Canonical: no leading zeros, "0" for an empty integer
+                    // part, no point without a scale, no sign on zero.
+                    let trimmed = int.trim_start_matches('0');
+                    let int_part = if trimmed.is_empty() { "0" } else { trimmed };
+                    let zero = trimmed.is_empty() && frac.bytes().all(|b| b == b'0');
+                    let want = format!(
+                        "{}{int_part}{}{frac}",
+                        if neg && !zero { "-" } else { "" },
+                        if s > 0 { "." } else { "" }
+                    );
+                    assert_eq!(rendered, want, "DECIMAL({p},{s}) {text}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn decimals_round_trip_as_text() {
         let cases: &[(u8, u8, &str, &str)] = &[
             (10, 2, "12345678.90", "12345678.90"),
