@@ -182,7 +182,14 @@ pub fn decode_value<'a>(col: &ColumnDef, b: &'a [u8]) -> Result<Value<'a>> {
 /// Reads one non-NULL value from a reader.
 #[inline]
 pub fn read_value<'a>(r: &mut ByteReader<'a>, col: &ColumnDef) -> Result<Value<'a>> {
-    let n = value_len(col.column_type, r.rest())?;
+    let n = match value_width(col.column_type) {
+        Width::Fixed(n) => n,
+        Width::Prefixed(lb) => match r.rest().get(..lb) {
+            Some(head) => lb + uint_le(head) as usize,
+            None => lb,
+        },
+    };
+    // `take` checks the whole value (or the missing length) fits.
     decode_value(col, r.take(n)?)
 }
 
