@@ -9,7 +9,7 @@ use crate::bytes::{bit, uint_le, ByteReader};
 use crate::column::ColumnType;
 use crate::error::{DecodeError, Result};
 use crate::event_type::{RowsKind, RowsLayout};
-use crate::table_map::TableMap;
+use crate::table_map::{ColumnDef, TableMap};
 use crate::value::{read_value, value_len, value_width, Cell, Value, Width};
 
 /// `value_options` bit of a PARTIAL_UPDATE_ROWS after-image.
@@ -212,16 +212,7 @@ impl<'e> RowIter<'e> {
         let nulls = self.r.take(n_present.div_ceil(8))?;
         let start = self.r.rest();
         let mut used = 0usize;
-        let mut k = 0usize;
-        for (i, c) in columns.iter().enumerate() {
-            if !bit(present, i) {
-                continue;
-            }
-            let is_null = bit(nulls, k);
-            k += 1;
-            if is_null {
-                continue;
-            }
+        for (_, c) in valued_columns(columns, present, nulls) {
             used = used.saturating_add(match value_width(c.column_type) {
                 Width::Fixed(n) => n,
                 Width::Prefixed(lb) => match start.get(used..).and_then(|s| s.get(..lb)) {
@@ -247,16 +238,7 @@ impl<'e> RowIter<'e> {
     fn locate_truncation(&self, present: &[u8], nulls: &[u8], start: &[u8]) -> DecodeError {
         let table = &*self.ev.table;
         let mut used = 0usize;
-        let mut k = 0usize;
-        for (i, c) in table.columns.iter().enumerate() {
-            if !bit(present, i) {
-                continue;
-            }
-            let is_null = bit(nulls, k);
-            k += 1;
-            if is_null {
-                continue;
-            }
+        for (i, c) in valued_columns(&table.columns, present, nulls) {
             let rest = start.get(used..).unwrap_or(&[]);
             match value_len(c.column_type, rest) {
                 Ok(n) => used += n,
@@ -331,6 +313,24 @@ impl<'e> RowIter<'e> {
             }
         })
     }
+}
+
+/// The columns of an image that hold a value (in it, and not NULL), with
+/// their indexes. `nulls` has a bit for each column in the image.
+fn valued_columns<'t>(
+    columns: &'t [ColumnDef],
+    present: &'t [u8],
+    nulls: &'t [u8],
+) -> impl Iterator<Item = (usize, &'t ColumnDef)> + 't {
+    let mut k = 0usize;
+    columns.iter().enumerate().filter(move |&(i, _)| {
+        if !bit(present, i) {
+            return false;
+        }
+        let is_null = bit(nulls, k);
+        k += 1;
+        !is_null
+    })
 }
 
 /// How many of the first `n` bits of `bitmap` are set.
