@@ -195,6 +195,12 @@ impl RawResultSet {
         self.data.len()
     }
 
+    /// Every value's bytes, one after another ([`RawRow::span`] says where
+    /// each one is).
+    pub fn data(&self) -> &[u8] {
+        &self.data
+    }
+
     /// Row `i`, if there is one.
     pub fn row(&self, i: usize) -> Option<RawRow<'_>> {
         (i < self.rows).then(|| self.row_at(i))
@@ -286,6 +292,15 @@ impl<'a> RawRow<'a> {
     /// The value of column `i`; `None` for NULL or no such column.
     pub fn value(&self, i: usize) -> Option<&'a [u8]> {
         self.spans.get(i).and_then(|&s| span(self.data, s))
+    }
+
+    /// Where the value of column `i` is in [`RawResultSet::data`]; `None`
+    /// for NULL or no such column.
+    pub fn span(&self, i: usize) -> Option<std::ops::Range<usize>> {
+        match self.spans.get(i) {
+            Some(&s) if s != NULL_SPAN => Some(s.0..s.1),
+            _ => None,
+        }
     }
 
     /// The values in column order, `None` for NULL.

@@ -23,7 +23,8 @@ use sluice_canal::proto::{
 };
 use sluice_canal::EntryPosition;
 use sluice_events::{
-    ChangeEvent, Encoder, Op, Position, RowsChange, Statement, StatementKind, TransactionState,
+    ChangeEvent, Encoder, Op, Position, RowKey, RowsChange, Statement, StatementKind,
+    TransactionState,
 };
 
 use layout::{ColumnLayout, Layouts};
@@ -269,6 +270,30 @@ impl CanalEncoder {
         })
     }
 
+    /// The INSERT entry of rows read with a SELECT (an initial snapshot),
+    /// built from the text the server sent when that text is already
+    /// Canal's for every column of the table (see
+    /// [`value::select_text_is_canal`]): the values go into the entry as
+    /// they came, without being parsed into a row image and rendered back.
+    /// `rows` is the change the entry is of (a WRITE_ROWS event of the
+    /// table; its own rows are not read). `Ok(None)` when a column is of
+    /// another kind or a value is not UTF-8: the rows must then go through
+    /// a row image and [`CanalEncoder::rows_entry_on_this_thread`], which
+    /// gives the same entry.
+    pub fn select_rows_entry_on_this_thread(
+        gtid_on: bool,
+        rows: &RowsChange<'_>,
+        values: &dyn SelectRows,
+    ) -> Result<Option<BuiltEntry>, EntryError> {
+        Self::on_this_thread(gtid_on, |encoder| {
+            match encoder.rows_entry_parts(rows, false, Some(values)) {
+                Ok((built, _)) => Ok(Some(built)),
+                Err(Fill::NotText) => Ok(None),
+                Err(Fill::Entry(e)) => Err(e),
+            }
+        })
+    }
+
     /// [`CanalEncoder::rows_entry_on_this_thread`], with the entry
     /// serialised too. The serialised entry and the entry's `storeValue`
     /// share one buffer: the RowChange is written once, not copied into the
@@ -278,7 +303,8 @@ impl CanalEncoder {
         rows: &RowsChange<'_>,
     ) -> Result<(BuiltEntry, Bytes), EntryError> {
         let (built, serialised) =
-            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true))?;
+            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true, None))
+                .map_err(Fill::into_entry_error)?;
         let serialised = serialised.unwrap_or_else(|| Bytes::from(built.entry.encode_to_vec()));
         Ok((built, serialised))
     }
@@ -286,27 +312,33 @@ impl CanalEncoder {
     /// The ROWDATA entry of a rows event: one RowData per row, values in
     /// Canal's text.
     pub fn rows_entry(&mut self, rows: &RowsChange<'_>) -> Result<BuiltEntry, EntryError> {
-        self.rows_entry_parts(rows, false).map(|(built, _)| built)
+        self.rows_entry_parts(rows, false, None)
+            .map(|(built, _)| built)
+            .map_err(Fill::into_entry_error)
     }
 
     /// [`CanalEncoder::rows_entry`]; with `serialise`, also the whole entry
     /// serialised when its fields before the RowChange fit the room left
     /// for them in front of it (without, no room is left and the entry's
     /// head is not encoded: callers that change the header encode it later).
+    /// With `select`, the rows are those values rather than the event's.
     fn rows_entry_parts(
         &mut self,
         rows: &RowsChange<'_>,
         serialise: bool,
-    ) -> Result<(BuiltEntry, Option<Bytes>), EntryError> {
+        select: Option<&dyn SelectRows>,
+    ) -> Result<(BuiltEntry, Option<Bytes>), Fill> {
         let at = &rows.position;
         let txn = rows.txn;
         let table = rows.table;
         let defs: &[ColumnDef] = &table.map.columns;
         let event_type = row_event_type(rows.op);
-        let err = |source| EntryError::Decode {
-            file: at.file.to_string(),
-            pos: at.offset,
-            source,
+        let err = |source| {
+            Fill::Entry(EntryError::Decode {
+                file: at.file.to_string(),
+                pos: at.offset,
+                source,
+            })
         };
         let Scratch {
             text,
@@ -319,12 +351,16 @@ impl CanalEncoder {
         // What each column is, kept while the table's description stays.
         let layout = layouts.get(rows.event.table_id, &table);
         let columns = layout.columns.as_slice();
+        if select.is_some() && !columns.iter().all(|c| c.select_text_is_canal) {
+            return Err(Fill::NotText);
+        }
 
         // The RowChange, written straight to bytes (see `pb`): tableId,
         // eventType, isDdl, then one RowData per row.
         // A rows event made from SELECT rows (a snapshot) has no length
         // in a binlog: its row data tells the size.
-        let event_len = (at.event_length() as usize).max(rows.event.rows_data().len());
+        let data_len = select.map_or(rows.event.rows_data().len(), |s| s.data_len());
+        let event_len = (at.event_length() as usize).max(data_len);
         let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
         let mut change = Vec::with_capacity(room + 256 + event_len.saturating_mul(4));
         change.resize(room, 0);
@@ -332,11 +368,30 @@ impl CanalEncoder {
         pb::int32(&mut change, 2, event_type as i32);
         pb::boolean(&mut change, 10, false);
         let mut count = 0usize;
-        for row in rows.rows() {
-            let row = row.map_err(err)?;
+        let mut event_rows = rows.rows();
+        loop {
             text.clear();
-            render_image(row.before.as_ref(), defs, columns, text, before).map_err(err)?;
-            render_image(row.after.as_ref(), defs, columns, text, after).map_err(err)?;
+            let key = match select {
+                None => {
+                    let Some(row) = event_rows.next() else { break };
+                    let row = row.map_err(err)?;
+                    render_image(row.before.as_ref(), defs, columns, text, before).map_err(err)?;
+                    render_image(row.after.as_ref(), defs, columns, text, after).map_err(err)?;
+                    row.key
+                }
+                Some(values) => {
+                    if count == values.row_count() {
+                        break;
+                    }
+                    before.clear();
+                    select_row(values, count, columns, text, after)?;
+                    RowKey {
+                        file: at.file,
+                        offset: at.offset,
+                        index: count,
+                    }
+                }
+            };
             // Readable bytes past the last value, for `put_prefix`.
             text.push_str(TEXT_SLACK);
             // An after-image column is updated when its value differs from
@@ -353,11 +408,11 @@ impl CanalEncoder {
             }
             // `file:offset#index`, as `RowKey` displays it, without `fmt`.
             row_key.clear();
-            row_key.push_str(row.key.file);
+            row_key.push_str(key.file);
             row_key.push(':');
-            value::push_u64(row_key, row.key.offset);
+            value::push_u64(row_key, key.offset);
             row_key.push('#');
-            value::push_u64(row_key, row.key.index as u64);
+            value::push_u64(row_key, key.index as u64);
 
             // Columns are fields 1 (before) and 2 (after) of a RowData: keys
             // of one byte either way.
@@ -541,6 +596,78 @@ struct Scratch {
     row_key: String,
     /// The constant Column fields of the tables seen.
     layouts: Layouts,
+}
+
+/// The values of rows read with a SELECT in the text protocol, by row and
+/// column, as the server sent them (the result set of an initial snapshot).
+pub trait SelectRows {
+    /// Number of rows.
+    fn row_count(&self) -> usize;
+    /// The value of `column` in `row` as text; `None` for NULL.
+    fn text(&self, row: usize, column: usize) -> Result<Option<&str>, NotUtf8>;
+    /// Bytes of all the values together (for sizing the entry's buffer).
+    fn data_len(&self) -> usize;
+}
+
+/// A select value that is not UTF-8 text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotUtf8;
+
+/// Why a rows entry was not built.
+enum Fill {
+    Entry(EntryError),
+    /// Select rows whose text is not Canal's: build from a row image.
+    NotText,
+}
+
+impl Fill {
+    /// The error of a build from the event's rows, which are never select
+    /// rows.
+    fn into_entry_error(self) -> EntryError {
+        match self {
+            Fill::Entry(e) => e,
+            Fill::NotText => unreachable!("an event's rows are not select rows"),
+        }
+    }
+}
+
+/// Cell `row` of select rows, as the after image of an insert: each value's
+/// text as the server sent it (every column's text is Canal's, checked by
+/// the caller); a value that is not UTF-8 sends the rows the other way.
+fn select_row(
+    values: &dyn SelectRows,
+    row: usize,
+    columns: &[ColumnLayout],
+    text: &mut String,
+    out: &mut Vec<Rendered>,
+) -> Result<(), Fill> {
+    out.clear();
+    for (i, column) in columns.iter().enumerate() {
+        let r = match values.text(row, i).map_err(|NotUtf8| Fill::NotText)? {
+            None => Rendered {
+                state: NULL,
+                partial: false,
+                sql_type: column.sql_type,
+                start: 0,
+                end: 0,
+                len: column.len(column.sql_type, None, 0) as u32,
+            },
+            Some(v) => {
+                let start = text.len();
+                text.push_str(v);
+                Rendered {
+                    state: PRESENT,
+                    partial: false,
+                    sql_type: column.sql_type,
+                    start: start as u32,
+                    end: text.len() as u32,
+                    len: column.len(column.sql_type, Some(v.len()), 0) as u32,
+                }
+            }
+        };
+        out.push(r);
+    }
+    Ok(())
 }
 
 /// Renders every cell of an image (none when there is no image).
@@ -843,7 +970,9 @@ mod tests {
                         };
                         let columns = by_schema.then_some(infos.as_slice());
                         let change = RowsChange::new(position, changes.state(), rows, columns);
-                        let new = b.rows_entry_parts(&change, true);
+                        let new = b
+                            .rows_entry_parts(&change, true, None)
+                            .map_err(Fill::into_entry_error);
                         let old = b.rows_entry_reference(&change);
                         match (new, old) {
                             (Ok((n, serialised)), Ok(o)) => {

@@ -6,6 +6,8 @@
 //! snapshot does.
 //!
 //! Run with `cargo bench -p sluice-instance --bench snapshot_rows`.
+//! `SLUICE_BENCH_PATH=image` converts through a binlog row image (tables
+//! whose SELECT text is not Canal's) instead of from the text.
 //! `SLUICE_BENCH_ROWS` sets the rows of a chunk (default 8192),
 //! `SLUICE_BENCH_ITERS` the chunks converted (default 20). It prints the
 //! time per row and a checksum of the entries' bytes, which must not change
@@ -20,7 +22,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use sluice_binlog::RowsEvent;
-use sluice_encode::canal::CanalEncoder;
+use sluice_encode::canal::{CanalEncoder, NotUtf8, SelectRows};
 use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
 use sluice_schema::model::TableSchema;
 use sluice_source::packet::put_lenenc_bytes;
@@ -76,25 +78,52 @@ struct Plan {
     columns: Arc<[ColumnInfo]>,
 }
 
+/// A result set as the rows of a Canal entry (as the snapshot's own).
+struct SelectText<'a> {
+    rows: &'a RawResultSet,
+    /// The values' bytes together, when they are UTF-8 (checked once for
+    /// the chunk; a value is then UTF-8 when it starts and ends on
+    /// character boundaries).
+    text: Option<&'a str>,
+}
+
+impl<'a> SelectText<'a> {
+    fn new(rows: &'a RawResultSet) -> Self {
+        SelectText {
+            rows,
+            text: simdutf8::basic::from_utf8(rows.data()).ok(),
+        }
+    }
+}
+
+impl SelectRows for SelectText<'_> {
+    fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn text(&self, row: usize, column: usize) -> Result<Option<&str>, NotUtf8> {
+        match self.rows.row(row).and_then(|r| r.span(column)) {
+            None => Ok(None),
+            Some(span) => self.text.and_then(|t| t.get(span)).map(Some).ok_or(NotUtf8),
+        }
+    }
+
+    fn data_len(&self) -> usize {
+        self.rows.data_len()
+    }
+}
+
 /// Reads the packets as `Conn::query_bytes` does, then converts them as the
-/// snapshot's `chunk_entry` does; returns the entry's RowChange bytes.
+/// snapshot's `chunk_entry` does: straight from their text (`text`), or
+/// through a binlog row image (the way of tables whose text is not
+/// Canal's); returns the entry's RowChange bytes.
 #[inline(never)]
-fn convert_chunk(plan: &Plan, packets: &[Vec<u8>]) -> Vec<u8> {
+fn convert_chunk(plan: &Plan, packets: &[Vec<u8>], text: bool) -> Vec<u8> {
     let columns = plan.schema.columns.iter().map(|c| c.name.clone()).collect();
     let mut rows = RawResultSet::new(columns);
     for p in packets {
         rows.push_text_row(p).expect("a well-formed row packet");
     }
-    let width = plan.map.columns.len();
-    let mut image = Vec::with_capacity(rows.data_len() + rows.len() * (width.div_ceil(8) + width));
-    let mut values = Vec::with_capacity(width);
-    for row in rows.rows() {
-        values.clear();
-        values.extend(row.iter());
-        sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, &values, &mut image)
-            .expect("the row converts");
-    }
-    let event = RowsEvent::synthetic_write(plan.map.clone(), image).expect("a rows event");
     let txn = TransactionState::default();
     let position = Position {
         file: "mariadb-bin.000001",
@@ -103,8 +132,27 @@ fn convert_chunk(plan: &Plan, packets: &[Vec<u8>]) -> Vec<u8> {
         server_id: 0,
         timestamp: 0,
     };
-    let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
-    let built = CanalEncoder::rows_entry_on_this_thread(false, &change).expect("an entry");
+    let built = if text {
+        let event = RowsEvent::synthetic_write(plan.map.clone(), Vec::new()).expect("an event");
+        let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
+        CanalEncoder::select_rows_entry_on_this_thread(false, &change, &SelectText::new(&rows))
+            .expect("an entry")
+            .expect("every column's text is Canal's")
+    } else {
+        let width = plan.map.columns.len();
+        let mut image =
+            Vec::with_capacity(rows.data_len() + rows.len() * (width.div_ceil(8) + width));
+        let mut values = Vec::with_capacity(width);
+        for row in rows.rows() {
+            values.clear();
+            values.extend(row.iter());
+            sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, &values, &mut image)
+                .expect("the row converts");
+        }
+        let event = RowsEvent::synthetic_write(plan.map.clone(), image).expect("a rows event");
+        let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
+        CanalEncoder::rows_entry_on_this_thread(false, &change).expect("an entry")
+    };
     built.entry.store_value.unwrap_or_default().to_vec()
 }
 
@@ -126,17 +174,21 @@ fn main() {
     let chunks: Vec<Vec<Vec<u8>>> = (0..iters)
         .map(|i| packets(1 + (i * rows) as u64, rows))
         .collect();
+    // `image` measures the way through a binlog row image; both ways give
+    // the same bytes (the same checksum).
+    let text = std::env::var("SLUICE_BENCH_PATH").as_deref() != Ok("image");
     let mut checksum = crc32fast::Hasher::new();
     let started = Instant::now();
     for chunk in &chunks {
-        let bytes = black_box(convert_chunk(&plan, chunk));
+        let bytes = black_box(convert_chunk(&plan, chunk, text));
         checksum.update(&bytes);
     }
     let secs = started.elapsed().as_secs_f64();
     let checksum = checksum.finalize();
     let total = (rows * iters) as f64;
     println!(
-        "snapshot_rows: {iters} chunks of {rows} rows, {:.0} ns per row, {:.2} M rows/s, checksum {checksum:08x}",
+        "snapshot_rows ({}): {iters} chunks of {rows} rows, {:.0} ns per row, {:.2} M rows/s, checksum {checksum:08x}",
+        if text { "from text" } else { "through a row image" },
         secs * 1e9 / total,
         total / secs / 1e6
     );

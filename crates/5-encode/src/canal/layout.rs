@@ -16,6 +16,8 @@ use super::value::{self, RenderInfo};
 #[derive(Debug, Clone)]
 pub(super) struct ColumnLayout {
     pub render: RenderInfo,
+    /// A SELECT's text of the column's values is Canal's text of them.
+    pub select_text_is_canal: bool,
     /// The sqlType of NULL, and of every value but corrected UNSIGNED ones.
     pub sql_type: i32,
     /// Fields 1 to 6: index, sqlType (`sql_type`), name, isKey, updated and
@@ -98,6 +100,7 @@ impl TableLayout {
             pb::bytes(&mut self.bytes, 10, c.mysql_type.as_bytes());
             self.columns.push(ColumnLayout {
                 render,
+                select_text_is_canal: value::select_text_is_canal(c.def, &render),
                 sql_type,
                 head: start..head_end,
                 index_len,

@@ -95,6 +95,32 @@ pub fn null_sql_type_with(col: &ColumnDef, info: &RenderInfo) -> i32 {
     }
 }
 
+/// Whether the text a SELECT returns for the column's values (text
+/// protocol, `character_set_results = NULL`) is Canal's text of them, with
+/// the column's NULL sqlType: signed integers, DECIMAL, YEAR, DATE, TIME,
+/// DATETIME, and character data in UTF-8 (utf8mb3, utf8mb4, ascii). Not
+/// UNSIGNED integers (Canal widens the type of large values), FLOAT and
+/// DOUBLE (Java's float text), TIMESTAMP (the server's local time zone),
+/// BIT, ENUM, SET, JSON, binary data and other character sets.
+pub fn select_text_is_canal(col: &ColumnDef, info: &RenderInfo) -> bool {
+    match col.column_type {
+        ColumnType::Tiny
+        | ColumnType::Short
+        | ColumnType::Int24
+        | ColumnType::Long
+        | ColumnType::LongLong => !info.unsigned,
+        ColumnType::NewDecimal { .. }
+        | ColumnType::Year
+        | ColumnType::Date
+        | ColumnType::Time2 { .. }
+        | ColumnType::DateTime2 { .. } => true,
+        ColumnType::VarChar { .. } | ColumnType::Char { .. } | ColumnType::Blob { .. } => {
+            !info.binary && col.charset() == Some(Charset::Utf8)
+        }
+        _ => false,
+    }
+}
+
 /// A non-NULL value's text and `java.sql.Types` code, as Canal delivers it.
 pub fn render(
     value: &Value<'_>,

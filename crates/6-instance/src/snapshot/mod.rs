@@ -36,7 +36,7 @@ use sluice_binlog::{ColumnType, RowsEvent, TableMap};
 use sluice_canal::proto::Pair;
 use sluice_canal::EntryPosition;
 use sluice_config::SnapshotSettings;
-use sluice_encode::canal::{BuiltEntry, CanalEncoder};
+use sluice_encode::canal::{BuiltEntry, CanalEncoder, NotUtf8, SelectRows};
 use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
 use sluice_meta::{PendingChunk, SnapshotProgress, TableProgress};
 use sluice_schema::model::TableSchema;
@@ -1226,7 +1226,12 @@ fn chunk_entry(
     file: &str,
     pos: u64,
 ) -> Result<Box<BuiltEntry>, String> {
-    let event = rows_event(plan, rows, rows.len())?;
+    // The rows' text goes into the entry as it is when it is Canal's for
+    // every column (most tables); else each row is parsed into a binlog
+    // row image and decoded as the stream decodes its rows.
+    let select = SelectText::new(rows);
+    let no_rows =
+        RowsEvent::synthetic_write(plan.map.clone(), Vec::new()).map_err(|e| e.to_string())?;
     let txn = TransactionState::default();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1238,9 +1243,17 @@ fn chunk_entry(
         server_id: 0,
         timestamp: now,
     };
-    let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
-    let mut built =
-        CanalEncoder::rows_entry_on_this_thread(gtid_on, &change).map_err(|e| e.to_string())?;
+    let text_change = RowsChange::new(position, &txn, &no_rows, Some(&plan.columns));
+    let from_text = CanalEncoder::select_rows_entry_on_this_thread(gtid_on, &text_change, &select)
+        .map_err(|e| e.to_string())?;
+    let mut built = match from_text {
+        Some(built) => built,
+        None => {
+            let event = rows_event(plan, rows, rows.len())?;
+            let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
+            CanalEncoder::rows_entry_on_this_thread(gtid_on, &change).map_err(|e| e.to_string())?
+        }
+    };
     if let Some(h) = built.entry.header.as_mut() {
         // Before `rowsCount`, which stays last as in Canal.
         let at = h.props.len().saturating_sub(1);
@@ -1254,6 +1267,42 @@ fn chunk_entry(
     }
     built.ack_point = Some(built.position.clone());
     Ok(Box::new(built))
+}
+
+/// A chunk's result set as the rows of a Canal entry
+/// ([`CanalEncoder::select_rows_entry_on_this_thread`]).
+pub struct SelectText<'a> {
+    rows: &'a RawResultSet,
+    /// The values' bytes together, when they are UTF-8 (checked once for
+    /// the chunk; a value is then UTF-8 when it starts and ends on
+    /// character boundaries).
+    text: Option<&'a str>,
+}
+
+impl<'a> SelectText<'a> {
+    pub fn new(rows: &'a RawResultSet) -> Self {
+        SelectText {
+            rows,
+            text: simdutf8::basic::from_utf8(rows.data()).ok(),
+        }
+    }
+}
+
+impl SelectRows for SelectText<'_> {
+    fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn text(&self, row: usize, column: usize) -> Result<Option<&str>, NotUtf8> {
+        match self.rows.row(row).and_then(|r| r.span(column)) {
+            None => Ok(None),
+            Some(span) => self.text.and_then(|t| t.get(span)).map(Some).ok_or(NotUtf8),
+        }
+    }
+
+    fn data_len(&self) -> usize {
+        self.rows.data_len()
+    }
 }
 
 /// The first `take` rows of a chunk read (`SELECT plan.select`) as one
