@@ -581,6 +581,18 @@ struct Rendered {
 }
 
 impl Rendered {
+    /// A NULL of `column`.
+    fn null(column: &ColumnLayout) -> Rendered {
+        Rendered {
+            state: NULL,
+            partial: false,
+            sql_type: column.sql_type,
+            start: 0,
+            end: 0,
+            len: column.len(column.sql_type, None, 0) as u32,
+        }
+    }
+
     fn text<'t>(&self, text: &'t str) -> &'t str {
         &text[self.start as usize..self.end as usize]
     }
@@ -644,14 +656,7 @@ fn select_row(
     out.clear();
     for (i, column) in columns.iter().enumerate() {
         let r = match values.text(row, i).map_err(|NotUtf8| Fill::NotText)? {
-            None => Rendered {
-                state: NULL,
-                partial: false,
-                sql_type: column.sql_type,
-                start: 0,
-                end: 0,
-                len: column.len(column.sql_type, None, 0) as u32,
-            },
+            None => Rendered::null(column),
             Some(v) => {
                 let start = text.len();
                 text.push_str(v);
@@ -695,14 +700,7 @@ fn render_image(
             Cell::Present(v) => {
                 let column = &columns[i];
                 if v.is_null() {
-                    Rendered {
-                        state: NULL,
-                        partial: false,
-                        sql_type: column.sql_type,
-                        start: 0,
-                        end: 0,
-                        len: column.len(column.sql_type, None, 0) as u32,
-                    }
+                    Rendered::null(column)
                 } else {
                     let start = text.len();
                     let sql_type = value::render_into(&v, &defs[i], &column.render, text)?;

@@ -22,8 +22,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use sluice_binlog::RowsEvent;
-use sluice_encode::canal::{CanalEncoder, NotUtf8, SelectRows};
+use sluice_encode::canal::CanalEncoder;
 use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
+use sluice_instance::snapshot::SelectText;
 use sluice_schema::model::TableSchema;
 use sluice_source::packet::put_lenenc_bytes;
 use sluice_source::RawResultSet;
@@ -76,41 +77,6 @@ struct Plan {
     schema: TableSchema,
     map: Arc<sluice_binlog::TableMap>,
     columns: Arc<[ColumnInfo]>,
-}
-
-/// A result set as the rows of a Canal entry (as the snapshot's own).
-struct SelectText<'a> {
-    rows: &'a RawResultSet,
-    /// The values' bytes together, when they are UTF-8 (checked once for
-    /// the chunk; a value is then UTF-8 when it starts and ends on
-    /// character boundaries).
-    text: Option<&'a str>,
-}
-
-impl<'a> SelectText<'a> {
-    fn new(rows: &'a RawResultSet) -> Self {
-        SelectText {
-            rows,
-            text: simdutf8::basic::from_utf8(rows.data()).ok(),
-        }
-    }
-}
-
-impl SelectRows for SelectText<'_> {
-    fn row_count(&self) -> usize {
-        self.rows.len()
-    }
-
-    fn text(&self, row: usize, column: usize) -> Result<Option<&str>, NotUtf8> {
-        match self.rows.row(row).and_then(|r| r.span(column)) {
-            None => Ok(None),
-            Some(span) => self.text.and_then(|t| t.get(span)).map(Some).ok_or(NotUtf8),
-        }
-    }
-
-    fn data_len(&self) -> usize {
-        self.rows.data_len()
-    }
 }
 
 /// Reads the packets as `Conn::query_bytes` does, then converts them as the
