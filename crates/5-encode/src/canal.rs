@@ -351,7 +351,11 @@ impl CanalEncoder {
         // What each column is, kept while the table's description stays.
         let layout = layouts.get(rows.event.table_id, &table);
         let columns = layout.columns.as_slice();
-        if select.is_some() && !columns.iter().all(|c| c.select_text_is_canal) {
+        // Rows of another width than the table's go the image way too,
+        // which reports the mismatch.
+        if select.is_some_and(|s| {
+            s.column_count() != columns.len() || !columns.iter().all(|c| c.select_text_is_canal)
+        }) {
             return Err(Fill::NotText);
         }
 
@@ -615,6 +619,8 @@ struct Scratch {
 pub trait SelectRows {
     /// Number of rows.
     fn row_count(&self) -> usize;
+    /// Number of values in a row.
+    fn column_count(&self) -> usize;
     /// The value of `column` in `row` as text; `None` for NULL.
     fn text(&self, row: usize, column: usize) -> Result<Option<&str>, NotUtf8>;
     /// Bytes of all the values together (for sizing the entry's buffer).

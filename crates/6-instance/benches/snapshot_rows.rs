@@ -23,9 +23,8 @@ use std::time::Instant;
 
 use sluice_binlog::RowsEvent;
 use sluice_encode::canal::CanalEncoder;
-use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
-use sluice_instance::snapshot::SelectText;
-use sluice_schema::model::TableSchema;
+use sluice_events::{Position, RowsChange, TransactionState};
+use sluice_instance::snapshot::{rows_event, SelectText, TablePlan};
 use sluice_source::packet::put_lenenc_bytes;
 use sluice_source::RawResultSet;
 
@@ -73,18 +72,12 @@ fn packets(first: u64, n: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
-struct Plan {
-    schema: TableSchema,
-    map: Arc<sluice_binlog::TableMap>,
-    columns: Arc<[ColumnInfo]>,
-}
-
 /// Reads the packets as `Conn::query_bytes` does, then converts them as the
 /// snapshot's `chunk_entry` does: straight from their text (`text`), or
 /// through a binlog row image (the way of tables whose text is not
 /// Canal's); returns the entry's RowChange bytes.
 #[inline(never)]
-fn convert_chunk(plan: &Plan, packets: &[Vec<u8>], text: bool) -> Vec<u8> {
+fn convert_chunk(plan: &TablePlan, packets: &[Vec<u8>], text: bool) -> Vec<u8> {
     let columns = plan.schema.columns.iter().map(|c| c.name.clone()).collect();
     let mut rows = RawResultSet::new(columns);
     for p in packets {
@@ -105,17 +98,7 @@ fn convert_chunk(plan: &Plan, packets: &[Vec<u8>], text: bool) -> Vec<u8> {
             .expect("an entry")
             .expect("every column's text is Canal's")
     } else {
-        let width = plan.map.columns.len();
-        let mut image =
-            Vec::with_capacity(rows.data_len() + rows.len() * (width.div_ceil(8) + width));
-        let mut values = Vec::with_capacity(width);
-        for row in rows.rows() {
-            values.clear();
-            values.extend(row.iter());
-            sluice_schema::select_rows::row_from_text(&plan.map, &plan.schema, &values, &mut image)
-                .expect("the row converts");
-        }
-        let event = RowsEvent::synthetic_write(plan.map.clone(), image).expect("a rows event");
+        let event = rows_event(plan, &rows, rows.len()).expect("a rows event");
         let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
         CanalEncoder::rows_entry_on_this_thread(false, &change).expect("an entry")
     };
@@ -132,9 +115,11 @@ fn main() {
     let schema =
         sluice_schema::metadata::table_from_create("bench", "t", CREATE).expect("the table");
     let map = sluice_schema::select_rows::table_map_for(&schema, 0).expect("its table map");
-    let plan = Plan {
+    let plan = TablePlan {
         columns: sluice_instance::schema_hook::column_infos(&schema),
         map: Arc::new(map),
+        select: sluice_schema::select_rows::select_list(&schema),
+        key: Vec::new(),
         schema,
     };
     let chunks: Vec<Vec<Vec<u8>>> = (0..iters)

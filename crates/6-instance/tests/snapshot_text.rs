@@ -307,6 +307,28 @@ async fn select_text_entries_equal_the_entries_through_row_images() {
     assert_eq!(value(4, "tm6"), (false, "-00:00:00.500000".into()));
     assert_eq!(value(0, "mtx").1.len(), 70000);
 
+    // Rows narrower than the table (it changed between its description and
+    // the read) are refused by the text way, never read as NULLs.
+    let narrow = conn
+        .query_bytes("SELECT id, ti FROM s.t")
+        .await
+        .expect("the rows");
+    let empty = RowsEvent::synthetic_write(plan.map.clone(), Vec::new()).expect("an event");
+    let txn = TransactionState::default();
+    let position = Position {
+        file: "mariadb-bin.000001",
+        offset: 4,
+        next_offset: 4,
+        server_id: 0,
+        timestamp: 0,
+    };
+    let change = RowsChange::new(position, &txn, &empty, Some(&plan.columns));
+    let built =
+        CanalEncoder::select_rows_entry_on_this_thread(false, &change, &SelectText::new(&narrow))
+            .expect("no error");
+    assert!(built.is_none(), "a narrower result set went the text way");
+    assert!(rows_event(&plan, &narrow, narrow.len()).is_err());
+
     // A table with a column of another kind goes through row images.
     let (plan, read) = select_chunk(&mut conn, "s", "other").await;
     let (from_text, _) = both_ways(&plan, &read);

@@ -1273,17 +1273,18 @@ fn chunk_entry(
 /// ([`CanalEncoder::select_rows_entry_on_this_thread`]).
 pub struct SelectText<'a> {
     rows: &'a RawResultSet,
-    /// The values' bytes together, when they are UTF-8 (checked once for
-    /// the chunk; a value is then UTF-8 when it starts and ends on
-    /// character boundaries).
-    text: Option<&'a str>,
+    /// The values' bytes together, when they are UTF-8: checked once for
+    /// the chunk, at its first value (a table the text way refuses is never
+    /// checked); a value is then UTF-8 when it starts and ends on character
+    /// boundaries.
+    text: std::cell::OnceCell<Option<&'a str>>,
 }
 
 impl<'a> SelectText<'a> {
     pub fn new(rows: &'a RawResultSet) -> Self {
         SelectText {
             rows,
-            text: simdutf8::basic::from_utf8(rows.data()).ok(),
+            text: std::cell::OnceCell::new(),
         }
     }
 }
@@ -1293,10 +1294,19 @@ impl SelectRows for SelectText<'_> {
         self.rows.len()
     }
 
+    fn column_count(&self) -> usize {
+        self.rows.columns.len()
+    }
+
     fn text(&self, row: usize, column: usize) -> Result<Option<&str>, NotUtf8> {
         match self.rows.row(row).and_then(|r| r.span(column)) {
             None => Ok(None),
-            Some(span) => self.text.and_then(|t| t.get(span)).map(Some).ok_or(NotUtf8),
+            Some(span) => {
+                let all = self
+                    .text
+                    .get_or_init(|| simdutf8::basic::from_utf8(self.rows.data()).ok());
+                all.and_then(|t| t.get(span)).map(Some).ok_or(NotUtf8)
+            }
         }
     }
 
