@@ -210,7 +210,7 @@ fn main() {
     let _ = writeln!(
         md,
         "Machine: {} ({} CPUs by `nproc`), load average {load} at the start; {}; run on {} (UTC).\n",
-        cpu_name(),
+        sluice_testkit::bench_docs::cpu_model(),
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
         rustc_version(),
         today(),
@@ -635,18 +635,6 @@ fn server_version() -> String {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .and_then(|s| s.split_whitespace().nth(2).map(str::to_string))
         .unwrap_or_else(|| "MariaDB".into())
-}
-
-fn cpu_name() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
 }
 
 fn rustc_version() -> String {

@@ -520,7 +520,7 @@ impl Report {
             format!(
                 "Machine: {} ({} CPUs by `nproc`), load average {} at the start; {}; \
                  mysql_common {}; run on {} (UTC).",
-                cpu_model(),
+                sluice_testkit::bench_docs::cpu_model(),
                 std::thread::available_parallelism()
                     .map(|n| n.get())
                     .unwrap_or(0),
@@ -589,18 +589,6 @@ fn thousands(n: u64) -> String {
         out.extend(group.iter().map(|&b| b as char));
     }
     out
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split(':').nth(1))
-                .map(|m| m.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".into())
 }
 
 fn load_average() -> String {

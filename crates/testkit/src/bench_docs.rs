@@ -65,6 +65,20 @@ pub fn process_usage(pid: u32) -> (f64, f64) {
     (cpu, hwm_kb / 1024.0)
 }
 
+/// The processor's name as /proc/cpuinfo gives it, for the machine line of
+/// a benchmark section.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
