@@ -40,7 +40,7 @@ const TOPIC_VISIBLE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a record may wait for its acknowledgement before its batch
 /// fails and is sent again by a new producer, unless
 /// `kafka.delivery.timeout.ms` (or `message.timeout.ms`) says otherwise.
-const DEFAULT_DELIVERY_TIMEOUT_MS: &str = "30000";
+const DEFAULT_DELIVERY_TIMEOUT_MS: u64 = 30_000;
 
 /// `linger.ms` unless set: the value in Canal's shipped canal.properties.
 const DEFAULT_LINGER_MS: &str = "1";
@@ -237,7 +237,10 @@ impl KafkaSettings {
             .iter()
             .any(|(k, _)| k == "delivery.timeout.ms" || k == "message.timeout.ms")
         {
-            self.put("delivery.timeout.ms", DEFAULT_DELIVERY_TIMEOUT_MS);
+            self.put(
+                "delivery.timeout.ms",
+                &DEFAULT_DELIVERY_TIMEOUT_MS.to_string(),
+            );
         }
         // Canal's shipped canal.properties says `kafka.linger.ms = 1`;
         // librdkafka would wait 5 ms, and each batch waits for its last
@@ -337,6 +340,9 @@ pub struct KafkaPublisher {
     producer: Option<FutureProducer>,
     /// Partition counts of the topics seen in the metadata.
     topics: HashMap<String, usize>,
+    /// How long a flush may wait: the time a record may take to be
+    /// acknowledged before it fails.
+    delivery_timeout: Duration,
 }
 
 impl KafkaPublisher {
@@ -353,10 +359,11 @@ impl KafkaPublisher {
             .map_err(KafkaConfigError::Client)?;
         Ok(KafkaPublisher {
             destination: destination.to_string(),
-            settings,
             partitions_num: partitions_num.unwrap_or(1).max(1),
             producer: Some(producer),
             topics: HashMap::new(),
+            delivery_timeout: settings_delivery_timeout(&settings),
+            settings,
         })
     }
 
@@ -516,6 +523,11 @@ impl KafkaPublisher {
                 }
             }
         }
+        // Every record of the batch is enqueued and nothing more comes
+        // until all are confirmed: lingering (`linger.ms`, 1 in Canal's
+        // canal.properties) could only delay the batch's last requests.
+        // A flush sends them at once (the Java client's `flush()`).
+        flush_in_background(&producer, self.delivery_timeout);
         let mut first_error = None;
         for (i, delivery) in deliveries {
             let failed = match delivery.await {
@@ -586,6 +598,40 @@ impl Publisher for KafkaPublisher {
     ) -> BoxFuture<'a, Result<(), PublishError>> {
         Box::pin(self.publish_all(records))
     }
+}
+
+/// The time a record may take to be acknowledged before it fails
+/// (`delivery.timeout.ms`, or its older name `message.timeout.ms`).
+fn settings_delivery_timeout(settings: &KafkaSettings) -> Duration {
+    let ms = settings
+        .get("delivery.timeout.ms")
+        .or_else(|| settings.get("message.timeout.ms"))
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|&ms| ms > 0)
+        .unwrap_or(DEFAULT_DELIVERY_TIMEOUT_MS);
+    Duration::from_millis(ms)
+}
+
+/// Makes librdkafka send every record it holds now, without waiting for
+/// `linger.ms`, until they are all delivered or failed (or `timeout`).
+///
+/// librdkafka sends without lingering only while an `rd_kafka_flush` call
+/// is under way; the crate's `flush` calls it with a zero timeout between
+/// polls, which ends before the broker threads look, so it is called here
+/// directly, on a blocking thread that holds its own handle of the client.
+fn flush_in_background(producer: &FutureProducer, timeout: Duration) {
+    let producer = producer.clone();
+    let timeout_ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
+    tokio::task::spawn_blocking(move || {
+        // SAFETY: the pointer is the live client of `producer`, which this
+        // closure owns until the call returns; rd_kafka_flush may be
+        // called from any thread, beside the delivery-report poller.
+        // A flush that times out leaves the records to their delivery
+        // reports, which the publisher waits for: its code says nothing more.
+        let _timed_out = unsafe {
+            rdkafka::bindings::rd_kafka_flush(producer.client().native_ptr(), timeout_ms)
+        };
+    });
 }
 
 /// The partition count of `topic`, `None` when the broker does not know

@@ -147,3 +147,47 @@ async fn without_topic_creation_a_missing_topic_is_named() {
         "{text}"
     );
 }
+
+/// The worker waits for a batch's confirmations before it sends more, so
+/// lingering could only delay a batch: the publisher flushes it at once.
+/// With a linger of 20 s a publish that waited for it would take 20 s.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_is_sent_at_once_whatever_linger_ms_says() {
+    let broker = Tansu::start().unwrap();
+    let mut publisher = KafkaPublisher::new(
+        "example",
+        settings(&broker, &[("kafka.linger.ms", "20000")]),
+        Some(2),
+    )
+    .unwrap();
+    // The first publish creates the topic; the ones after it only send.
+    publisher
+        .publish(&[record("lingering", 0, None, "warm-up")])
+        .await
+        .unwrap();
+    for round in 0..3 {
+        let records: Vec<MqMessage> = (0..10)
+            .map(|i| {
+                record(
+                    "lingering",
+                    i % 2,
+                    None,
+                    &format!("round {round} record {i}"),
+                )
+            })
+            .collect();
+        let started = std::time::Instant::now();
+        publisher.publish(&records).await.unwrap();
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_secs(10),
+            "round {round}: the batch waited {took:?} for linger.ms = 20000"
+        );
+    }
+    let got = read_all(&broker, "lingering", 31);
+    assert_eq!(
+        got.len(),
+        31,
+        "every record of every round reached the broker"
+    );
+}

@@ -8,8 +8,10 @@
 //! (Kafka protocol) on the same machine, in memory. Each pass starts `sluice
 //! server --conf DIR` (release build, a process of its own) on a fresh
 //! configuration folder: the destination starts at `binlog.000001:4` with
-//! file cursors (Canal's default), topic `bench{pass}` of 3 partitions,
-//! `canal.mq.partitionHash = .*\\..*:$pk$`. The clock runs from the
+//! file cursors (Canal's default), a topic of its own of 3 partitions,
+//! `canal.mq.partitionHash = .*\\..*:$pk$`, in two setups whose passes
+//! alternate: Canal's defaults (gets of 50 KB of entries) and
+//! `canal.mq.canalBatchSize = 1024` (gets of 1 MB). The clock runs from the
 //! server's start until the destination's cursor (its `meta.log` /
 //! `meta.dat`, polled every 20 ms) reaches the binlog's last transaction:
 //! the worker acks a batch only once the broker confirmed all of it, so
@@ -45,7 +47,14 @@ fn root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn write_conf(dir: &Path, db: &MariaDb, broker: &Tansu, first_file: &str, topic: &str) {
+fn write_conf(
+    dir: &Path,
+    db: &MariaDb,
+    broker: &Tansu,
+    first_file: &str,
+    topic: &str,
+    setup: &str,
+) {
     std::fs::write(
         dir.join("canal.properties"),
         format!(
@@ -54,7 +63,7 @@ fn write_conf(dir: &Path, db: &MariaDb, broker: &Tansu, first_file: &str, topic:
              canal.auto.scan = false\n\
              canal.instance.global.spring.xml = classpath:spring/file-instance.xml\n\
              canal.mq.flatMessage = true\n\
-             kafka.bootstrap.servers = {}\n{}",
+             kafka.bootstrap.servers = {}\n{setup}{}",
             broker.bootstrap_servers(),
             extra_properties()
         ),
@@ -221,9 +230,10 @@ fn run_pass(
     input: &BenchBinlog,
     topic: &str,
     end: u64,
+    setup: &str,
 ) -> (Pass, i64) {
     let conf = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a conf folder");
-    write_conf(conf.path(), db, broker, &input.files[0], topic);
+    write_conf(conf.path(), db, broker, &input.files[0], topic, setup);
     let probe = consumer(broker);
     let db_pid = db.pid().expect("MariaDB runs");
     let broker_pid = broker.pid().expect("tansu runs");
@@ -290,47 +300,87 @@ fn main() {
     // memory, and one holding the passes before grows slower pass by pass.
     let broker = || Tansu::start().expect("start tansu");
 
-    // Untimed: what the binlog gives, read back and counted.
-    let broker0 = broker();
-    let (_, records) = run_pass(&db, &broker0, &input, "bench0", end);
-    let (read, read_rows) = read_back(&consumer(&broker0), "bench0", records);
-    drop(broker0);
-    assert_eq!(
-        read_rows, rows,
-        "every row of the binlog reached the broker once"
-    );
-    eprintln!("mq: untimed pass: {read} records holding {read_rows} rows; cursor at {end}");
-
-    let mut passes = Vec::new();
-    for i in 1..=iters {
-        let (pass, n) = run_pass(&db, &broker(), &input, &format!("bench{i}"), end);
-        assert_eq!(n, records, "pass {i}: the same records as the untimed pass");
-        eprintln!(
-            "mq: pass {i}: {:.3} s, {:.0} rows/s; server CPU {:.1} s, RSS {:.0} MB; tansu CPU {:.1} s; MariaDB CPU {:.1} s",
-            pass.secs,
-            rows as f64 / pass.secs,
-            pass.server_cpu,
-            pass.server_rss,
-            pass.broker_cpu,
-            pass.db_cpu
+    // Untimed, each setup once: what the binlog gives, read back and
+    // counted. tansu's high watermarks under-report by an amount that
+    // depends on how the records were batched, so each setup's timed
+    // passes are held to its own untimed pass.
+    let mut watermarks = Vec::new();
+    let mut read = 0;
+    for (k, setup) in SETUPS.iter().enumerate() {
+        let broker0 = broker();
+        let topic = format!("bench0x{k}");
+        let (_, records) = run_pass(&db, &broker0, &input, &topic, end, setup.lines);
+        let (seen, read_rows) = read_back(&consumer(&broker0), &topic, records);
+        drop(broker0);
+        assert_eq!(
+            read_rows, rows,
+            "{}: every row of the binlog reached the broker once",
+            setup.name
         );
-        passes.push(pass);
+        eprintln!(
+            "mq: untimed pass, {}: {seen} records holding {read_rows} rows (high watermarks {records}); cursor at {end}",
+            setup.name
+        );
+        watermarks.push(records);
+        read = seen;
     }
-    let best = passes.iter().map(|p| p.secs).fold(f64::INFINITY, f64::min);
-    let all: Vec<String> = passes.iter().map(|p| format!("{:.3}", p.secs)).collect();
-    let rate = rows as f64 / best;
+
+    let mut passes: Vec<Vec<Pass>> = SETUPS.iter().map(|_| Vec::new()).collect();
+    for i in 1..=iters {
+        for (k, setup) in SETUPS.iter().enumerate() {
+            let topic = format!("bench{i}x{k}");
+            let (pass, n) = run_pass(&db, &broker(), &input, &topic, end, setup.lines);
+            assert_eq!(
+                n, watermarks[k],
+                "{topic}: the same high watermarks as the untimed pass of its setup"
+            );
+            eprintln!(
+                "mq: pass {i}, {}: {:.3} s, {:.0} rows/s; server CPU {:.1} s, RSS {:.0} MB; tansu CPU {:.1} s; MariaDB CPU {:.1} s",
+                setup.name,
+                pass.secs,
+                rows as f64 / pass.secs,
+                pass.server_cpu,
+                pass.server_rss,
+                pass.broker_cpu,
+                pass.db_cpu
+            );
+            passes[k].push(pass);
+        }
+    }
+    let mut table = String::new();
+    let (mut best_rate, mut best_setup) = (0.0f64, "");
+    for (setup, passes) in SETUPS.iter().zip(&passes) {
+        let best = passes.iter().map(|p| p.secs).fold(f64::INFINITY, f64::min);
+        let all: Vec<String> = passes.iter().map(|p| format!("{:.3}", p.secs)).collect();
+        let rate = rows as f64 / best;
+        if rate > best_rate {
+            (best_rate, best_setup) = (rate, setup.name);
+        }
+        table.push_str(&format!(
+            "| {name} | {best:.3} s | {med:.3} s | {all} | {rate} | {scpu:.1} s | {rss:.0} MB | {bcpu:.1} s | {dcpu:.1} s |\n",
+            name = setup.name,
+            med = median(passes.iter().map(|p| p.secs).collect()),
+            all = all.join(", "),
+            rate = thousands(rate),
+            scpu = median(passes.iter().map(|p| p.server_cpu).collect()),
+            rss = passes.iter().map(|p| p.server_rss).fold(0.0, f64::max),
+            bcpu = median(passes.iter().map(|p| p.broker_cpu).collect()),
+            dcpu = median(passes.iter().map(|p| p.db_cpu).collect()),
+        ));
+    }
     let body = format!(
         "## MQ mode: rows/s from a live MariaDB into Kafka\n\n\
-         Machine: {cpus} CPUs by `nproc`; MariaDB {version}, tansu (Kafka protocol, in-memory storage), `sluice server` (release build) and MariaDB on the same cores.\n\n\
+         Machine: {cpus} CPUs by `nproc` ({cpu}); MariaDB {version}, tansu (Kafka protocol, in-memory storage), `sluice server` (release build) and MariaDB on the same cores.\n\n\
          Input: {manifest}: {rows} row changes, {mb:.1} MB of binlog, served by a private MariaDB.\n\n\
-         Method: each pass starts a fresh tansu (it keeps what it is sent in memory; one broker for every pass slowed down pass by pass) and `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key{extra}) and stops the clock when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker itself is not asked while the clock runs). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`). After an untimed first pass a consumer read {read} records back, holding {rows} rows in their `data` arrays (every row once); the broker's high watermarks (which tansu under-reports) added up to {records}, and to the same after each timed pass. {iters} timed passes; rows/s uses the best.\n\n\
-         | what | best | median | all passes | rows/s | server CPU (median) | server peak RSS | tansu CPU (median) | MariaDB CPU (median) |\n\
+         Method: each pass starts a fresh tansu (it keeps what it is sent in memory; one broker for every pass slowed down pass by pass) and `sluice server --conf DIR` with `canal.serverMode = kafka` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic of {PARTITIONS} partitions, `canal.mq.partitionHash = .*\\\\..*:$pk$`: every row placed by its primary key{extra}) and stops the clock when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker itself is not asked while the clock runs). The worker acks a batch only when the broker confirmed every record of it (idempotent producer, `acks=all`) and its cursor is written, then takes the next: one batch unconfirmed at a time, so a batch's size sets how many broker round trips the rows need. Two setups, their passes interleaved: Canal's defaults (`canal.mq.canalBatchSize = 50` in Canal's default `MEMSIZE` batch mode: gets of 50 KB of entries, a few rows events each) and gets of 1 MB (`canal.mq.canalBatchSize = 1024`). After an untimed first pass of each setup a consumer read {read} records back, holding {rows} rows in their `data` arrays (every row once); the broker's high watermarks (which tansu under-reports, by an amount that depends on the batching) added up to {marks}, and to the same after each timed pass of that setup. {iters} timed passes of each setup; rows/s uses the best.\n\n\
+         | setup | best | median | all passes | rows/s | server CPU (median) | server peak RSS | tansu CPU (median) | MariaDB CPU (median) |\n\
          | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n\
-         | MariaDB → `sluice server` → Kafka (FlatMessage, by primary key) | {best:.3} s | {med:.3} s | {all} | {rate} | {scpu:.1} s | {rss:.0} MB | {bcpu:.1} s | {dcpu:.1} s |\n\n\
+         {table}\n\
          Target from the issue: at least 150,000 rows/s on this 2-core machine with the broker beside it: {verdict}. Canal publishes 15–60 k rows/s to Kafka on far larger machines (its published figures).\n\n\
          Reproduce:\n\n```sh\ncargo bench -p sluice-cli --bench mq\n```\n\n\
-         `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated), `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
+         `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated) to both setups, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
         cpus = std::thread::available_parallelism().map_or(0, |n| n.get()),
+        cpu = sluice_testkit::bench_docs::cpu_model(),
         extra = match extra_properties().trim() {
             "" => String::new(),
             e => format!("; also `{}`", e.replace('\n', "`, `")),
@@ -343,17 +393,15 @@ fn main() {
             .unwrap_or_default(),
         manifest = input.manifest,
         mb = input.bytes() as f64 / 1e6,
-        med = median(passes.iter().map(|p| p.secs).collect()),
-        all = all.join(", "),
-        rate = thousands(rate),
-        scpu = median(passes.iter().map(|p| p.server_cpu).collect()),
-        rss = passes.iter().map(|p| p.server_rss).fold(0.0, f64::max),
-        bcpu = median(passes.iter().map(|p| p.broker_cpu).collect()),
-        dcpu = median(passes.iter().map(|p| p.db_cpu).collect()),
-        verdict = if rate >= 150_000.0 {
-            format!("{} rows/s (met)", thousands(rate))
+        marks = watermarks
+            .iter()
+            .map(|m| m.to_string())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        verdict = if best_rate >= 150_000.0 {
+            format!("{} rows/s, {best_setup} (met)", thousands(best_rate))
         } else {
-            format!("{} rows/s (**not met**)", thousands(rate))
+            format!("{} rows/s at best, {best_setup} (**not met**)", thousands(best_rate))
         },
     );
     println!("{body}");
@@ -367,6 +415,24 @@ fn main() {
         eprintln!("mq: wrote {}", path.display());
     }
 }
+
+/// The setups every pass runs: a name for the table and their
+/// `canal.properties` lines.
+struct Setup {
+    name: &'static str,
+    lines: &'static str,
+}
+
+const SETUPS: &[Setup] = &[
+    Setup {
+        name: "Canal's defaults: gets of 50 KB",
+        lines: "",
+    },
+    Setup {
+        name: "`canal.mq.canalBatchSize = 1024`: gets of 1 MB",
+        lines: "canal.mq.canalBatchSize = 1024\n",
+    },
+];
 
 fn thousands(n: f64) -> String {
     let s = format!("{:.0}", n);
