@@ -826,6 +826,9 @@ impl InstanceRunner {
             gtid_on: self.encoder.gtid_on,
             keeps: Arc::new(keeps),
             chunks,
+            reads: Arc::new(tokio::sync::Semaphore::new(
+                plan.settings.parallelism.max(1),
+            )),
         };
         let name = self.name.clone();
         // In the destination's span (see `manager::destination_span`).
@@ -1189,6 +1192,7 @@ impl Emitter {
             table,
             window,
             entry,
+            rows,
             reply,
             ..
         } = chunk;
@@ -1203,58 +1207,59 @@ impl Emitter {
             ack_point,
             idempotency_key,
         } = *entry;
-        let delivered = match state
-            .windows
-            .reconcile(&schema, &table, window, Box::new(proto))
-        {
-            Reconciled::Redo => Delivered::Redo,
-            Reconciled::Deliver {
-                entry: None,
-                kept,
-                dropped,
-            } => Delivered::Put {
-                seq: None,
-                kept,
-                dropped,
-            },
-            Reconciled::Deliver {
-                entry: Some(proto),
-                kept,
-                dropped,
-            } => {
-                if let Some(fence) = &self.fence {
-                    if !fence(&self.name) {
-                        return Err(RunnerError::Fenced {
-                            destination: self.name.clone(),
-                        });
-                    }
-                }
-                let bytes = entry_bytes(&proto);
-                let meta = EntryMeta {
-                    bytes: bytes.len(),
-                    ack_point,
-                    position,
-                    is_ddl: false,
-                    rows: kept as u32,
-                };
-                let _ = (kind, idempotency_key);
-                self.counters.entries.fetch_add(1, Ordering::Relaxed);
-                self.counters.rows.fetch_add(1, Ordering::Relaxed);
-                let seq = self
-                    .destination
-                    .store()
-                    .put(bytes, meta)
-                    .await
-                    .map_err(|_| RunnerError::Stopped {
-                        destination: self.name.clone(),
-                    })?;
-                Delivered::Put {
-                    seq: Some(seq),
+        let delivered =
+            match state
+                .windows
+                .reconcile(&schema, &table, window, Box::new(proto), rows)
+            {
+                Reconciled::Redo => Delivered::Redo,
+                Reconciled::Deliver {
+                    entry: None,
                     kept,
                     dropped,
+                } => Delivered::Put {
+                    seq: None,
+                    kept,
+                    dropped,
+                },
+                Reconciled::Deliver {
+                    entry: Some(proto),
+                    kept,
+                    dropped,
+                } => {
+                    if let Some(fence) = &self.fence {
+                        if !fence(&self.name) {
+                            return Err(RunnerError::Fenced {
+                                destination: self.name.clone(),
+                            });
+                        }
+                    }
+                    let bytes = entry_bytes(&proto);
+                    let meta = EntryMeta {
+                        bytes: bytes.len(),
+                        ack_point,
+                        position,
+                        is_ddl: false,
+                        rows: kept as u32,
+                    };
+                    let _ = (kind, idempotency_key);
+                    self.counters.entries.fetch_add(1, Ordering::Relaxed);
+                    self.counters.rows.fetch_add(1, Ordering::Relaxed);
+                    let seq = self
+                        .destination
+                        .store()
+                        .put(bytes, meta)
+                        .await
+                        .map_err(|_| RunnerError::Stopped {
+                            destination: self.name.clone(),
+                        })?;
+                    Delivered::Put {
+                        seq: Some(seq),
+                        kept,
+                        dropped,
+                    }
                 }
-            }
-        };
+            };
         let _ = reply.send(delivered);
         Ok(())
     }

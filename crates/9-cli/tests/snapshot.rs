@@ -90,6 +90,30 @@ fn create_tables(db: &MariaDb, big_rows: u64) {
     .unwrap();
 }
 
+/// A private MariaDB with the tables (`big` of `big_rows` rows) and a
+/// configuration folder for one server reading chunks of `chunk` rows.
+struct Fixture {
+    db: Arc<MariaDb>,
+    conf: tempfile::TempDir,
+    port: u16,
+    log: std::path::PathBuf,
+}
+
+fn fixture(big_rows: u64, chunk: usize) -> Fixture {
+    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
+    create_tables(&db, big_rows);
+    let conf = tempfile::tempdir().unwrap();
+    let port = find_free_port().unwrap();
+    write_conf(conf.path(), db.port(), port, chunk);
+    let log = conf.path().join("server.log");
+    Fixture {
+        db,
+        conf,
+        port,
+        log,
+    }
+}
+
 /// Changes rows of every table until `stop`: updates, deletes and inserts,
 /// each update or insert with a `ver` higher than every one before.
 fn start_writer(
@@ -350,6 +374,14 @@ async fn consume_once(client: &mut SimpleConnector, replica: &mut Replica, check
     client.ack(msg.id).await.is_ok()
 }
 
+/// [`consume_once`] without checking versions; connects again when the
+/// connection was lost (the server was killed or restarted).
+async fn consume_or_reconnect(client: &mut SimpleConnector, addr: &str, replica: &mut Replica) {
+    if !consume_once(client, replica, false).await {
+        *client = connect_example(addr, Duration::from_secs(30)).await;
+    }
+}
+
 fn log_tail(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -373,12 +405,12 @@ fn stop(mut server: Child, log: &Path) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_beside_a_busy_stream_ends_with_the_source_tables() {
     const BIG: u64 = 1_000_000;
-    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
-    create_tables(&db, BIG);
-    let conf = tempfile::tempdir().unwrap();
-    let port = find_free_port().unwrap();
-    write_conf(conf.path(), db.port(), port, 20_000);
-    let log = conf.path().join("server.log");
+    let Fixture {
+        db,
+        conf,
+        port,
+        log,
+    } = fixture(BIG, 20_000);
 
     let stop_writing = Arc::new(AtomicBool::new(false));
     let writer = start_writer(db.clone(), BIG as i64, stop_writing.clone());
@@ -434,14 +466,14 @@ async fn a_snapshot_beside_a_busy_stream_ends_with_the_source_tables() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_killed_again_and_again_resumes_from_its_chunks() {
-    const BIG: u64 = 400_000;
+    const BIG: u64 = 600_000;
     const KILLS: usize = 10;
-    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
-    create_tables(&db, BIG);
-    let conf = tempfile::tempdir().unwrap();
-    let port = find_free_port().unwrap();
-    write_conf(conf.path(), db.port(), port, 2_000);
-    let log = conf.path().join("server.log");
+    let Fixture {
+        db,
+        conf,
+        port,
+        log,
+    } = fixture(BIG, 2_000);
     let progress_file = conf.path().join("example/snapshot.json");
     let addr = format!("127.0.0.1:{port}");
 
@@ -453,7 +485,11 @@ async fn a_snapshot_killed_again_and_again_resumes_from_its_chunks() {
     let mut kills = 0;
     // Rows the persisted progress held when each restart began.
     let mut resumed_at: Vec<u64> = Vec::new();
-    let mut next_kill = Instant::now() + Duration::from_millis(500);
+    // A kill lands at a moment of the chunk cycle that varies from kill to
+    // kill, once the running server has persisted progress of its own (a
+    // kill before that proves nothing on a slow machine: there is nothing
+    // to resume from).
+    let mut kill_at: Option<Instant> = None;
     let deadline = Instant::now() + Duration::from_secs(600);
     while kills < KILLS || !log_has(&log, "initial snapshot finished") {
         assert!(
@@ -467,22 +503,26 @@ async fn a_snapshot_killed_again_and_again_resumes_from_its_chunks() {
             kills == KILLS || !log_has(&log, "initial snapshot finished"),
             "the snapshot finished after only {kills} of {KILLS} kills: the table is too small for this machine"
         );
-        if kills < KILLS
-            && Instant::now() >= next_kill
+        if kills < KILLS && kill_at.is_none() {
+            let before = resumed_at.last().copied().unwrap_or(0);
+            if rows_done(&progress_file) > before {
+                let jitter = (kills as u64 * 131) % 400;
+                kill_at = Some(Instant::now() + Duration::from_millis(jitter));
+            }
+        }
+        if kill_at.is_some_and(|at| Instant::now() >= at)
             && !log_has(&log, "initial snapshot finished")
         {
             server.kill().unwrap();
             server.wait().unwrap();
             kills += 1;
+            kill_at = None;
             resumed_at.push(rows_done(&progress_file));
             server = spawn_server(conf.path(), &log);
             client = connect_example(&addr, Duration::from_secs(30)).await;
-            next_kill = Instant::now() + Duration::from_millis(300 + (kills as u64 * 131) % 500);
             continue;
         }
-        if !consume_once(&mut client, &mut replica, false).await {
-            client = connect_example(&addr, Duration::from_secs(30)).await;
-        }
+        consume_or_reconnect(&mut client, &addr, &mut replica).await;
     }
     stop_writing.store(true, Ordering::SeqCst);
     writer.join().unwrap();
@@ -490,9 +530,7 @@ async fn a_snapshot_killed_again_and_again_resumes_from_its_chunks() {
     let settle = Instant::now() + Duration::from_secs(60);
     while !diffs.is_empty() && Instant::now() < settle {
         for _ in 0..20 {
-            if !consume_once(&mut client, &mut replica, false).await {
-                client = connect_example(&addr, Duration::from_secs(30)).await;
-            }
+            consume_or_reconnect(&mut client, &addr, &mut replica).await;
         }
         diffs = replica.differences(&db);
     }
@@ -502,22 +540,82 @@ async fn a_snapshot_killed_again_and_again_resumes_from_its_chunks() {
         diffs.is_empty(),
         "the consumer's tables differ from the source: {diffs:#?}"
     );
-    // Restarts resumed where the persisted progress stood, and it grew.
-    assert!(
-        resumed_at.windows(2).all(|w| w[1] >= w[0]),
-        "the persisted progress went back: {resumed_at:?}"
+    // Each restart resumed from the progress persisted when it was killed,
+    // not from the beginning: the server's own log says where it resumed.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let resumed_from: Vec<u64> = text
+        .lines()
+        .filter(|l| l.contains("resuming from its persisted progress"))
+        .filter_map(|l| {
+            l.split("rows_done=")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(
+        resumed_from, resumed_at,
+        "the restarts did not resume from the persisted progress"
     );
     assert!(
-        resumed_at.iter().filter(|&&r| r > 0).count() >= KILLS / 2,
-        "most restarts found nothing done: {resumed_at:?}"
+        resumed_at.windows(2).all(|w| w[1] > w[0]),
+        "the persisted progress did not grow from restart to restart: {resumed_at:?}"
     );
-    let resumes = std::fs::read_to_string(&log)
-        .unwrap()
-        .matches("resuming from its persisted progress")
-        .count();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_dropped_while_its_chunks_are_read_ends_its_snapshot() {
+    const BIG: u64 = 1_000_000;
+    let Fixture {
+        db,
+        conf,
+        port,
+        log,
+    } = fixture(BIG, 2_000);
+    let server = spawn_server(conf.path(), &log);
+    let addr = format!("127.0.0.1:{port}");
+    let mut client = connect_example(&addr, Duration::from_secs(30)).await;
+    let mut replica = Replica::default();
+    let big_rows = |r: &Replica| r.tables.get("big").map_or(0, HashMap::len);
+    // Drop `big` once its first chunks have arrived, while the rest of it
+    // is being read.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while big_rows(&replica) == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "no row of big arrived; the server log ends with:\n{}",
+            log_tail(&log)
+        );
+        consume_or_reconnect(&mut client, &addr, &mut replica).await;
+    }
+    db.exec("DROP TABLE s.big").unwrap();
+    let at_drop = big_rows(&replica);
+    while !log_has(&log, "initial snapshot finished") {
+        assert!(
+            Instant::now() < deadline,
+            "the snapshot did not finish after big was dropped; the server log ends with:\n{}",
+            log_tail(&log)
+        );
+        consume_or_reconnect(&mut client, &addr, &mut replica).await;
+    }
+    // What came before the snapshot's end: every other table, whole.
+    let others = ["composite", "nokey", "typed", "small"];
+    let mut diffs = replica.differences_in(&db, &others);
+    let settle = Instant::now() + Duration::from_secs(30);
+    while !diffs.is_empty() && Instant::now() < settle {
+        consume_or_reconnect(&mut client, &addr, &mut replica).await;
+        diffs = replica.differences_in(&db, &others);
+    }
+    stop(server, &log);
     assert!(
-        resumes >= KILLS / 2,
-        "only {resumes} restarts resumed the snapshot"
+        at_drop < BIG as usize,
+        "big was read whole ({at_drop} rows) before it was dropped: the test needs a bigger table"
+    );
+    assert!(
+        diffs.is_empty(),
+        "the other tables differ from the source: {diffs:#?}"
     );
 }
 

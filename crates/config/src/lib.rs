@@ -347,7 +347,9 @@ pub struct SnapshotSettings {
     pub mode: SnapshotMode,
     /// Rows read per chunk (one SELECT, one entry).
     pub chunk_size: usize,
-    /// Tables read at once.
+    /// Chunk SELECTs running at once on the source, across tables and
+    /// within one; also the tables read at once, each reading up to this
+    /// many chunks ahead.
     pub parallelism: usize,
 }
 

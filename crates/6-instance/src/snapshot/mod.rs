@@ -1,9 +1,11 @@
 //! The initial snapshot: the rows already in the tables the filters keep,
 //! read while the stream runs, without locking the source.
 //!
-//! Each table is read in chunks of its key order (`WHERE key > last ORDER
-//! BY key LIMIT n`), each chunk in a transaction of its own started `WITH
-//! CONSISTENT SNAPSHOT`. Before a chunk is read, the stream starts noting
+//! Each table is read in chunks of its key order: a chunk's end is found
+//! first (the key `chunkSize` rows on), then its rows (`WHERE key > last
+//! AND key <= end`) in a transaction of its own started `WITH CONSISTENT
+//! SNAPSHOT`; chunks whose bounds are known are read several at once, on
+//! connections of their own. Before a chunk is read, the stream starts noting
 //! the keys it delivers for the table ([`window`]); after it is read, the
 //! end of the binlog (`SHOW MASTER STATUS`) is the chunk's delivery point.
 //! When the stream has delivered everything before that point, the chunk
@@ -99,6 +101,8 @@ pub struct ChunkDelivery {
     /// The chunk's entry; its position and ack point are the delivery
     /// point, their GTID state is filled in by the stream.
     pub entry: Box<BuiltEntry>,
+    /// The rows of the entry.
+    pub rows: usize,
     /// The delivery point, as [`EntryPosition::binlog_key`].
     pub at: (u64, u64),
     pub reply: oneshot::Sender<Delivered>,
@@ -154,6 +158,9 @@ pub struct SnapshotContext {
     /// Whether the filters keep `schema.table`.
     pub keeps: Arc<TableKeep>,
     pub chunks: mpsc::Sender<ChunkDelivery>,
+    /// One permit per chunk SELECT that may run at once on the source
+    /// (`parallelism` of them).
+    pub reads: Arc<tokio::sync::Semaphore>,
 }
 
 impl SnapshotState {
@@ -164,6 +171,16 @@ impl SnapshotState {
     /// The progress as it stands (for the admin API and tests).
     pub fn progress(&self) -> Option<SnapshotProgress> {
         self.lock().progress.clone()
+    }
+
+    /// The server's row estimate of `schema.table` in the progress (0 when
+    /// unknown).
+    fn rows_estimated(&self, schema: &str, table: &str) -> u64 {
+        self.lock()
+            .progress
+            .as_mut()
+            .and_then(|p| p.table_mut(schema, table))
+            .map_or(0, |t| t.rows_estimated)
     }
 
     /// Asks for a snapshot of these tables (read again from their start
@@ -377,13 +394,13 @@ async fn read_tables(
         let ctx = ctx.clone();
         let queue = queue.clone();
         workers.spawn(async move {
-            let mut conn: Option<Conn> = None;
+            let mut conns = Conns::default();
             loop {
                 let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
                 let Some((schema, table)) = next else {
                     return Ok(());
                 };
-                read_table(&ctx, &mut conn, &schema, &table).await?;
+                read_table(&ctx, &mut conns, &schema, &table).await?;
             }
         });
     }
@@ -657,10 +674,18 @@ pub struct TablePlan {
     pub key: Vec<usize>,
 }
 
+/// The connections a table worker reads with: `lead` describes tables and
+/// finds where chunks end, each reader reads one chunk at a time.
+#[derive(Default)]
+struct Conns {
+    lead: Option<Conn>,
+    readers: Vec<Conn>,
+}
+
 /// Reads one table to its end, chunk after chunk.
 async fn read_table(
     ctx: &SnapshotContext,
-    conn: &mut Option<Conn>,
+    conns: &mut Conns,
     schema: &str,
     table: &str,
 ) -> Result<(), SnapshotError> {
@@ -668,14 +693,10 @@ async fn read_table(
     let mut failures = 0u32;
     // The table's description, read again after any statement that may
     // have changed a table went by in the stream.
-    let mut plan: Option<(u64, Arc<TablePlan>)> = None;
+    let mut plan: Option<Described> = None;
     loop {
-        let c = match conn.as_mut() {
-            Some(c) => c,
-            None => conn.insert(connect(ctx, &qualified).await?),
-        };
         let mut read_any = false;
-        match read_chunks(ctx, c, &mut plan, schema, table, &mut read_any).await {
+        match read_chunks(ctx, conns, &mut plan, schema, table, &mut read_any).await {
             Ok(()) => return Ok(()),
             Err(SnapshotError::Source { source, .. }) => {
                 // The server or the connection: read from the first chunk
@@ -688,7 +709,7 @@ async fn read_table(
                 let pause = RETRY_PAUSE * failures.min(60);
                 tracing::warn!(destination = %ctx.name, table = %qualified, error = %source, retry_in = ?pause, "initial snapshot: chunk failed; reading it again");
                 ctx.state.windows.close_table(schema, table);
-                *conn = None;
+                *conns = Conns::default();
                 tokio::time::sleep(pause).await;
             }
             Err(e) => {
@@ -716,14 +737,99 @@ struct ReadChunk {
     read_for: Duration,
 }
 
-/// What a read of a table's next chunk gave.
-enum Selected {
-    Chunk(ReadChunk),
+/// What the start of a chunk's read gave.
+enum Started {
+    /// The read runs; the next chunk starts after `up_to` (`None`: this
+    /// one is the table's last).
+    Read {
+        read: ChunkRead,
+        up_to: Option<Vec<Vec<u8>>>,
+    },
     /// The table is gone.
     Gone,
     /// A statement went by while the chunk's window opened: describe the
     /// table again.
     Again,
+}
+
+/// A chunk's read under way on a reader connection of its own.
+struct ChunkRead {
+    plan: Arc<TablePlan>,
+    window: u64,
+    from: Option<Vec<Vec<u8>>>,
+    /// Its end; `None`: it is the table's last and reads to the end.
+    up_to: Option<Vec<Vec<u8>>>,
+    task: tokio::task::JoinHandle<(Option<Conn>, Result<Rows, SnapshotError>)>,
+}
+
+/// What a chunk's read gave: its rows, and the binlog's end once they
+/// were read (the chunk's delivery point).
+struct Rows {
+    rows: RawResultSet,
+    file: String,
+    pos: u64,
+    read_for: Duration,
+}
+
+impl ChunkRead {
+    /// The chunk with what its read gave. The last chunk ends at its last
+    /// row.
+    fn into_chunk(self, read: Rows) -> ReadChunk {
+        let last = self.up_to.is_none();
+        let up_to = match (&self.up_to, read.rows.last()) {
+            (None, Some(row)) if !self.plan.key.is_empty() => {
+                Some(key_values(&row, self.plan.key.iter().copied()))
+            }
+            _ => self.up_to,
+        };
+        ReadChunk {
+            plan: self.plan,
+            window: self.window,
+            rows: read.rows,
+            file: read.file,
+            pos: read.pos,
+            from: self.from,
+            up_to,
+            last,
+            read_for: read.read_for,
+        }
+    }
+}
+
+/// The raw values of these columns of `row`: a key.
+fn key_values(
+    row: &sluice_source::RawRow<'_>,
+    columns: impl Iterator<Item = usize>,
+) -> Vec<Vec<u8>> {
+    columns
+        .map(|i| row.value(i).unwrap_or_default().to_vec())
+        .collect()
+}
+
+/// The chunk reads of one table under way, oldest first. Dropping it
+/// stops them (their connections go with them).
+#[derive(Default)]
+struct ReadsUnderWay(std::collections::VecDeque<ChunkRead>);
+
+impl Drop for ReadsUnderWay {
+    fn drop(&mut self) {
+        for read in &self.0 {
+            read.task.abort();
+        }
+    }
+}
+
+impl ReadsUnderWay {
+    /// Waits for every read, closes their windows and keeps their
+    /// connections: the chunks will be read again.
+    async fn drain(&mut self, ctx: &SnapshotContext, conns: &mut Conns, schema: &str, table: &str) {
+        while let Some(read) = self.0.pop_front() {
+            ctx.state.windows.close(schema, table, read.window);
+            if let Ok((Some(conn), _)) = read.task.await {
+                conns.readers.push(conn);
+            }
+        }
+    }
 }
 
 /// How the delivery of a chunk went.
@@ -732,76 +838,115 @@ enum Delivery {
     Redo,
 }
 
-/// Reads the table's chunks from the first one not delivered, each chunk
-/// read while the one before it is converted and delivered (so the source
-/// and Sluice work at once), in key order.
+type DeliveryTask = tokio::task::JoinHandle<Result<Delivery, SnapshotError>>;
+
+async fn joined<T>(
+    task: impl std::future::Future<Output = Result<T, tokio::task::JoinError>>,
+) -> Result<T, SnapshotError> {
+    match task.await {
+        Ok(v) => Ok(v),
+        Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+        Err(_) => Err(SnapshotError::StreamGone),
+    }
+}
+
+/// Reads the table's chunks from the first one not delivered, in key
+/// order: up to `parallelism` chunks are read at once, each on a
+/// connection of its own (a chunk's bounds are found first, so chunks
+/// read at once neither overlap nor leave gaps), while the chunk before
+/// them is converted and delivered. Chunks are delivered one after the
+/// other, in key order.
 async fn read_chunks(
     ctx: &SnapshotContext,
-    conn: &mut Conn,
-    cached: &mut Option<(u64, Arc<TablePlan>)>,
+    conns: &mut Conns,
+    cached: &mut Option<Described>,
     schema: &str,
     table: &str,
     read_any: &mut bool,
 ) -> Result<(), SnapshotError> {
-    let mut from = {
+    // Where the next chunk to start begins.
+    let mut next = {
         let live = ctx.state.lock();
         live.tables
             .get(&(schema.to_string(), table.to_string()))
             .and_then(|t| t.next_from.clone())
     };
-    type InFlight = tokio::task::JoinHandle<Result<Delivery, SnapshotError>>;
-    let mut delivering: Option<(InFlight, Option<Vec<Vec<u8>>>)> = None;
+    let mut started_last = false;
+    let lookahead = ctx.settings.parallelism.max(1);
+    let mut reads = ReadsUnderWay::default();
+    let mut delivering: Option<(DeliveryTask, Option<Vec<Vec<u8>>>)> = None;
     loop {
-        let selected = select_chunk(ctx, conn, cached, schema, table, from.clone()).await;
-        // The chunk before this one must be through before this one goes.
-        if let Some((handle, its_from)) = delivering.take() {
-            let delivered = match handle.await {
-                Ok(d) => d,
-                Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
-                Err(_) => Err(SnapshotError::StreamGone),
-            };
-            let redo = match delivered {
-                Ok(Delivery::Done) => {
-                    *read_any = true;
-                    false
-                }
-                Ok(Delivery::Redo) => true,
+        while !started_last && reads.0.len() < lookahead {
+            let started = match start_read(ctx, conns, cached, schema, table, next.clone()).await {
+                Ok(started) => started,
                 Err(e) => {
-                    if let Ok(Selected::Chunk(c)) = &selected {
-                        ctx.state.windows.close(schema, table, c.window);
+                    // The chunk being delivered settles first: a retry
+                    // starts after it when it went through.
+                    if let Some((task, _)) = delivering.take() {
+                        let _ = joined(task).await;
                     }
                     return Err(e);
                 }
             };
-            if redo {
-                if let Ok(Selected::Chunk(c)) = &selected {
-                    ctx.state.windows.close(schema, table, c.window);
+            match started {
+                Started::Read { read, up_to } => {
+                    started_last = up_to.is_none();
+                    next = up_to;
+                    reads.0.push_back(read);
                 }
-                from = its_from;
-                continue;
+                Started::Again => {}
+                Started::Gone => {
+                    // Dropped since the plan: nothing more to read.
+                    reads.drain(ctx, conns, schema, table).await;
+                    if let Some((task, _)) = delivering.take() {
+                        joined(task).await??;
+                    }
+                    finish_table(ctx, schema, table, None, 0, None);
+                    return Ok(());
+                }
             }
         }
-        let chunk = match selected? {
-            Selected::Gone => {
-                // Dropped since the plan: nothing more to read.
-                finish_table(ctx, schema, table, None, 0, None);
-                return Ok(());
-            }
-            Selected::Again => continue,
-            Selected::Chunk(c) => c,
+        let Some(mut read) = reads.0.pop_front() else {
+            // Nothing under way and nothing left to start: the last chunk
+            // went through.
+            return Ok(());
         };
-        if chunk.last {
-            // Nothing to read behind it: deliver it here.
-            let its_from = chunk.from.clone();
-            match deliver(ctx.clone(), schema.to_string(), table.to_string(), chunk).await? {
-                Delivery::Done => return Ok(()),
-                Delivery::Redo => {
-                    from = its_from;
+        let window = read.window;
+        let (conn, rows) = match joined(&mut read.task).await {
+            Ok(done) => done,
+            Err(e) => {
+                ctx.state.windows.close(schema, table, window);
+                return Err(e);
+            }
+        };
+        if let Some(conn) = conn {
+            conns.readers.push(conn);
+        }
+        // The chunk before this one must be through before this one goes.
+        if let Some((task, its_from)) = delivering.take() {
+            match joined(task).await {
+                Ok(Ok(Delivery::Done)) => *read_any = true,
+                Ok(Ok(Delivery::Redo)) => {
+                    ctx.state.windows.close(schema, table, window);
+                    reads.drain(ctx, conns, schema, table).await;
+                    next = its_from;
+                    started_last = false;
                     continue;
                 }
+                Ok(Err(e)) | Err(e) => {
+                    ctx.state.windows.close(schema, table, window);
+                    return Err(e);
+                }
             }
         }
-        from = chunk.up_to.clone();
+        let chunk = match rows {
+            Ok(rows) => read.into_chunk(rows),
+            Err(e) => {
+                ctx.state.windows.close(schema, table, window);
+                return Err(e);
+            }
+        };
+        let last = chunk.last;
         let its_from = chunk.from.clone();
         let task = tokio::spawn(deliver(
             ctx.clone(),
@@ -809,52 +954,228 @@ async fn read_chunks(
             table.to_string(),
             chunk,
         ));
+        if last {
+            // Nothing behind it: see it through here.
+            match joined(task).await?? {
+                Delivery::Done => return Ok(()),
+                Delivery::Redo => {
+                    next = its_from;
+                    started_last = false;
+                    continue;
+                }
+            }
+        }
         delivering = Some((task, its_from));
     }
 }
 
-/// Reads the chunk of `schema.table` after `from` in a consistent
-/// snapshot of its own, its window open from before the read.
-async fn select_chunk(
-    ctx: &SnapshotContext,
+/// A table as described for reading, with how its chunks are bounded.
+struct Described {
+    /// [`Windows::generation`] when it was described.
+    generation: u64,
+    plan: Arc<TablePlan>,
+    /// Chunks bounded by key arithmetic; `None`: each chunk's end is found
+    /// by a query.
+    even: Option<EvenSplit>,
+}
+
+/// The chunks of a table whose key is one integer column, dense enough
+/// that a range of key values `step` wide holds about `chunkSize` rows: a
+/// chunk's end is its start plus `step`, with no query to find it (a
+/// query that finds the key `chunkSize` rows on costs the source half as
+/// much as reading the rows). Keys are unique, so a range never holds
+/// more than `step` rows, whatever the estimate said.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EvenSplit {
+    /// The smallest key when the table was described.
+    pub min: i128,
+    /// The largest key then: the chunk that reaches it reads to the end.
+    pub max: i128,
+    pub step: i128,
+}
+
+/// How much wider than `chunkSize` a chunk's key range may be: chunks
+/// hold at most this many times `chunkSize` rows.
+const EVEN_SPLIT_MAX_WIDTH: i128 = 4;
+
+impl EvenSplit {
+    /// Chunks of about `chunk_size` rows for keys from `min` to `max` and
+    /// `rows` rows (an estimate), or `None` when keys are too sparse for
+    /// ranges of at most [`EVEN_SPLIT_MAX_WIDTH`] × `chunk_size` values.
+    pub fn new(min: i128, max: i128, rows: u64, chunk_size: usize) -> Option<EvenSplit> {
+        let chunk = chunk_size.max(1) as i128;
+        let span = max.checked_sub(min)?.checked_add(1)?;
+        let rows = i128::from(rows.max(1));
+        // The key values per row, rounded up, at least one.
+        let per_row = ((span + rows - 1) / rows).max(1);
+        (per_row <= EVEN_SPLIT_MAX_WIDTH).then(|| EvenSplit {
+            min,
+            max,
+            step: chunk.saturating_mul(per_row),
+        })
+    }
+
+    /// The end of the chunk after `from` (`None`: from the first key), as
+    /// a raw key value; `None` when that chunk reaches `max` and is the
+    /// last.
+    pub fn up_to(&self, from: Option<&[Vec<u8>]>) -> Result<Option<Vec<Vec<u8>>>, String> {
+        let start = match from {
+            None => self.min - 1,
+            Some([only]) => std::str::from_utf8(only)
+                .ok()
+                .and_then(|t| t.parse::<i128>().ok())
+                .ok_or_else(|| {
+                    format!(
+                        "the chunk bound {:?} is not an integer",
+                        String::from_utf8_lossy(only)
+                    )
+                })?,
+            Some(other) => return Err(key_changed(other.len(), 1)),
+        };
+        let end = start.saturating_add(self.step);
+        Ok((end < self.max).then(|| vec![end.to_string().into_bytes()]))
+    }
+}
+
+/// The even split of `plan`'s table when its key is one integer column
+/// dense enough (see [`EvenSplit`]); its smallest and largest keys come
+/// from the key's index, the row count from the server's estimate.
+async fn even_split(
     conn: &mut Conn,
-    cached: &mut Option<(u64, Arc<TablePlan>)>,
+    plan: &TablePlan,
+    rows_estimated: u64,
+    chunk_size: usize,
+) -> Result<Option<EvenSplit>, SourceError> {
+    let [key] = plan.key[..] else {
+        return Ok(None);
+    };
+    let integer = matches!(
+        plan.map.columns[key].column_type,
+        ColumnType::Tiny
+            | ColumnType::Short
+            | ColumnType::Int24
+            | ColumnType::Long
+            | ColumnType::LongLong
+    );
+    if !integer || rows_estimated == 0 {
+        return Ok(None);
+    }
+    let name = quote(&plan.schema.columns[key].name);
+    let rs = conn
+        .query(&format!(
+            "SELECT MIN({name}), MAX({name}) FROM {}",
+            qualified_name(plan)
+        ))
+        .await?;
+    let value = |i: usize| -> Option<i128> { rs.rows.first()?.get(i)?.as_deref()?.parse().ok() };
+    Ok(match (value(0), value(1)) {
+        (Some(min), Some(max)) => EvenSplit::new(min, max, rows_estimated, chunk_size),
+        _ => None,
+    })
+}
+
+/// Finds where the chunk of `schema.table` after `from` ends, opens its
+/// window and starts its read, in a consistent snapshot of its own, on a
+/// reader connection.
+async fn start_read(
+    ctx: &SnapshotContext,
+    conns: &mut Conns,
+    cached: &mut Option<Described>,
     schema: &str,
     table: &str,
     from: Option<Vec<Vec<u8>>>,
-) -> Result<Selected, SnapshotError> {
+) -> Result<Started, SnapshotError> {
     let qualified = format!("{schema}.{table}");
     let source_err = |source| SnapshotError::Source {
         table: qualified.clone(),
         source,
     };
-    let generation = ctx.state.windows.generation();
-    if cached.as_ref().is_none_or(|(g, _)| *g != generation) {
-        let Some(fresh) = table_plan(conn, schema, table).await? else {
-            return Ok(Selected::Gone);
-        };
-        *cached = Some((generation, Arc::new(fresh)));
-    }
-    let Some((_, plan)) = cached.as_ref() else {
-        return Ok(Selected::Again);
+    let table_err = |message| SnapshotError::Table {
+        table: qualified.clone(),
+        message,
     };
-    let plan = plan.clone();
+    let lead = match conns.lead.as_mut() {
+        Some(c) => c,
+        None => conns.lead.insert(connect(ctx, &qualified).await?),
+    };
+    let generation = ctx.state.windows.generation();
+    if cached.as_ref().is_none_or(|d| d.generation != generation) {
+        let Some(fresh) = table_plan(lead, schema, table).await? else {
+            return Ok(Started::Gone);
+        };
+        let estimate = ctx.state.rows_estimated(schema, table);
+        let even = even_split(lead, &fresh, estimate, ctx.settings.chunk_size.max(1))
+            .await
+            .map_err(source_err)?;
+        *cached = Some(Described {
+            generation,
+            plan: Arc::new(fresh),
+            even,
+        });
+    }
+    let Some(described) = cached.as_ref() else {
+        return Ok(Started::Again);
+    };
+    let plan = described.plan.clone();
     let chunked = !plan.key.is_empty();
-    let limit = ctx.settings.chunk_size.max(1);
-    let sql = chunk_sql(&plan, from.as_deref(), chunked.then_some(limit)).map_err(|message| {
-        SnapshotError::Table {
-            table: qualified.clone(),
-            message,
+    // The chunk's upper bound. None: the chunk is the last (or there is no
+    // key to chunk by) and reads to the table's end.
+    let up_to = match (&described.even, chunked) {
+        (_, false) => None,
+        (Some(even), true) => even.up_to(from.as_deref()).map_err(table_err)?,
+        (None, true) => {
+            // The key `chunkSize` rows on; none: fewer rows are left.
+            let sql = chunk_bound_sql(&plan, from.as_deref(), ctx.settings.chunk_size.max(1))
+                .map_err(table_err)?;
+            let found = lead.query_bytes(&sql).await.map_err(source_err)?;
+            let bound = found.row(0).map(|row| key_values(&row, 0..plan.key.len()));
+            bound
         }
-    })?;
+    };
+    let sql = if chunked {
+        chunk_range_sql(&plan, from.as_deref(), up_to.as_deref())
+    } else {
+        chunk_sql(&plan, None, None)
+    }
+    .map_err(table_err)?;
+    let reader = match conns.readers.pop() {
+        Some(c) => c,
+        None => connect(ctx, &qualified).await?,
+    };
     let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
     let window = ctx.state.windows.open(schema, table, key_columns);
     if ctx.state.windows.generation() != generation {
         // A statement went by before the window opened: describe again.
         ctx.state.windows.close(schema, table, window);
-        return Ok(Selected::Again);
+        conns.readers.push(reader);
+        return Ok(Started::Again);
     }
-    let read_started = Instant::now();
+    let task = tokio::spawn(read_chunk(ctx.reads.clone(), reader, qualified, sql));
+    Ok(Started::Read {
+        read: ChunkRead {
+            plan,
+            window,
+            from,
+            up_to: up_to.clone(),
+            task,
+        },
+        up_to,
+    })
+}
+
+/// Reads a chunk's rows with `sql` in a consistent snapshot of its own on
+/// `conn`, then the binlog's end; one of the `reads` permits held
+/// meanwhile. The connection comes back unless it failed.
+async fn read_chunk(
+    reads: Arc<tokio::sync::Semaphore>,
+    mut conn: Conn,
+    qualified: String,
+    sql: String,
+) -> (Option<Conn>, Result<Rows, SnapshotError>) {
+    let Ok(_permit) = reads.acquire().await else {
+        return (Some(conn), Err(SnapshotError::StreamGone));
+    };
+    let started = Instant::now();
     let read = async {
         conn.exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             .await?;
@@ -862,37 +1183,27 @@ async fn select_chunk(
         let committed = conn.exec("COMMIT").await;
         let rows = rows?;
         committed?;
-        let (file, pos, _) = sluice_source::replica::master_status(conn).await?;
+        let (file, pos, _) = sluice_source::replica::master_status(&mut conn).await?;
         Ok((rows, file, pos))
     };
-    let (rows, file, pos) = match read.await {
-        Ok(read) => read,
-        Err(e) => {
-            ctx.state.windows.close(schema, table, window);
-            return Err(source_err(e));
-        }
-    };
-    let last = !chunked || rows.len() < limit;
-    let up_to = match rows.last() {
-        Some(row) if chunked => Some(
-            plan.key
-                .iter()
-                .map(|&i| row.value(i).unwrap_or_default().to_vec())
-                .collect::<Vec<_>>(),
+    match read.await {
+        Ok((rows, file, pos)) => (
+            Some(conn),
+            Ok(Rows {
+                rows,
+                file,
+                pos,
+                read_for: started.elapsed(),
+            }),
         ),
-        _ => None,
-    };
-    Ok(Selected::Chunk(ReadChunk {
-        plan,
-        window,
-        rows,
-        file,
-        pos,
-        from,
-        up_to,
-        last,
-        read_for: read_started.elapsed(),
-    }))
+        Err(source) => (
+            None,
+            Err(SnapshotError::Source {
+                table: qualified,
+                source,
+            }),
+        ),
+    }
 }
 
 /// Converts a chunk read into its entry (on a blocking thread: it is the
@@ -959,6 +1270,7 @@ async fn deliver(
                 table: table.clone(),
                 window,
                 entry,
+                rows: count,
                 at,
                 reply,
             })
@@ -1130,48 +1442,125 @@ pub fn chunk_sql(
     from: Option<&[Vec<u8>]>,
     limit: Option<usize>,
 ) -> Result<String, String> {
-    let mut sql = format!(
-        "SELECT {} FROM {}.{}",
-        plan.select,
-        quote(&plan.schema.db),
-        quote(&plan.schema.name)
-    );
+    let mut sql = format!("SELECT {} FROM {}", plan.select, qualified_name(plan));
     let Some(limit) = limit else {
         return Ok(sql);
     };
-    let names: Vec<String> = plan
-        .key
+    if let Some(from) = from {
+        sql.push_str(&format!(" WHERE {}", key_beyond(plan, from)?));
+    }
+    sql.push_str(&format!(
+        " ORDER BY {} LIMIT {limit}",
+        key_names(plan).join(", ")
+    ));
+    Ok(sql)
+}
+
+/// The SELECT of the key of the `rows`-th row after `from` (raw key values;
+/// from the first row when `None`) in key order: the upper bound of the
+/// chunk that starts there. No row: fewer rows are left, the chunk is the
+/// table's last.
+pub fn chunk_bound_sql(
+    plan: &TablePlan,
+    from: Option<&[Vec<u8>]>,
+    rows: usize,
+) -> Result<String, String> {
+    let names = key_names(plan);
+    let mut sql = format!("SELECT {} FROM {}", names.join(", "), qualified_name(plan));
+    if let Some(from) = from {
+        sql.push_str(&format!(" WHERE {}", key_beyond(plan, from)?));
+    }
+    sql.push_str(&format!(
+        " ORDER BY {} LIMIT 1 OFFSET {}",
+        names.join(", "),
+        rows.max(1) - 1
+    ));
+    Ok(sql)
+}
+
+/// The SELECT of the rows whose key is after `from` and up to `to` (both
+/// raw key values; `None`: from the first row, to the last), in key order.
+/// Chunks whose bounds follow one another cover the table whatever
+/// changes it meanwhile.
+pub fn chunk_range_sql(
+    plan: &TablePlan,
+    from: Option<&[Vec<u8>]>,
+    to: Option<&[Vec<u8>]>,
+) -> Result<String, String> {
+    let mut sql = format!("SELECT {} FROM {}", plan.select, qualified_name(plan));
+    let mut conditions = Vec::new();
+    if let Some(from) = from {
+        conditions.push(format!("({})", key_beyond(plan, from)?));
+    }
+    if let Some(to) = to {
+        conditions.push(format!("({})", key_up_to(plan, to)?));
+    }
+    if !conditions.is_empty() {
+        sql.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
+    }
+    sql.push_str(&format!(" ORDER BY {}", key_names(plan).join(", ")));
+    Ok(sql)
+}
+
+fn qualified_name(plan: &TablePlan) -> String {
+    format!("{}.{}", quote(&plan.schema.db), quote(&plan.schema.name))
+}
+
+fn key_names(plan: &TablePlan) -> Vec<String> {
+    plan.key
         .iter()
         .map(|&i| quote(&plan.schema.columns[i].name))
-        .collect();
-    if let Some(from) = from {
-        if from.len() != plan.key.len() {
-            return Err(format!(
-                "the persisted key has {} values, the table's key {} columns: its key changed; remove the snapshot progress to read the table again",
-                from.len(),
-                plan.key.len()
-            ));
-        }
-        let literals = plan
-            .key
-            .iter()
-            .zip(from)
-            .map(|(&i, v)| literal(plan, i, v))
-            .collect::<Result<Vec<_>, _>>()?;
-        // (k1 > v1) OR (k1 = v1 AND k2 > v2) OR ...: a form every server's
-        // range optimiser reads.
-        let mut ors = Vec::new();
-        for n in 0..names.len() {
-            let mut ands: Vec<String> = (0..n)
-                .map(|j| format!("{} = {}", names[j], literals[j]))
-                .collect();
-            ands.push(format!("{} > {}", names[n], literals[n]));
-            ors.push(format!("({})", ands.join(" AND ")));
-        }
-        sql.push_str(&format!(" WHERE {}", ors.join(" OR ")));
+        .collect()
+}
+
+/// The condition that a row's key comes after `key` (raw key values) in
+/// key order: `(k1 > v1) OR (k1 = v1 AND k2 > v2) OR ...`, a form every
+/// server's range optimiser reads.
+fn key_beyond(plan: &TablePlan, key: &[Vec<u8>]) -> Result<String, String> {
+    key_compared(plan, key, ">", ">")
+}
+
+/// The condition that a row's key is `key` or comes before it:
+/// `(k1 < v1) OR (k1 = v1 AND k2 <= v2)`.
+fn key_up_to(plan: &TablePlan, key: &[Vec<u8>]) -> Result<String, String> {
+    key_compared(plan, key, "<", "<=")
+}
+
+/// `(k1 op v1) OR (k1 = v1 AND k2 op v2) OR ...`, `last_op` on the last
+/// key column.
+fn key_compared(
+    plan: &TablePlan,
+    key: &[Vec<u8>],
+    op: &str,
+    last_op: &str,
+) -> Result<String, String> {
+    if key.len() != plan.key.len() {
+        return Err(key_changed(key.len(), plan.key.len()));
     }
-    sql.push_str(&format!(" ORDER BY {} LIMIT {limit}", names.join(", ")));
-    Ok(sql)
+    let names = key_names(plan);
+    let literals = plan
+        .key
+        .iter()
+        .zip(key)
+        .map(|(&i, v)| literal(plan, i, v))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut ors = Vec::new();
+    for n in 0..names.len() {
+        let mut ands: Vec<String> = (0..n)
+            .map(|j| format!("{} = {}", names[j], literals[j]))
+            .collect();
+        let op = if n + 1 == names.len() { last_op } else { op };
+        ands.push(format!("{} {op} {}", names[n], literals[n]));
+        ors.push(format!("({})", ands.join(" AND ")));
+    }
+    Ok(ors.join(" OR "))
+}
+
+/// A persisted key of `values` values for a table whose key has `columns`.
+fn key_changed(values: usize, columns: usize) -> String {
+    format!(
+        "the persisted key has {values} values, the table's key {columns} columns: its key changed; remove the snapshot progress to read the table again"
+    )
 }
 
 /// A key value as an SQL literal that compares in the column's own order.
@@ -1367,5 +1756,40 @@ mod tests {
         assert_eq!(from_hex(&to_hex(&bytes)), Some(bytes));
         assert_eq!(from_hex("ABC"), None);
         assert_eq!(from_hex("ZZ"), None);
+    }
+
+    fn key(v: i128) -> Vec<Vec<u8>> {
+        vec![v.to_string().into_bytes()]
+    }
+
+    #[test]
+    fn an_even_split_steps_by_the_key_values_per_row() {
+        // Dense keys: one value a row, ranges one chunk wide.
+        let dense = EvenSplit::new(1, 10_000, 10_000, 1_000).expect("dense keys split evenly");
+        assert_eq!(dense.step, 1_000);
+        assert_eq!(dense.up_to(None), Ok(Some(key(1_000))));
+        assert_eq!(dense.up_to(Some(&key(1_000))), Ok(Some(key(2_000))));
+        // The chunk that reaches the largest key reads to the end.
+        assert_eq!(dense.up_to(Some(&key(9_000))), Ok(None));
+        assert_eq!(dense.up_to(Some(&key(8_999))), Ok(Some(key(9_999))));
+        // A key in three: ranges three chunks wide hold a chunk's rows.
+        let thirds = EvenSplit::new(-500, 2_497, 1_000, 100).expect("a key in three splits evenly");
+        assert_eq!(thirds.step, 300);
+        assert_eq!(thirds.up_to(None), Ok(Some(key(-201))));
+        // Sparser than one in four: the bounds are found by queries.
+        assert_eq!(EvenSplit::new(1, 50_000, 10_000, 1_000), None);
+        // An estimate far below the rows there are reads as sparse keys;
+        // one far above them only makes chunks smaller.
+        assert!(EvenSplit::new(1, 10_000, 1, 1_000).is_none());
+        assert_eq!(
+            EvenSplit::new(1, 10_000, 1_000_000, 1_000).map(|e| e.step),
+            Some(1_000)
+        );
+        // Unsigned BIGINT keys fit.
+        let top = EvenSplit::new(0, u64::MAX as i128, u64::MAX, 8_192).expect("splits");
+        assert_eq!(top.up_to(Some(&key(u64::MAX as i128 - 1))), Ok(None));
+        // A bound that is not an integer, or a key of two columns, is refused.
+        assert!(dense.up_to(Some(&[b"x".to_vec()])).is_err());
+        assert!(dense.up_to(Some(&[b"1".to_vec(), b"2".to_vec()])).is_err());
     }
 }

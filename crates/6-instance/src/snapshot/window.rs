@@ -173,19 +173,29 @@ impl Windows {
     }
 
     /// Closes the window `id` of `schema.table` at the chunk's delivery point
-    /// and drops from `entry` the rows the stream touched meanwhile.
+    /// and drops from `entry` (of `rows` rows) the rows the stream touched
+    /// meanwhile.
     pub fn reconcile(
         &self,
         schema: &str,
         table: &str,
         id: u64,
         mut entry: Box<Entry>,
+        rows: usize,
     ) -> Reconciled {
         let Some(window) = self.take(schema, table, id) else {
             return Reconciled::Redo;
         };
         if window.invalid {
             return Reconciled::Redo;
+        }
+        if window.touched.is_empty() {
+            // Nothing to drop: the entry goes as built, unread.
+            return Reconciled::Deliver {
+                entry: (rows > 0).then_some(entry),
+                kept: rows,
+                dropped: 0,
+            };
         }
         let Some(bytes) = entry.store_value.as_deref() else {
             return Reconciled::Redo;
@@ -194,13 +204,6 @@ impl Windows {
             return Reconciled::Redo;
         };
         let total = view.row_count;
-        if window.touched.is_empty() {
-            return Reconciled::Deliver {
-                entry: (total > 0).then_some(entry),
-                kept: total,
-                dropped: 0,
-            };
-        }
         // Which rows stay, by the same reading as the stream's keys.
         let mut keep = Vec::with_capacity(total);
         for row in view.rows() {
