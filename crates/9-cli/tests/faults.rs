@@ -91,6 +91,9 @@ struct Consumer {
     confirmed_acks: usize,
     /// Errors of gets (an ack's error reply comes as the next get's answer).
     errors: Vec<String>,
+    /// The filter the consumer subscribes with (Canal persists it with
+    /// every cursor save).
+    filter: String,
 }
 
 impl Consumer {
@@ -100,7 +103,7 @@ impl Consumer {
             self.pending_ack.clear();
             self.open_txn.clear();
             if let Ok(mut c) = SimpleConnector::connect(addr, "example", "", "").await {
-                match c.subscribe("").await {
+                match c.subscribe(&self.filter).await {
                     Ok(()) => self.client = Some(c),
                     Err(e) => self.errors.push(format!("subscribe: {e}")),
                 }
@@ -209,21 +212,70 @@ impl Drop for Tmpfs {
     }
 }
 
-/// Writes `path` until the file system has no space left.
-fn fill(path: &Path) -> u64 {
-    let mut f = std::fs::File::create(path).unwrap();
-    let chunk = vec![0xa5u8; 64 * 1024];
-    let mut written = 0u64;
-    loop {
-        match f.write(&chunk) {
-            Ok(0) => break,
-            Ok(n) => written += n as u64,
-            Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => break,
-            Err(e) => panic!("writing {}: {e}", path.display()),
+/// Keeps a file system full: a thread writes `path` until no space is
+/// left, then takes every page freed afterwards (the cursor logs free
+/// their pages when they are switched and emptied, and would otherwise
+/// live on their own recycled space however full the disk is).
+struct KeepFull {
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    path: PathBuf,
+}
+
+impl KeepFull {
+    fn start(path: &Path) -> KeepFull {
+        let mut f = std::fs::File::create(path).unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let big = vec![0xa5u8; 64 * 1024];
+        // Full before the first ack is tried.
+        while write_some(&mut f, &big, path) > 0 {}
+        let _ = f.sync_all();
+        let thread = std::thread::spawn({
+            let stop = stop.clone();
+            let path = path.to_path_buf();
+            move || {
+                let page = vec![0x5au8; 4096];
+                while !stop.load(Ordering::SeqCst) {
+                    if write_some(&mut f, &page, &path) == 0 {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                }
+            }
+        });
+        KeepFull {
+            stop,
+            thread: Some(thread),
+            path: path.to_path_buf(),
         }
     }
-    let _ = f.sync_all();
-    written
+
+    /// Stops taking pages and frees everything taken.
+    fn free(mut self) {
+        self.stop_thread();
+        std::fs::remove_file(&self.path).unwrap();
+    }
+
+    fn stop_thread(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for KeepFull {
+    fn drop(&mut self) {
+        self.stop_thread();
+    }
+}
+
+/// One write of `buf` to `f`; 0 when the file system has no space left.
+fn write_some(f: &mut std::fs::File, buf: &[u8], path: &Path) -> u64 {
+    match f.write(buf) {
+        Ok(n) => n as u64,
+        Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => 0,
+        Err(e) => panic!("writing {}: {e}", path.display()),
+    }
 }
 
 fn start_db() -> Arc<MariaDb> {
@@ -273,7 +325,12 @@ async fn a_full_disk_loses_no_row() {
     let stop = Arc::new(AtomicBool::new(false));
     let writer = start_writer(db.clone(), stop.clone());
     let mut server = Server::start(&conf);
-    let mut c = Consumer::default();
+    // A long filter (matching the same tables) makes each cursor record
+    // longer than a page, so every save needs a fresh page of the disk.
+    let mut c = Consumer {
+        filter: format!(r"w\..*,w\.{}", "x".repeat(5000)),
+        ..Consumer::default()
+    };
     c.run_for(&addr, Duration::from_secs(3), Some(&mut server))
         .await;
     assert!(
@@ -282,11 +339,8 @@ async fn a_full_disk_loses_no_row() {
     );
 
     // Full: acks fail and say why; the server stays up.
-    let filled = fill(&filler);
+    let full = KeepFull::start(&filler);
     let (acks_before, errors_before) = (c.confirmed_acks, c.errors.len());
-    // tmpfs hands out whole pages: acks fill the last page of meta.log
-    // before one needs a new page and fails. A loaded machine acks slowly,
-    // so the first failure may take more than one round.
     let space_error = |e: &String| {
         e.contains("cannot persist cursors")
             && e.contains("meta.log")
@@ -307,7 +361,7 @@ async fn a_full_disk_loses_no_row() {
     let acks_while_full = c.confirmed_acks - acks_before;
 
     // Freed: acks succeed again, from where the server was.
-    std::fs::remove_file(&filler).unwrap();
+    full.free();
     let (acks_before, errors_before) = (c.confirmed_acks, c.errors.len());
     c.run_for(&addr, Duration::from_secs(3), Some(&mut server))
         .await;
@@ -318,12 +372,12 @@ async fn a_full_disk_loses_no_row() {
     );
 
     // Full again, kill -9, free, restart.
-    fill(&filler);
+    let full = KeepFull::start(&filler);
     c.run_for(&addr, Duration::from_secs(1), Some(&mut server))
         .await;
     server.kill_9();
     c.client = None;
-    std::fs::remove_file(&filler).unwrap();
+    full.free();
     server.restart();
     c.run_for(&addr, Duration::from_secs(2), Some(&mut server))
         .await;
@@ -334,7 +388,7 @@ async fn a_full_disk_loses_no_row() {
     server.assert_alive();
     c.assert_every_row(rows, &server.log);
     eprintln!(
-        "full disk: {rows} rows written, {} delivered ({} duplicates); filler {filled} bytes; \
+        "full disk: {rows} rows written, {} delivered ({} duplicates); \
          {acks_while_full} acks confirmed while full, {} errors: {:?}",
         c.delivered,
         c.delivered as i64 - rows,
