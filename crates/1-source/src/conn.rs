@@ -1,5 +1,5 @@
-//! One client connection to a MySQL or MariaDB server over tokio: TCP, the
-//! optional TLS upgrade, the authentication exchange, packets in and out
+//! One client connection to a MySQL or MariaDB server over tokio: TCP (or
+//! the server's Unix socket on the same machine), the optional TLS upgrade, the authentication exchange, packets in and out
 //! (joined when over 16 MiB), and the text-protocol queries Sluice needs for
 //! checks and positions.
 //!
@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::net::{TcpStream, UnixStream};
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
 
@@ -61,6 +61,12 @@ pub struct ConnectOptions {
     pub allow_cleartext_password: bool,
     /// Largest (joined) packet accepted. Default 1 GiB.
     pub max_packet: usize,
+    /// The server's Unix socket: when set, connections go there instead of
+    /// TCP to `host:port` (which still names the server in positions and
+    /// messages). A local socket skips the TCP stack on both ends; it is not
+    /// on the network, so TLS is not used on it and passwords may cross it
+    /// in clear, as MySQL's own clients do.
+    pub socket: Option<PathBuf>,
 }
 
 impl Default for ConnectOptions {
@@ -78,6 +84,7 @@ impl Default for ConnectOptions {
             allow_public_key_retrieval: false,
             allow_cleartext_password: false,
             max_packet: 1 << 30,
+            socket: None,
         }
     }
 }
@@ -96,6 +103,7 @@ impl ConnectOptions {
 enum Stream {
     Plain(TcpStream),
     Tls(Box<TlsStream<TcpStream>>),
+    Unix(UnixStream),
     /// Only while the TLS handshake owns the socket.
     Detached,
 }
@@ -105,6 +113,7 @@ impl Stream {
         match self {
             Stream::Plain(s) => s.read(buf).await,
             Stream::Tls(s) => s.read(buf).await,
+            Stream::Unix(s) => s.read(buf).await,
             Stream::Detached => Err(std::io::ErrorKind::NotConnected.into()),
         }
     }
@@ -112,6 +121,7 @@ impl Stream {
     async fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
         match self {
             Stream::Plain(s) => s.write_all(buf).await,
+            Stream::Unix(s) => s.write_all(buf).await,
             Stream::Tls(s) => {
                 s.write_all(buf).await?;
                 s.flush().await
@@ -349,6 +359,22 @@ impl std::fmt::Debug for Conn {
     }
 }
 
+/// `connecting`, bounded by the connect timeout; errors name `addr`.
+async fn connect_within<S>(
+    opts: &ConnectOptions,
+    connecting: impl std::future::Future<Output = std::io::Result<S>>,
+    addr: String,
+) -> Result<S> {
+    match tokio::time::timeout(opts.connect_timeout, connecting).await {
+        Err(_) => Err(SourceError::ConnectTimeout {
+            addr,
+            timeout: opts.connect_timeout,
+        }),
+        Ok(Err(source)) => Err(SourceError::Connect { addr, source }),
+        Ok(Ok(s)) => Ok(s),
+    }
+}
+
 fn wire<'a>(addr: &'a str, during: &'static str) -> impl Fn(WireError) -> SourceError + 'a {
     move |e| SourceError::Protocol {
         addr: addr.to_string(),
@@ -361,26 +387,24 @@ impl Conn {
     /// Connects, upgrades to TLS as the mode asks, and authenticates.
     pub async fn connect(opts: &ConnectOptions) -> Result<Conn> {
         let addr = opts.addr();
-        let tcp = match tokio::time::timeout(
-            opts.connect_timeout,
-            TcpStream::connect((opts.host.trim_matches(['[', ']']), opts.port)),
-        )
-        .await
-        {
-            Err(_) => {
-                return Err(SourceError::ConnectTimeout {
-                    addr,
-                    timeout: opts.connect_timeout,
-                })
+        let (stream, local_addr) = match &opts.socket {
+            Some(path) => {
+                let at = format!("{addr} (Unix socket {})", path.display());
+                let unix = connect_within(opts, UnixStream::connect(path), at).await?;
+                (Stream::Unix(unix), format!("unix:{}", path.display()))
             }
-            Ok(Err(source)) => return Err(SourceError::Connect { addr, source }),
-            Ok(Ok(s)) => s,
+            None => {
+                let host = opts.host.trim_matches(['[', ']']);
+                let tcp = connect_within(opts, TcpStream::connect((host, opts.port)), addr.clone())
+                    .await?;
+                // Nagle would delay small command packets; reads are unaffected.
+                let _ = tcp.set_nodelay(true);
+                let local = tcp.local_addr().map(|a| a.to_string()).unwrap_or_default();
+                (Stream::Plain(tcp), local)
+            }
         };
-        // Nagle would delay small command packets; reads are unaffected.
-        let _ = tcp.set_nodelay(true);
-        let local_addr = tcp.local_addr().map(|a| a.to_string()).unwrap_or_default();
         let mut conn = Conn {
-            stream: Stream::Plain(tcp),
+            stream,
             buf: vec![0; READ_BUF],
             start: 0,
             end: 0,
@@ -421,7 +445,16 @@ impl Conn {
         let server_tls = greeting.capabilities & caps::SSL != 0;
         let use_tls = match opts.tls.mode {
             SslMode::Disabled => false,
-            SslMode::Preferred => server_tls,
+            SslMode::Preferred => server_tls && !self.is_unix(),
+            mode if self.is_unix() => {
+                return Err(SourceError::Tls {
+                    addr: self.addr.clone(),
+                    detail: format!(
+                        "sslMode={mode} asks for TLS, which is not used over the Unix socket {}: a local socket is not on the network; use sslMode=PREFERRED, or connect over TCP",
+                        opts.socket.as_deref().unwrap_or(std::path::Path::new("")).display()
+                    ),
+                });
+            }
             mode => {
                 if !server_tls {
                     return Err(SourceError::Tls {
@@ -519,7 +552,7 @@ impl Conn {
             AuthPlugin::CachingSha2Password => auth::caching_sha2_password(pw, nonce),
             AuthPlugin::Ed25519 => auth::ed25519_signature(pw, nonce).to_vec(),
             AuthPlugin::ClearPassword => {
-                if !self.tls && !opts.allow_cleartext_password {
+                if !self.secure_transport() && !opts.allow_cleartext_password {
                     return Err(self.auth_error(
                         opts,
                         "the server asks for the password in clear text (mysql_clear_password) on a connection without TLS; use sslMode=REQUIRED (or allowCleartextPasswords=true if the network is trusted)".to_string(),
@@ -530,7 +563,7 @@ impl Conn {
             AuthPlugin::Sha256Password => {
                 if pw.is_empty() {
                     Vec::new()
-                } else if self.tls {
+                } else if self.secure_transport() {
                     auth::clear_password(pw)
                 } else if let Some(pem) = self.configured_public_key(opts)? {
                     auth::rsa_encrypted_password(pw, nonce, &pem)
@@ -618,7 +651,7 @@ impl Conn {
                     (AuthPlugin::CachingSha2Password, [3]) => {}
                     (AuthPlugin::CachingSha2Password, [4]) => {
                         let pw = opts.password.as_bytes();
-                        let resp = if self.tls {
+                        let resp = if self.secure_transport() {
                             auth::clear_password(pw)
                         } else if let Some(pem) = self.configured_public_key(opts)? {
                             auth::rsa_encrypted_password(pw, &nonce, &pem)
@@ -690,6 +723,17 @@ impl Conn {
 
     pub fn is_tls(&self) -> bool {
         self.tls
+    }
+
+    /// Connected through the server's Unix socket.
+    pub fn is_unix(&self) -> bool {
+        matches!(self.stream, Stream::Unix(_))
+    }
+
+    /// Whether a password may cross in clear: over TLS, or a local socket
+    /// (as MySQL's server itself judges it).
+    fn secure_transport(&self) -> bool {
+        self.tls || self.is_unix()
     }
 
     pub fn set_read_timeout(&mut self, timeout: Duration, heartbeat: Duration) {

@@ -1,6 +1,7 @@
 //! Authentication with every plugin MariaDB 10.11 offers a client that does
 //! not run on the server's host (mysql_native_password, ed25519, the auth
-//! switch between them), wrong passwords, and TLS in every sslMode.
+//! switch between them), wrong passwords, TLS in every sslMode, and the
+//! server's Unix socket.
 //!
 //! caching_sha2_password is MySQL's and cannot be tested against MariaDB:
 //! its scramble and RSA encryption are unit-tested in `src/auth.rs`.
@@ -257,5 +258,57 @@ fn tls_required_but_not_offered() -> Result<()> {
     o.tls.mode = SslMode::Preferred;
     let c = runtime().block_on(Conn::connect(&o))?;
     assert!(!c.is_tls());
+    Ok(())
+}
+
+#[test]
+fn the_unix_socket_logs_in_streams_and_refuses_tls() -> Result<()> {
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    create_replication_user(&db, "local", "BY 'on-this-host'")?;
+    db.exec("CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY); INSERT INTO shop.t VALUES (7)")?;
+    let mut o = options(&db, "local", "on-this-host");
+    o.socket = Some(db.socket_path().to_path_buf());
+
+    // The server sees a socket client: its host has no port.
+    let host = runtime().block_on(async {
+        let mut c = Conn::connect(&o).await?;
+        assert!(c.is_unix() && !c.is_tls());
+        let host = c
+            .query("SELECT HOST FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()")
+            .await?
+            .scalar()
+            .unwrap_or_default()
+            .to_string();
+        anyhow::Ok(host)
+    })?;
+    assert_eq!(host, "localhost");
+
+    // The binlog streams through it.
+    let mut cfg = config(&db, StartPosition::Earliest);
+    cfg.connect = o.clone();
+    cfg.stop_at_end = true;
+    let c = runtime().block_on(async {
+        let mut s = BinlogStream::connect(cfg).await?;
+        collect_all(&mut s, Duration::from_secs(20)).await
+    })?;
+    assert_eq!(c.keys("shop.t"), vec!["7"]);
+
+    // TLS is not used on a local socket: a mode that demands it is refused
+    // with the reason, PREFERRED goes on without it.
+    o.tls.mode = SslMode::Required;
+    let err = runtime()
+        .block_on(Conn::connect(&o))
+        .expect_err("no TLS over a socket");
+    assert!(matches!(err, SourceError::Tls { .. }), "{err}");
+    assert!(err.to_string().contains("Unix socket"), "{err}");
+
+    // A socket that is not there names its path.
+    o.tls.mode = SslMode::Preferred;
+    o.socket = Some(db.datadir().join("no-such.sock"));
+    let err = runtime()
+        .block_on(Conn::connect(&o))
+        .expect_err("no socket there");
+    assert!(matches!(err, SourceError::Connect { .. }), "{err}");
+    assert!(err.to_string().contains("no-such.sock"), "{err}");
     Ok(())
 }

@@ -1007,7 +1007,8 @@ fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPos
 }
 
 /// How to reach an instance's source: `canal.instance.master.address`
-/// (`host:port`), `canal.instance.dbUsername`/`dbPassword` and its TLS mode.
+/// (`host:port`) or `sluice.instance.master.socket`,
+/// `canal.instance.dbUsername`/`dbPassword` and its TLS mode.
 pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions, String> {
     let (host, port) = config
         .master_address
@@ -1034,6 +1035,7 @@ pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions,
             },
             ..Default::default()
         },
+        socket: config.master_socket.clone(),
         ..Default::default()
     })
 }
@@ -1050,9 +1052,12 @@ pub fn source_failover(
         .filter_map(|addr| {
             let (host, port) = addr.rsplit_once(':')?;
             let port = port.parse::<u16>().ok()?;
+            // Other servers are reached over TCP, whatever the source's
+            // own socket.
             (!host.is_empty()).then(|| ConnectOptions {
                 host: host.to_string(),
                 port,
+                socket: None,
                 ..connect.clone()
             })
         })

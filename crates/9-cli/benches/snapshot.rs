@@ -53,10 +53,12 @@ fn write_conf(dir: &Path, db: &MariaDb, port: u16) {
         dir.join("bench/instance.properties"),
         format!(
             "canal.instance.master.address = 127.0.0.1:{}\n\
+             sluice.instance.master.socket = {}\n\
              canal.instance.dbUsername = root\n\
              canal.instance.filter.regex = bench\\\\..*\n\
              sluice.instance.snapshot.mode = initial\n{extra}\n",
-            db.port()
+            db.port(),
+            db.socket_path().display()
         ),
     )
     .expect("write instance.properties");
@@ -370,7 +372,7 @@ fn main() {
         "## Initial snapshot of a large table, next to mariadb-dump\n\n\
          Machine: {cpus} CPUs by `nproc` ({cpu_model}); MariaDB {version}, `sluice server` (release build), the Canal client and `mariadb-dump` on the same cores.\n\n\
          Load: `bench.t`, {rows_s} rows ({table_mb:.0} MB of data and index): BIGINT primary key, INT, VARCHAR(32), DATETIME, DECIMAL(10,2); no writes meanwhile.\n\n\
-         Method: passes interleaved. `mariadb-dump --single-transaction --quick bench t > /dev/null`, from start to exit. Sluice: `sluice server` with `sluice.instance.snapshot.mode = initial` and {settings} on a fresh configuration folder, and a Rust Canal client (`get` 1,000 entries, then `ack`) that either reads every column of the rows of the entries marked `snapshot` (the crate's zero-copy `RowChangeView`), or takes the batches as bytes and counts those rows without reading their values (what `/dev/null` does with `mariadb-dump`'s output); the clock runs from the server's start until the client has every row. CPU seconds from `/proc` (`mariadbd`, `sluice server`, the client's process) and `getrusage` (`mariadb-dump`), of each side's fastest pass.\n\n\
+         Method: passes interleaved; both read through the server's Unix socket (`mariadb-dump --socket`, `sluice.instance.master.socket`). `mariadb-dump --single-transaction --quick bench t > /dev/null`, from start to exit. Sluice: `sluice server` with `sluice.instance.snapshot.mode = initial` and {settings} on a fresh configuration folder, and a Rust Canal client (`get` 1,000 entries, then `ack`) that either reads every column of the rows of the entries marked `snapshot` (the crate's zero-copy `RowChangeView`), or takes the batches as bytes and counts those rows without reading their values (what `/dev/null` does with `mariadb-dump`'s output); the clock runs from the server's start until the client has every row. CPU seconds from `/proc` (`mariadbd`, `sluice server`, the client's process) and `getrusage` (`mariadb-dump`), of each side's fastest pass.\n\n\
          | what | best | all passes | rows/s (best) | `mariadbd` CPU | reader CPU | consumer CPU | CPU in all | server peak RSS |\n\
          | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
          | `mariadb-dump --single-transaction` | {best_dump:.2} s | {dump_all} | {dump_rate} | {dump_source:.1} s | {dump_cpu:.1} s | (`/dev/null`) | {dump_total:.1} s | |\n\

@@ -372,6 +372,11 @@ pub struct InstanceConfig {
     pub slave_id: u32,
     pub gtid_on: bool,
     pub master_address: String,
+    /// `sluice.instance.master.socket`: the source's Unix socket, when
+    /// Sluice runs on its machine. Connections go there rather than over
+    /// TCP; `canal.instance.master.address` still names the source in
+    /// positions and messages.
+    pub master_socket: Option<std::path::PathBuf>,
     pub master_journal_name: String,
     pub master_position: Option<u64>,
     /// Milliseconds since the epoch.
@@ -558,6 +563,7 @@ const KNOWN_INSTANCE_KEYS: &[&str] = &[
     "canal.instance.binlog.image",
     "canal.instance.get.ddl.isolation",
     "sluice.instance.slowClient.detachAfter",
+    "sluice.instance.master.socket",
     "sluice.instance.source.candidates",
     "sluice.instance.source.failoverAfter",
     "sluice.instance.snapshot.mode",
@@ -1261,6 +1267,9 @@ impl InstanceConfig {
             )?,
             gtid_on: r.bool("canal.instance.gtidon", false)?,
             master_address,
+            master_socket: Some(r.string("sluice.instance.master.socket", ""))
+                .filter(|s| !s.is_empty())
+                .map(std::path::PathBuf::from),
             master_journal_name: r.string("canal.instance.master.journal.name", ""),
             master_position: r
                 .optional("canal.instance.master.position", "expected a byte offset")?,
