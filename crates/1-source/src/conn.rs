@@ -225,6 +225,34 @@ impl RawResultSet {
         }
     }
 
+    /// Where the value of `column` in `row` is in [`RawResultSet::data`];
+    /// `None` for NULL or no such value. [`RawRow::span`] without the row.
+    #[inline]
+    pub fn span_of(&self, row: usize, column: usize) -> Option<std::ops::Range<usize>> {
+        let width = self.columns.len();
+        if column >= width {
+            return None;
+        }
+        match self.spans.get(row.checked_mul(width)?.checked_add(column)?) {
+            Some(&s) if s != NULL_SPAN => Some(s.0..s.1),
+            _ => None,
+        }
+    }
+
+    /// Makes room for `rows` more rows like the last one (a result set
+    /// whose size is known, read without growing its buffers by copies).
+    pub fn reserve_rows_like_last(&mut self, rows: usize) {
+        let width = self.columns.len();
+        let last_len: usize = match self.last() {
+            Some(r) => r.iter().flatten().map(<[u8]>::len).sum(),
+            None => return,
+        };
+        // A little over, for longer values further on.
+        self.data
+            .reserve(rows.saturating_mul(last_len + last_len / 8 + 1));
+        self.spans.reserve(rows.saturating_mul(width));
+    }
+
     /// The last row, if any.
     pub fn last(&self) -> Option<RawRow<'_>> {
         self.rows.checked_sub(1).and_then(|i| self.row(i))
@@ -845,6 +873,23 @@ impl Conn {
         Ok(PacketLoc::Joined)
     }
 
+    /// The next packet when it is whole in the buffer and not split: what
+    /// [`Conn::read_packet_loc`] would return, without awaiting. A result
+    /// set's rows mostly arrive many to a read.
+    #[inline]
+    fn buffered_packet(&mut self) -> Option<PacketLoc> {
+        let start = self.start + self.consumed;
+        let h = PacketHeader::parse(self.buf.get(start..self.end)?)?;
+        let whole = HEADER_LEN + h.len;
+        if h.continues() || h.len > self.max_packet || whole > self.end - start {
+            return None;
+        }
+        self.start = start;
+        self.consumed = whole;
+        self.seq = h.seq.wrapping_add(1);
+        Some(PacketLoc::Buf(start + HEADER_LEN, h.len))
+    }
+
     /// The packet header `off` bytes after `start` (`need` has buffered it).
     fn header_at(&self, off: usize) -> PacketHeader {
         PacketHeader::parse(self.buf.get(self.start + off..self.end).unwrap_or(&[]))
@@ -907,6 +952,13 @@ impl Conn {
     /// Runs a query and returns its rows as the server sent them: values
     /// as bytes, binary strings intact.
     pub async fn query_bytes(&mut self, sql: &str) -> Result<RawResultSet> {
+        self.query_rows(sql, 0).await
+    }
+
+    /// [`Conn::query_bytes`] of a query expected to return about
+    /// `expected_rows` rows alike (a snapshot chunk): room for them is made
+    /// once the first has come.
+    pub async fn query_rows(&mut self, sql: &str, expected_rows: usize) -> Result<RawResultSet> {
         const DURING: &str = "query";
         let addr = self.addr.clone();
         let mut cmd = Vec::with_capacity(sql.len() + 1);
@@ -960,7 +1012,11 @@ impl Conn {
             }
         }
         loop {
-            let p = self.read_packet(DURING).await?;
+            let loc = match self.buffered_packet() {
+                Some(loc) => loc,
+                None => self.read_packet_loc(DURING).await?,
+            };
+            let p = self.payload(loc);
             if is_eof(p) {
                 break;
             }
@@ -969,6 +1025,9 @@ impl Conn {
                 return Err(self.server_error(e, format!("query `{sql}`")));
             }
             rs.push_text_row(p).map_err(wire(&addr, DURING))?;
+            if rs.len() == 1 && expected_rows > 1 {
+                rs.reserve_rows_like_last(expected_rows - 1);
+            }
         }
         Ok(rs)
     }
@@ -1022,6 +1081,20 @@ mod tests {
         assert_eq!(rs.rows().len(), 2);
         assert!(rs.row(2).is_none());
         assert_eq!(rs.data_len(), 1 + 300 + 70_000 + 2);
+        // A value's place, found with or without its row, is the same.
+        for r in 0..3 {
+            for c in 0..4 {
+                assert_eq!(
+                    rs.span_of(r, c),
+                    rs.row(r).and_then(|row| row.span(c)),
+                    "row {r}, column {c}"
+                );
+            }
+        }
+        // Room made for more rows changes none of them.
+        rs.reserve_rows_like_last(1000);
+        assert_eq!(rs.len(), 2);
+        assert_eq!(rs.last().unwrap().value(1), Some(&huge[..]));
     }
 
     #[test]

@@ -366,13 +366,21 @@ impl CanalEncoder {
         let data_len = select.map_or(rows.event.rows_data().len(), |s| s.data_len());
         let event_len = (at.event_length() as usize).max(data_len);
         let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
-        let mut change = Vec::with_capacity(room + 256 + event_len.saturating_mul(4));
+        // Select rows: room for the first row; its size then sizes the
+        // rest (below), so the large buffer is never grown by a copy.
+        let first = match select {
+            Some(s) => (data_len / s.row_count().max(1)).saturating_mul(8),
+            None => event_len.saturating_mul(4),
+        };
+        let mut change = Vec::with_capacity(room + 256 + first);
         change.resize(room, 0);
         pb::int64(&mut change, 1, rows.event.table_id as i64);
         pb::int32(&mut change, 2, event_type as i32);
         pb::boolean(&mut change, 10, false);
         let mut count = 0usize;
         let mut event_rows = rows.rows();
+        let mut key_prefix: Option<(&str, u64)> = None;
+        let mut key_prefix_len = 0;
         loop {
             text.clear();
             let key = match select {
@@ -410,12 +418,18 @@ impl CanalEncoder {
                 };
                 updated.push(is_updated);
             }
-            // `file:offset#index`, as `RowKey` displays it, without `fmt`.
-            row_key.clear();
-            row_key.push_str(key.file);
-            row_key.push(':');
-            value::push_u64(row_key, key.offset);
-            row_key.push('#');
+            // `file:offset#index`, as `RowKey` displays it, without `fmt`;
+            // `file:offset#` is the event's (the chunk's) for every row.
+            if key_prefix != Some((key.file, key.offset)) {
+                row_key.clear();
+                row_key.push_str(key.file);
+                row_key.push(':');
+                value::push_u64(row_key, key.offset);
+                row_key.push('#');
+                key_prefix = Some((key.file, key.offset));
+                key_prefix_len = row_key.len();
+            }
+            row_key.truncate(key_prefix_len);
             value::push_u64(row_key, key.index as u64);
 
             // Columns are fields 1 (before) and 2 (after) of a RowData: keys
@@ -453,6 +467,12 @@ impl CanalEncoder {
             let written = w.written();
             change.truncate(start + written);
             count += 1;
+            // Rows read with a SELECT are alike: the first one's size
+            // sizes the rest.
+            if let (1, Some(values)) = (count, select) {
+                let rest = values.row_count().saturating_sub(1);
+                change.reserve(rest.saturating_mul(written + written / 16 + pb::SHORT));
+            }
         }
         let mut header = self.header(txn, at, table.schema(), table.name(), Some(event_type));
         if count > 0 {

@@ -1150,7 +1150,8 @@ async fn start_read(
         conns.readers.push(reader);
         return Ok(Started::Again);
     }
-    let task = tokio::spawn(read_chunk(ctx.reads.clone(), reader, qualified, sql));
+    let rows = ctx.settings.chunk_size.max(1);
+    let task = tokio::spawn(read_chunk(ctx.reads.clone(), reader, qualified, sql, rows));
     Ok(Started::Read {
         read: ChunkRead {
             plan,
@@ -1163,14 +1164,15 @@ async fn start_read(
     })
 }
 
-/// Reads a chunk's rows with `sql` in a consistent snapshot of its own on
-/// `conn`, then the binlog's end; one of the `reads` permits held
+/// Reads a chunk's rows (about `expected_rows`) with `sql` in a consistent
+/// snapshot of its own on `conn`, then the binlog's end; one of the `reads` permits held
 /// meanwhile. The connection comes back unless it failed.
 async fn read_chunk(
     reads: Arc<tokio::sync::Semaphore>,
     mut conn: Conn,
     qualified: String,
     sql: String,
+    expected_rows: usize,
 ) -> (Option<Conn>, Result<Rows, SnapshotError>) {
     let Ok(_permit) = reads.acquire().await else {
         return (Some(conn), Err(SnapshotError::StreamGone));
@@ -1179,7 +1181,7 @@ async fn read_chunk(
     let read = async {
         conn.exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             .await?;
-        let rows = conn.query_bytes(&sql).await;
+        let rows = conn.query_rows(&sql, expected_rows).await;
         let committed = conn.exec("COMMIT").await;
         let rows = rows?;
         committed?;
@@ -1688,7 +1690,7 @@ impl SelectRows for SelectText<'_> {
     }
 
     fn text(&self, row: usize, column: usize) -> Result<Option<&str>, NotUtf8> {
-        match self.rows.row(row).and_then(|r| r.span(column)) {
+        match self.rows.span_of(row, column) {
             None => Ok(None),
             Some(span) => {
                 let all = self
