@@ -286,7 +286,7 @@ impl CanalEncoder {
         values: &dyn SelectRows,
     ) -> Result<Option<BuiltEntry>, EntryError> {
         Self::on_this_thread(gtid_on, |encoder| {
-            match encoder.rows_entry_parts(rows, false, Some(values)) {
+            match encoder.rows_entry_parts(rows, false, Some(values), &[]) {
                 Ok((built, _)) => Ok(Some(built)),
                 Err(Fill::NotText) => Ok(None),
                 Err(Fill::Entry(e)) => Err(e),
@@ -303,16 +303,41 @@ impl CanalEncoder {
         rows: &RowsChange<'_>,
     ) -> Result<(BuiltEntry, Bytes), EntryError> {
         let (built, serialised) =
-            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true, None))
+            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true, None, &[]))
                 .map_err(Fill::into_entry_error)?;
         let serialised = serialised.unwrap_or_else(|| Bytes::from(built.entry.encode_to_vec()));
         Ok((built, serialised))
     }
 
+    /// The serialised entry of rows read for an initial snapshot, with
+    /// `props` in its header before `rowsCount`: from `select`'s text when
+    /// it is Canal's ([`CanalEncoder::select_rows_entry_on_this_thread`];
+    /// `Ok(None)` when not), else (`select` None) from the rows of `rows`,
+    /// a row image. Written once, as the stream's entries are (see
+    /// [`CanalEncoder::serialised_rows_entry_on_this_thread`]).
+    pub fn serialised_snapshot_entry_on_this_thread(
+        gtid_on: bool,
+        rows: &RowsChange<'_>,
+        select: Option<&dyn SelectRows>,
+        props: &[Pair],
+    ) -> Result<Option<(BuiltEntry, Bytes)>, EntryError> {
+        let parts =
+            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true, select, props));
+        match parts {
+            Ok((built, serialised)) => {
+                let serialised =
+                    serialised.unwrap_or_else(|| Bytes::from(built.entry.encode_to_vec()));
+                Ok(Some((built, serialised)))
+            }
+            Err(Fill::NotText) => Ok(None),
+            Err(Fill::Entry(e)) => Err(e),
+        }
+    }
+
     /// The ROWDATA entry of a rows event: one RowData per row, values in
     /// Canal's text.
     pub fn rows_entry(&mut self, rows: &RowsChange<'_>) -> Result<BuiltEntry, EntryError> {
-        self.rows_entry_parts(rows, false, None)
+        self.rows_entry_parts(rows, false, None, &[])
             .map(|(built, _)| built)
             .map_err(Fill::into_entry_error)
     }
@@ -322,11 +347,13 @@ impl CanalEncoder {
     /// for them in front of it (without, no room is left and the entry's
     /// head is not encoded: callers that change the header encode it later).
     /// With `select`, the rows are those values rather than the event's.
+    /// `props` go into the header before `rowsCount`.
     fn rows_entry_parts(
         &mut self,
         rows: &RowsChange<'_>,
         serialise: bool,
         select: Option<&dyn SelectRows>,
+        props: &[Pair],
     ) -> Result<(BuiltEntry, Option<Bytes>), Fill> {
         let at = &rows.position;
         let txn = rows.txn;
@@ -475,6 +502,7 @@ impl CanalEncoder {
             }
         }
         let mut header = self.header(txn, at, table.schema(), table.name(), Some(event_type));
+        header.props.extend_from_slice(props);
         if count > 0 {
             header.props.push(Pair::new("rowsCount", count.to_string()));
         }
@@ -995,7 +1023,7 @@ mod tests {
                         let columns = by_schema.then_some(infos.as_slice());
                         let change = RowsChange::new(position, changes.state(), rows, columns);
                         let new = b
-                            .rows_entry_parts(&change, true, None)
+                            .rows_entry_parts(&change, true, None, &[])
                             .map_err(Fill::into_entry_error);
                         let old = b.rows_entry_reference(&change);
                         match (new, old) {
@@ -1013,6 +1041,23 @@ mod tests {
                                 // And without room left for the head.
                                 let plain = b.rows_entry(&change).expect("built once already");
                                 assert_eq!(plain.entry.encode_to_vec(), expected);
+                                // Extra props sit before rowsCount, in the
+                                // serialised entry too.
+                                let marker = [Pair::new("snapshot", "true")];
+                                let (m, marked) = b
+                                    .rows_entry_parts(&change, true, None, &marker)
+                                    .map_err(Fill::into_entry_error)
+                                    .expect("built once already");
+                                let marked = marked.expect("the head fits its room");
+                                assert_eq!(marked, m.entry.encode_to_vec());
+                                let props = &m.entry.header.as_ref().expect("a header").props;
+                                let keys: Vec<_> = props
+                                    .iter()
+                                    .rev()
+                                    .take(2)
+                                    .map(|p| p.key.as_deref())
+                                    .collect();
+                                assert_eq!(keys, [Some("rowsCount"), Some("snapshot")]);
                                 events += 1;
                             }
                             (Err(_), Err(_)) => {}

@@ -1192,6 +1192,7 @@ impl Emitter {
             table,
             window,
             entry,
+            bytes,
             rows,
             reply,
             ..
@@ -1234,7 +1235,12 @@ impl Emitter {
                             });
                         }
                     }
-                    let bytes = entry_bytes(&proto);
+                    // Rows dropped: the entry changed and is written anew.
+                    let bytes = if dropped == 0 {
+                        bytes
+                    } else {
+                        entry_bytes(&proto)
+                    };
                     let meta = EntryMeta {
                         bytes: bytes.len(),
                         ack_point,

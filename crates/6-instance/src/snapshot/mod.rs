@@ -43,6 +43,7 @@ use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
 use sluice_meta::{PendingChunk, SnapshotProgress, TableProgress};
 use sluice_schema::model::TableSchema;
 use sluice_source::{Conn, ConnectOptions, RawResultSet, SourceError};
+use sluice_store::EntryBytes;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::destination::InstanceDestination;
@@ -101,6 +102,8 @@ pub struct ChunkDelivery {
     /// The chunk's entry; its position and ack point are the delivery
     /// point, their GTID state is filled in by the stream.
     pub entry: Box<BuiltEntry>,
+    /// The entry serialised (while no row is dropped from it).
+    pub bytes: EntryBytes,
     /// The rows of the entry.
     pub rows: usize,
     /// The delivery point, as [`EntryPosition::binlog_key`].
@@ -1247,8 +1250,8 @@ async fn deliver(
         })
         .await;
         converted_for = started.elapsed();
-        let entry = match built {
-            Ok(Ok(entry)) => entry,
+        let (entry, bytes) = match built {
+            Ok(Ok(built)) => built,
             Ok(Err(message)) => {
                 ctx.state.windows.close(&schema, &table, window);
                 return Err(SnapshotError::Table {
@@ -1272,6 +1275,7 @@ async fn deliver(
                 table: table.clone(),
                 window,
                 entry,
+                bytes,
                 rows: count,
                 at,
                 reply,
@@ -1609,14 +1613,14 @@ fn literal(plan: &TablePlan, index: usize, value: &[u8]) -> Result<String, Strin
 }
 
 /// The chunk as one Canal INSERT entry at `file:pos`, marked as a snapshot
-/// read.
+/// read, and the entry serialised.
 fn chunk_entry(
     gtid_on: bool,
     plan: &TablePlan,
     rows: &RawResultSet,
     file: &str,
     pos: u64,
-) -> Result<Box<BuiltEntry>, String> {
+) -> Result<(Box<BuiltEntry>, EntryBytes), String> {
     // The rows' text goes into the entry as it is when it is Canal's for
     // every column (most tables); else each row is parsed into a binlog
     // row image and decoded as the stream decodes its rows.
@@ -1634,30 +1638,27 @@ fn chunk_entry(
         server_id: 0,
         timestamp: now,
     };
+    let marker = [Pair::new(SNAPSHOT_PROP, "true")];
     let text_change = RowsChange::new(position, &txn, &no_rows, Some(&plan.columns));
-    let from_text = CanalEncoder::select_rows_entry_on_this_thread(gtid_on, &text_change, &select)
-        .map_err(|e| e.to_string())?;
-    let mut built = match from_text {
+    let from_text = CanalEncoder::serialised_snapshot_entry_on_this_thread(
+        gtid_on,
+        &text_change,
+        Some(&select),
+        &marker,
+    )
+    .map_err(|e| e.to_string())?;
+    let (mut built, bytes) = match from_text {
         Some(built) => built,
         None => {
             let event = rows_event(plan, rows, rows.len())?;
             let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
-            CanalEncoder::rows_entry_on_this_thread(gtid_on, &change).map_err(|e| e.to_string())?
+            CanalEncoder::serialised_snapshot_entry_on_this_thread(gtid_on, &change, None, &marker)
+                .map_err(|e| e.to_string())?
+                .ok_or("a chunk read through a row image has no text to refuse")?
         }
     };
-    if let Some(h) = built.entry.header.as_mut() {
-        // Before `rowsCount`, which stays last as in Canal.
-        let at = h.props.len().saturating_sub(1);
-        h.props.insert(
-            at,
-            Pair {
-                key: Some(SNAPSHOT_PROP.to_string()),
-                value: Some("true".to_string()),
-            },
-        );
-    }
     built.ack_point = Some(built.position.clone());
-    Ok(Box::new(built))
+    Ok((Box::new(built), bytes))
 }
 
 /// A chunk's result set as the rows of a Canal entry
