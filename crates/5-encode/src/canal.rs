@@ -498,7 +498,7 @@ impl CanalEncoder {
             // sizes the rest.
             if let (1, Some(values)) = (count, select) {
                 let rest = values.row_count().saturating_sub(1);
-                change.reserve(rest.saturating_mul(written + written / 16 + pb::SHORT));
+                change.reserve(rest.saturating_mul(written + written / 16) + pb::SHORT);
             }
         }
         let mut header = self.header(txn, at, table.schema(), table.name(), Some(event_type));
@@ -526,8 +526,13 @@ impl CanalEncoder {
         let serialised = if head.len() <= room {
             let start = room - head.len();
             change[start..room].copy_from_slice(&head);
-            // In place: the store keeps this buffer.
-            change.shrink_to_fit();
+            // In place: the store keeps this buffer, without much unused
+            // room. A shrink gives the rest back to the allocator, which
+            // may return it to the kernel and fault it in again for the
+            // next buffer: a buffer within a quarter of its size is kept.
+            if change.capacity() - change.len() > change.len() / 4 {
+                change.shrink_to_fit();
+            }
             let whole = Bytes::from(change);
             entry.store_value = Some(whole.slice(room..));
             Some(whole.slice(start..))

@@ -22,9 +22,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use sluice_binlog::RowsEvent;
-use sluice_encode::canal::CanalEncoder;
+use sluice_canal::proto::Pair;
+use sluice_encode::canal::{CanalEncoder, SelectRows};
 use sluice_events::{Position, RowsChange, TransactionState};
-use sluice_instance::snapshot::{rows_event, SelectText, TablePlan};
+use sluice_instance::snapshot::{rows_event, SelectText, TablePlan, SNAPSHOT_PROP};
 use sluice_source::packet::put_lenenc_bytes;
 use sluice_source::RawResultSet;
 
@@ -75,9 +76,9 @@ fn packets(first: u64, n: usize) -> Vec<Vec<u8>> {
 /// Reads the packets as `Conn::query_rows` does for a chunk, then converts them as the
 /// snapshot's `chunk_entry` does: straight from their text (`text`), or
 /// through a binlog row image (the way of tables whose text is not
-/// Canal's); returns the entry's RowChange bytes.
+/// Canal's); returns the entry serialised.
 #[inline(never)]
-fn convert_chunk(plan: &TablePlan, packets: &[Vec<u8>], text: bool) -> impl AsRef<[u8]> {
+fn convert_chunk(plan: &TablePlan, packets: &[Vec<u8>], text: bool) -> prost::bytes::Bytes {
     let columns = plan.schema.columns.iter().map(|c| c.name.clone()).collect();
     let mut rows = RawResultSet::new(columns);
     for p in packets {
@@ -94,19 +95,26 @@ fn convert_chunk(plan: &TablePlan, packets: &[Vec<u8>], text: bool) -> impl AsRe
         server_id: 0,
         timestamp: 0,
     };
-    let built = if text {
-        let event = RowsEvent::synthetic_write(plan.map.clone(), Vec::new()).expect("an event");
-        let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
-        CanalEncoder::select_rows_entry_on_this_thread(false, &change, &SelectText::new(&rows))
-            .expect("an entry")
-            .expect("every column's text is Canal's")
+    // The entry serialised with the snapshot marker, as the store takes it.
+    let marker = [Pair::new(SNAPSHOT_PROP, "true")];
+    let select = SelectText::new(&rows);
+    let image;
+    let (change, select): (_, Option<&dyn SelectRows>) = if text {
+        image = RowsEvent::synthetic_write(plan.map.clone(), Vec::new()).expect("an event");
+        let change = RowsChange::new(position, &txn, &image, Some(&plan.columns));
+        (change, Some(&select))
     } else {
-        let event = rows_event(plan, &rows, rows.len()).expect("a rows event");
-        let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
-        CanalEncoder::rows_entry_on_this_thread(false, &change).expect("an entry")
+        image = rows_event(plan, &rows, rows.len()).expect("a rows event");
+        (
+            RowsChange::new(position, &txn, &image, Some(&plan.columns)),
+            None,
+        )
     };
-    // The entry's bytes as the store keeps them (no copy).
-    built.entry.store_value.unwrap_or_default()
+    let (_, bytes) =
+        CanalEncoder::serialised_snapshot_entry_on_this_thread(false, &change, select, &marker)
+            .expect("an entry")
+            .expect("every column's text is Canal's");
+    bytes
 }
 
 fn main() {
