@@ -179,6 +179,23 @@ pub struct RawResultSet {
     rows: usize,
 }
 
+/// A result set being read piece by piece ([`Conn::query_start`],
+/// [`Conn::next_rows`]).
+#[derive(Debug)]
+pub struct PendingRows {
+    columns: Vec<String>,
+    /// For error messages.
+    sql: String,
+    ended: bool,
+}
+
+impl PendingRows {
+    /// Whether every row was read.
+    pub fn ended(&self) -> bool {
+        self.ended
+    }
+}
+
 /// The span of a NULL value.
 const NULL_SPAN: (usize, usize) = (usize::MAX, 0);
 
@@ -959,6 +976,18 @@ impl Conn {
     /// `expected_rows` rows alike (a snapshot chunk): room for them is made
     /// once the first has come.
     pub async fn query_rows(&mut self, sql: &str, expected_rows: usize) -> Result<RawResultSet> {
+        let Some(mut rows) = self.query_start(sql).await? else {
+            return Ok(RawResultSet::default());
+        };
+        let (rs, _) = self.next_rows(&mut rows, usize::MAX, expected_rows).await?;
+        Ok(rs)
+    }
+
+    /// Sends a query and reads its result set's header: `None` for a
+    /// statement without rows, else the rows to read with
+    /// [`Conn::next_rows`] until they end. Nothing else may be sent on
+    /// this connection meanwhile (drop it to abandon the rows).
+    pub async fn query_start(&mut self, sql: &str) -> Result<Option<PendingRows>> {
         const DURING: &str = "query";
         let addr = self.addr.clone();
         let mut cmd = Vec::with_capacity(sql.len() + 1);
@@ -967,7 +996,7 @@ impl Conn {
         self.write_command(&cmd, DURING).await?;
         let first = self.read_packet(DURING).await?;
         let count = match first.first() {
-            Some(0x00) => return Ok(RawResultSet::default()),
+            Some(0x00) => return Ok(None),
             Some(0xff) => {
                 let e = ErrPacket::parse(first).map_err(wire(&addr, DURING))?;
                 return Err(self.server_error(e, format!("query `{sql}`")));
@@ -1000,7 +1029,6 @@ impl Conn {
             }
             columns.push(String::from_utf8_lossy(&name).into_owned());
         }
-        let mut rs = RawResultSet::new(columns);
         if self.capabilities & caps::DEPRECATE_EOF == 0 {
             let p = self.read_packet(DURING).await?;
             if !is_eof(p) {
@@ -1011,25 +1039,45 @@ impl Conn {
                 });
             }
         }
-        loop {
+        Ok(Some(PendingRows {
+            columns,
+            sql: sql.to_string(),
+            ended: false,
+        }))
+    }
+
+    /// Reads up to `max_rows` more rows of `pending` (room for
+    /// `expected_rows` made once the first has come); `true` with them
+    /// when the result set ended.
+    pub async fn next_rows(
+        &mut self,
+        pending: &mut PendingRows,
+        max_rows: usize,
+        expected_rows: usize,
+    ) -> Result<(RawResultSet, bool)> {
+        const DURING: &str = "query";
+        let addr = self.addr.clone();
+        let mut rs = RawResultSet::new(pending.columns.clone());
+        while !pending.ended && rs.len() < max_rows {
             let loc = match self.buffered_packet() {
                 Some(loc) => loc,
                 None => self.read_packet_loc(DURING).await?,
             };
             let p = self.payload(loc);
             if is_eof(p) {
+                pending.ended = true;
                 break;
             }
             if p.first() == Some(&0xff) {
                 let e = ErrPacket::parse(p).map_err(wire(&addr, DURING))?;
-                return Err(self.server_error(e, format!("query `{sql}`")));
+                return Err(self.server_error(e, format!("query `{}`", pending.sql)));
             }
             rs.push_text_row(p).map_err(wire(&addr, DURING))?;
             if rs.len() == 1 && expected_rows > 1 {
                 rs.reserve_rows_like_last(expected_rows - 1);
             }
         }
-        Ok(rs)
+        Ok((rs, pending.ended))
     }
 
     /// Runs a statement that returns no rows.

@@ -46,7 +46,7 @@ pub mod tls;
 
 pub use auth::AuthPlugin;
 pub use config::{ConnectGate, ReconnectPolicy, SourceConfig};
-pub use conn::{Conn, ConnectOptions, RawResultSet, RawRow, ResultSet};
+pub use conn::{Conn, ConnectOptions, PendingRows, RawResultSet, RawRow, ResultSet};
 pub use error::SourceError;
 pub use failover::FailoverPolicy;
 pub use position::{GtidState, MariadbGtidState, ResumePosition, StartPosition};

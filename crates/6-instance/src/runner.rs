@@ -578,12 +578,12 @@ impl InstanceRunner {
         // to be delivered once the stream has passed their point.
         let mut snapshot = self.start_snapshot(snapshot_connect.clone());
         // Where the stream is between transactions, as a binlog key.
-        let mut at_boundary = EntryPosition {
+        let mut boundary = EntryPosition {
             journal_name: resolved.file.clone(),
             position: resolved.offset,
             ..Default::default()
-        }
-        .binlog_key();
+        };
+        let mut at_boundary = boundary.binlog_key();
         let mut waiting_chunks: Vec<ChunkDelivery> = Vec::new();
         let mut last_server_id = resolved.server_id;
         // Set when the stream moved to another server: the schema history
@@ -619,7 +619,7 @@ impl InstanceRunner {
                     }
                     if !self.changes.state().in_transaction {
                         let ready = take_ready(&mut waiting_chunks, at_boundary);
-                        self.send_chunks(ready, last_server_id, &tx, &in_flight, &mut stop, emitting).await?;
+                        self.send_chunks(ready, &boundary, last_server_id, &tx, &in_flight, &mut stop, emitting).await?;
                     }
                     continue;
                 }
@@ -760,16 +760,17 @@ impl InstanceRunner {
                     if !skip && !self.changes.state().in_transaction {
                         // Between transactions: chunks whose point the
                         // stream has reached go out now.
-                        at_boundary = EntryPosition {
+                        boundary = EntryPosition {
                             journal_name: position.file.to_string(),
                             position: position.next_offset,
                             ..Default::default()
-                        }
-                        .binlog_key();
+                        };
+                        at_boundary = boundary.binlog_key();
                         if !waiting_chunks.is_empty() {
                             let ready = take_ready(&mut waiting_chunks, at_boundary);
                             self.send_chunks(
                                 ready,
+                                &boundary,
                                 last_server_id,
                                 &tx,
                                 &in_flight,
@@ -849,6 +850,7 @@ impl InstanceRunner {
     async fn send_chunks(
         &mut self,
         ready: Vec<ChunkDelivery>,
+        boundary: &EntryPosition,
         server_id: u32,
         tx: &mpsc::Sender<Pending>,
         in_flight: &Arc<Semaphore>,
@@ -861,9 +863,17 @@ impl InstanceRunner {
                 .as_ref()
                 .map(|g| g.to_string())
                 .unwrap_or_default();
+            // The chunk sits in the stream where the stream is: a chunk
+            // read before (a scan's, or one that waited for the stream)
+            // must not take a consumer's cursor back to where it was read.
+            let behind = chunk.at < boundary.binlog_key();
             for p in
                 std::iter::once(&mut chunk.entry.position).chain(chunk.entry.ack_point.as_mut())
             {
+                if behind {
+                    p.journal_name.clone_from(&boundary.journal_name);
+                    p.position = boundary.position;
+                }
                 p.gtid.clone_from(&gtid);
                 p.server_id = i64::from(server_id);
             }
@@ -1191,6 +1201,7 @@ impl Emitter {
             schema,
             table,
             window,
+            keep_window,
             entry,
             bytes,
             rows,
@@ -1208,64 +1219,67 @@ impl Emitter {
             ack_point,
             idempotency_key,
         } = *entry;
-        let delivered =
-            match state
-                .windows
-                .reconcile(&schema, &table, window, Box::new(proto), rows)
-            {
-                Reconciled::Redo => Delivered::Redo,
-                Reconciled::Deliver {
-                    entry: None,
-                    kept,
-                    dropped,
-                } => Delivered::Put {
-                    seq: None,
-                    kept,
-                    dropped,
-                },
-                Reconciled::Deliver {
-                    entry: Some(proto),
-                    kept,
-                    dropped,
-                } => {
-                    if let Some(fence) = &self.fence {
-                        if !fence(&self.name) {
-                            return Err(RunnerError::Fenced {
-                                destination: self.name.clone(),
-                            });
-                        }
-                    }
-                    // Rows dropped: the entry changed and is written anew.
-                    let bytes = if dropped == 0 {
-                        bytes
-                    } else {
-                        entry_bytes(&proto)
-                    };
-                    let meta = EntryMeta {
-                        bytes: bytes.len(),
-                        ack_point,
-                        position,
-                        is_ddl: false,
-                        rows: kept as u32,
-                    };
-                    let _ = (kind, idempotency_key);
-                    self.counters.entries.fetch_add(1, Ordering::Relaxed);
-                    self.counters.rows.fetch_add(1, Ordering::Relaxed);
-                    let seq = self
-                        .destination
-                        .store()
-                        .put(bytes, meta)
-                        .await
-                        .map_err(|_| RunnerError::Stopped {
+        let delivered = match state.windows.reconcile(
+            &schema,
+            &table,
+            window,
+            Box::new(proto),
+            rows,
+            keep_window,
+        ) {
+            Reconciled::Redo => Delivered::Redo,
+            Reconciled::Deliver {
+                entry: None,
+                kept,
+                dropped,
+            } => Delivered::Put {
+                seq: None,
+                kept,
+                dropped,
+            },
+            Reconciled::Deliver {
+                entry: Some(proto),
+                kept,
+                dropped,
+            } => {
+                if let Some(fence) = &self.fence {
+                    if !fence(&self.name) {
+                        return Err(RunnerError::Fenced {
                             destination: self.name.clone(),
-                        })?;
-                    Delivered::Put {
-                        seq: Some(seq),
-                        kept,
-                        dropped,
+                        });
                     }
                 }
-            };
+                // Rows dropped: the entry changed and is written anew.
+                let bytes = if dropped == 0 {
+                    bytes
+                } else {
+                    entry_bytes(&proto)
+                };
+                let meta = EntryMeta {
+                    bytes: bytes.len(),
+                    ack_point,
+                    position,
+                    is_ddl: false,
+                    rows: kept as u32,
+                };
+                let _ = (kind, idempotency_key);
+                self.counters.entries.fetch_add(1, Ordering::Relaxed);
+                self.counters.rows.fetch_add(1, Ordering::Relaxed);
+                let seq = self
+                    .destination
+                    .store()
+                    .put(bytes, meta)
+                    .await
+                    .map_err(|_| RunnerError::Stopped {
+                        destination: self.name.clone(),
+                    })?;
+                Delivered::Put {
+                    seq: Some(seq),
+                    kept,
+                    dropped,
+                }
+            }
+        };
         let _ = reply.send(delivered);
         Ok(())
     }

@@ -30,8 +30,14 @@ const TABLES: &[(&str, &[&str], &str)] = &[
     ("small", &["id"], "id, ver, v"),
 ];
 
-fn write_conf(dir: &Path, db_port: u16, canal_port: u16, chunk: usize) {
+/// The configuration of one destination reading chunks of `chunk` rows,
+/// with `instance_extra` lines in its `instance.properties`.
+fn write_conf(dir: &Path, db_port: u16, canal_port: u16, chunk: usize, instance_extra: &str) {
     write_conf_with(dir, db_port, canal_port, chunk, "initial", "");
+    let instance = dir.join("example/instance.properties");
+    let mut text = std::fs::read_to_string(&instance).unwrap();
+    text.push_str(instance_extra);
+    std::fs::write(instance, text).unwrap();
 }
 
 fn write_conf_with(
@@ -100,11 +106,16 @@ struct Fixture {
 }
 
 fn fixture(big_rows: u64, chunk: usize) -> Fixture {
+    fixture_with(big_rows, chunk, "")
+}
+
+/// [`fixture`] with `instance_extra` lines in `instance.properties`.
+fn fixture_with(big_rows: u64, chunk: usize, instance_extra: &str) -> Fixture {
     let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
     create_tables(&db, big_rows);
     let conf = tempfile::tempdir().unwrap();
     let port = find_free_port().unwrap();
-    write_conf(conf.path(), db.port(), port, chunk);
+    write_conf(conf.path(), db.port(), port, chunk, instance_extra);
     let log = conf.path().join("server.log");
     Fixture {
         db,
@@ -404,16 +415,35 @@ fn stop(mut server: Child, log: &Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_snapshot_beside_a_busy_stream_ends_with_the_source_tables() {
-    const BIG: u64 = 1_000_000;
+    // Scans started again every second: many chunks delivered with a
+    // window that stayed open across them, and scans resumed after one.
+    snapshot_beside_a_busy_stream(
+        1_000_000,
+        "sluice.instance.snapshot.reads = scan\nsluice.instance.snapshot.scanSeconds = 1\n",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_read_by_key_ranges_beside_a_busy_stream_ends_with_the_source_tables() {
+    snapshot_beside_a_busy_stream(200_000, "sluice.instance.snapshot.reads = ranges\n").await;
+}
+
+/// A snapshot of the tables, `big` of `big_rows` rows, read with these
+/// `instance.properties` lines while a writer changes every table: the
+/// consumer ends with the source's tables, no row version going
+/// backwards.
+async fn snapshot_beside_a_busy_stream(big_rows: u64, instance_extra: &str) {
+    let big = big_rows;
     let Fixture {
         db,
         conf,
         port,
         log,
-    } = fixture(BIG, 20_000);
+    } = fixture_with(big, 20_000, instance_extra);
 
     let stop_writing = Arc::new(AtomicBool::new(false));
-    let writer = start_writer(db.clone(), BIG as i64, stop_writing.clone());
+    let writer = start_writer(db.clone(), big as i64, stop_writing.clone());
     let server = spawn_server(conf.path(), &log);
     let mut client = connect_example(&format!("127.0.0.1:{port}"), Duration::from_secs(30)).await;
     let mut replica = Replica::default();
@@ -457,8 +487,15 @@ async fn a_snapshot_beside_a_busy_stream_ends_with_the_source_tables() {
         "row versions went backwards: {:#?}",
         &replica.backwards[..replica.backwards.len().min(10)]
     );
+    if instance_extra.contains("scanSeconds = 1") {
+        assert!(
+            log_has(&log, "initial snapshot: scan stopped"),
+            "no scan was started again; the server log ends with:\n{}",
+            log_tail(&log)
+        );
+    }
     assert!(
-        replica.snapshot_rows >= BIG - statements,
+        replica.snapshot_rows >= big - statements,
         "only {} rows came from the snapshot",
         replica.snapshot_rows
     );
@@ -612,6 +649,14 @@ async fn a_table_dropped_while_its_chunks_are_read_ends_its_snapshot() {
     assert!(
         at_drop < BIG as usize,
         "big was read whole ({at_drop} rows) before it was dropped: the test needs a bigger table"
+    );
+    // The scan's open transaction held big's metadata lock: it was ended
+    // to let the DROP through (the client was not reading meanwhile, so
+    // the scan could not have ended by itself).
+    assert!(
+        log_has(&log, "a statement waits for a table's metadata lock"),
+        "the scan was not ended for the DROP; the server log ends with:\n{}",
+        log_tail(&log)
     );
     assert!(
         diffs.is_empty(),

@@ -341,10 +341,30 @@ pub enum SnapshotMode {
     Initial,
 }
 
+/// How the snapshot reads a table that has a key to chunk by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SnapshotReads {
+    /// One SELECT in key order per table, in a consistent snapshot, cut
+    /// into chunks as its rows come (a new SELECT after a restart, or
+    /// when the stream touched many keys or the read grew old). The
+    /// source reads no range condition per row: the fastest way.
+    #[default]
+    Scan,
+    /// One SELECT per chunk (`key > a AND key <= b`), each in a snapshot
+    /// of its own, `parallelism` chunks of a table at once: no
+    /// transaction stays open longer than a chunk's read.
+    Ranges,
+}
+
 /// The initial snapshot's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SnapshotSettings {
     pub mode: SnapshotMode,
+    pub reads: SnapshotReads,
+    /// How long one scan's transaction may stay open before the scan
+    /// starts again after its last chunk (an open read view holds back
+    /// the source's purge of old row versions).
+    pub scan_max_age: Duration,
     /// Rows read per chunk (one SELECT, one entry).
     pub chunk_size: usize,
     /// Chunk SELECTs running at once on the source, across tables and
@@ -357,6 +377,8 @@ impl Default for SnapshotSettings {
     fn default() -> Self {
         SnapshotSettings {
             mode: SnapshotMode::Never,
+            reads: SnapshotReads::Scan,
+            scan_max_age: Duration::from_secs(60),
             chunk_size: 8192,
             parallelism: 2,
         }
@@ -567,6 +589,8 @@ const KNOWN_INSTANCE_KEYS: &[&str] = &[
     "sluice.instance.source.candidates",
     "sluice.instance.source.failoverAfter",
     "sluice.instance.snapshot.mode",
+    "sluice.instance.snapshot.reads",
+    "sluice.instance.snapshot.scanSeconds",
     "sluice.instance.snapshot.chunkSize",
     "sluice.instance.snapshot.parallelism",
     "canal.instance.parser.parallel",
@@ -1237,6 +1261,19 @@ impl InstanceConfig {
                     ("initial", SnapshotMode::Initial),
                 ],
             )?,
+            reads: r.choice(
+                "sluice.instance.snapshot.reads",
+                SnapshotReads::Scan,
+                &[
+                    ("scan", SnapshotReads::Scan),
+                    ("ranges", SnapshotReads::Ranges),
+                ],
+            )?,
+            scan_max_age: Duration::from_secs(r.parse(
+                "sluice.instance.snapshot.scanSeconds",
+                60,
+                "expected seconds (1 or more)",
+            )?),
             chunk_size: r.parse(
                 "sluice.instance.snapshot.chunkSize",
                 8192,
@@ -1251,6 +1288,10 @@ impl InstanceConfig {
         for (key, n) in [
             ("sluice.instance.snapshot.chunkSize", snapshot.chunk_size),
             ("sluice.instance.snapshot.parallelism", snapshot.parallelism),
+            (
+                "sluice.instance.snapshot.scanSeconds",
+                snapshot.scan_max_age.as_secs() as usize,
+            ),
         ] {
             if n == 0 {
                 if let Some(p) = props.get(key) {

@@ -1,19 +1,29 @@
 //! The initial snapshot: the rows already in the tables the filters keep,
 //! read while the stream runs, without locking the source.
 //!
-//! Each table is read in chunks of its key order: a chunk's end is found
-//! first (the key `chunkSize` rows on), then its rows (`WHERE key > last
-//! AND key <= end`) in a transaction of its own started `WITH CONSISTENT
-//! SNAPSHOT`; chunks whose bounds are known are read several at once, on
-//! connections of their own. Before a chunk is read, the stream starts noting
-//! the keys it delivers for the table ([`window`]); after it is read, the
-//! end of the binlog (`SHOW MASTER STATUS`) is the chunk's delivery point.
-//! When the stream has delivered everything before that point, the chunk
-//! goes into the store there, without the rows the stream touched
-//! meanwhile (it delivered a version of them at least as new). So every
-//! row reaches the consumer in its state at some point of the binlog, and
-//! every change after that point exactly once, in binlog order: no row
-//! version ever goes backwards, and no lock is taken.
+//! Each table is delivered in chunks of its key order, read one of two
+//! ways (`sluice.instance.snapshot.reads`):
+//! - scan (the default): one SELECT in key order in a transaction started
+//!   `WITH CONSISTENT SNAPSHOT`, its rows cut into chunks as they come. The
+//!   source reads no range condition per row, so this costs it least; the
+//!   transaction is ended and a new scan started after `scanSeconds` or
+//!   when many keys were changed ahead of the scan.
+//! - ranges: a chunk's end is found first (the key `chunkSize` rows on),
+//!   then its rows (`WHERE key > last AND key <= end`) in a transaction of
+//!   its own; chunks whose bounds are known are read several at once, on
+//!   connections of their own.
+//!
+//! Before a chunk is read (a scan: before its transaction starts), the
+//! stream starts noting the keys it delivers for the table ([`window`]);
+//! after its transaction has started (a scan: at once; ranges: once the
+//! chunk is read), the end of the binlog (`SHOW MASTER STATUS`) is the
+//! chunk's delivery point. When the stream has delivered
+//! everything before that point, the chunk goes into the store there,
+//! without the rows the stream touched meanwhile (it delivered a version
+//! of them at least as new). So every row reaches the consumer in its
+//! state at some point of the binlog, and every change after that point
+//! exactly once, in binlog order: no row version ever goes backwards, and
+//! no lock is taken.
 //!
 //! A chunk is one Canal row entry of type INSERT whose header carries the
 //! property `snapshot = true`. It counts as done once every consumer acked
@@ -37,7 +47,7 @@ use std::time::{Duration, Instant};
 use sluice_binlog::{ColumnType, RowsEvent, TableMap};
 use sluice_canal::proto::Pair;
 use sluice_canal::EntryPosition;
-use sluice_config::SnapshotSettings;
+use sluice_config::{SnapshotReads, SnapshotSettings};
 use sluice_encode::canal::{BuiltEntry, CanalEncoder, NotUtf8, SelectRows};
 use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
 use sluice_meta::{PendingChunk, SnapshotProgress, TableProgress};
@@ -99,6 +109,9 @@ pub struct ChunkDelivery {
     pub table: String,
     /// The chunk's window in [`Windows`].
     pub window: u64,
+    /// The window stays open after this chunk: later chunks of the same
+    /// scan are reconciled with it.
+    pub keep_window: bool,
     /// The chunk's entry; its position and ack point are the delivery
     /// point, their GTID state is filled in by the stream.
     pub entry: Box<BuiltEntry>,
@@ -736,6 +749,8 @@ struct ReadChunk {
     from: Option<Vec<Vec<u8>>>,
     up_to: Option<Vec<Vec<u8>>>,
     last: bool,
+    /// Later chunks of the same scan share its window.
+    keep_window: bool,
     /// How long the read took (for the debug log).
     read_for: Duration,
 }
@@ -794,6 +809,7 @@ impl ChunkRead {
             from: self.from,
             up_to,
             last,
+            keep_window: false,
             read_for: read.read_for,
         }
     }
@@ -874,6 +890,15 @@ async fn read_chunks(
             .get(&(schema.to_string(), table.to_string()))
             .and_then(|t| t.next_from.clone())
     };
+    if ctx.settings.reads == SnapshotReads::Scan {
+        if describe(ctx, conns, cached, schema, table).await?.is_none() {
+            finish_table(ctx, schema, table, None, 0, None);
+            return Ok(());
+        }
+        if cached.as_ref().is_some_and(|d| !d.plan.key.is_empty()) {
+            return scan_chunks(ctx, conns, cached, schema, table, read_any, next).await;
+        }
+    }
     let mut started_last = false;
     let lookahead = ctx.settings.parallelism.max(1);
     let mut reads = ReadsUnderWay::default();
@@ -969,6 +994,380 @@ async fn read_chunks(
             }
         }
         delivering = Some((task, its_from));
+    }
+}
+
+/// A scan ends and starts again after the chunk that finds its window
+/// holding this many keys the stream touched ahead of it: the memory a
+/// busy table's window takes stays bounded.
+const SCAN_MAX_TOUCHED: usize = 100_000;
+
+/// How long the source waits on a scan whose rows are not read (the
+/// consumers are slow) before it drops the connection; the scan then
+/// starts again after the last chunk delivered.
+const SCAN_WRITE_TIMEOUT_SECS: u64 = 3600;
+
+/// A piece of a scan: one chunk's rows.
+struct ScanPiece {
+    rows: RawResultSet,
+    /// The end of the binlog once the scan's snapshot was taken: the
+    /// delivery point of every chunk of the scan.
+    file: String,
+    pos: u64,
+    /// The table's rows ended with this piece.
+    ended: bool,
+    /// The scan stops after this piece (it is older than
+    /// `scanSeconds`, or see [`SCAN_MAX_TOUCHED`]); the next one starts
+    /// after it.
+    stops: bool,
+    read_for: Duration,
+    /// The connection back, when the scan ended cleanly.
+    conn: Option<Conn>,
+}
+
+/// Reads a keyed table from `next` on with scans: one SELECT in key order
+/// in a consistent snapshot, cut into chunks of `chunkSize` rows as they
+/// come. One window, opened before the snapshot, serves every chunk of
+/// the scan: each is delivered at the stream's point (past the snapshot's)
+/// without the rows the stream touched since the window opened. A chunk
+/// is converted and delivered while the next one is read.
+async fn scan_chunks(
+    ctx: &SnapshotContext,
+    conns: &mut Conns,
+    cached: &mut Option<Described>,
+    schema: &str,
+    table: &str,
+    read_any: &mut bool,
+    mut next: Option<Vec<Vec<u8>>>,
+) -> Result<(), SnapshotError> {
+    let qualified = format!("{schema}.{table}");
+    loop {
+        let Some(generation) = describe(ctx, conns, cached, schema, table).await? else {
+            finish_table(ctx, schema, table, None, 0, None);
+            return Ok(());
+        };
+        let Some(plan) = cached.as_ref().map(|d| d.plan.clone()) else {
+            continue;
+        };
+        let sql = chunk_range_sql(&plan, next.as_deref(), None).map_err(|message| {
+            SnapshotError::Table {
+                table: qualified.clone(),
+                message,
+            }
+        })?;
+        let reader = match conns.readers.pop() {
+            Some(c) => c,
+            None => connect(ctx, &qualified).await?,
+        };
+        let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
+        let window = ctx.state.windows.open(schema, table, key_columns);
+        if ctx.state.windows.generation() != generation {
+            // A statement went by before the window opened: describe again.
+            ctx.state.windows.close(schema, table, window);
+            conns.readers.push(reader);
+            continue;
+        }
+        let reader_id = reader.connection_id();
+        let (pieces_tx, mut pieces) = mpsc::channel(1);
+        let mut scan = ScanTask(tokio::spawn(scan(
+            ctx.clone(),
+            reader,
+            sql,
+            (schema.to_string(), table.to_string(), window),
+            pieces_tx,
+        )));
+        let mut from = next.clone();
+        let mut delivering: Option<(DeliveryTask, Option<Vec<Vec<u8>>>)> = None;
+        // Where the next scan starts; `None` here: the table is done.
+        // Watches for a DDL held back by the scan, with the lead
+        // connection (idle while the scan runs), which comes back after.
+        let let_through = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (stop_watch, watch_stopped) = oneshot::channel();
+        let watchdog = WatchdogTask(
+            tokio::spawn(watch_locks(
+                conns.lead.take(),
+                reader_id,
+                scan.0.abort_handle(),
+                let_through.clone(),
+                watch_stopped,
+                // A scan stops by itself after `scanSeconds` unless it
+                // waits on slow consumers: then it is ended here.
+                Instant::now() + ctx.settings.scan_max_age + SCAN_OVERTIME,
+                (ctx.name.clone(), qualified.clone()),
+            )),
+            Some(stop_watch),
+        );
+        let restart_at = loop {
+            let piece = pieces.recv().await;
+            // The chunk before this one must be through before this one goes.
+            if let Some((task, its_from)) = delivering.take() {
+                match joined(task).await {
+                    Ok(Ok(Delivery::Done)) => *read_any = true,
+                    Ok(Ok(Delivery::Redo)) => break Some(its_from),
+                    Ok(Err(e)) | Err(e) => {
+                        ctx.state.windows.close(schema, table, window);
+                        return Err(e);
+                    }
+                }
+            }
+            let piece = match piece {
+                Some(Ok(piece)) => piece,
+                Some(Err(e)) => {
+                    ctx.state.windows.close(schema, table, window);
+                    return Err(e);
+                }
+                None if let_through.load(std::sync::atomic::Ordering::Acquire) => break Some(from),
+                None => {
+                    // The reader ended without a word: it panicked (that
+                    // goes on here) or was stopped.
+                    ctx.state.windows.close(schema, table, window);
+                    joined(&mut scan.0).await?;
+                    return Err(SnapshotError::StreamGone);
+                }
+            };
+            if let Some(conn) = piece.conn {
+                conns.readers.push(conn);
+            }
+            let up_to = piece
+                .rows
+                .last()
+                .map(|row| key_values(&row, plan.key.iter().copied()));
+            let (ended, stops) = (piece.ended, piece.stops);
+            let chunk = ReadChunk {
+                plan: plan.clone(),
+                window,
+                rows: piece.rows,
+                file: piece.file,
+                pos: piece.pos,
+                from: from.clone(),
+                up_to: up_to.clone(),
+                last: ended,
+                keep_window: !(ended || stops),
+                read_for: piece.read_for,
+            };
+            let its_from = from.clone();
+            if up_to.is_some() {
+                from = up_to;
+            }
+            let task = tokio::spawn(deliver(
+                ctx.clone(),
+                schema.to_string(),
+                table.to_string(),
+                chunk,
+            ));
+            if ended || stops {
+                match joined(task).await?? {
+                    Delivery::Done => *read_any = true,
+                    Delivery::Redo => break Some(its_from),
+                }
+                break (!ended).then_some(from);
+            }
+            delivering = Some((task, its_from));
+        };
+        drop(scan);
+        conns.lead = watchdog.stop().await;
+        match restart_at {
+            None => return Ok(()),
+            Some(at) => {
+                // A chunk to read again, or a scan that stopped: a new scan
+                // with a window of its own starts there.
+                ctx.state.windows.close(schema, table, window);
+                next = at;
+            }
+        }
+    }
+}
+
+/// How long past `scanSeconds` a scan waiting on slow consumers keeps its
+/// transaction open before it is ended.
+const SCAN_OVERTIME: Duration = Duration::from_secs(10);
+
+/// How often a scan looks for a DDL waiting for its metadata lock.
+const LOCK_CHECK_EVERY: Duration = Duration::from_secs(1);
+
+/// Whether a statement other than a read or a row change waits for a
+/// table's metadata lock on the source: a DDL, which a scan's open
+/// transaction holds back (and every statement on the table queued behind
+/// it). Reads and row changes waiting are queued behind such a DDL, or
+/// behind some other DDL's lock; not themselves a reason.
+async fn ddl_waits(lead: &mut Conn) -> Result<bool, SourceError> {
+    let rs = lead
+        .query(
+            "SELECT COUNT(*) FROM information_schema.PROCESSLIST \
+             WHERE STATE = 'Waiting for table metadata lock' AND ID <> CONNECTION_ID() \
+             AND INFO NOT REGEXP '^[[:space:](]*(SELECT|INSERT|UPDATE|DELETE|REPLACE|WITH|CALL|DO|HANDLER)[[:space:]]'",
+        )
+        .await?;
+    Ok(rs.scalar().and_then(|n| n.parse::<u64>().ok()).unwrap_or(0) > 0)
+}
+
+/// Every [`LOCK_CHECK_EVERY`], until stopped: when a DDL waits for a
+/// table's metadata lock ([`ddl_waits`]), or past `deadline`, ends the scan (the reader's task
+/// and its connection `reader_id` on the source, whose open transaction
+/// holds the lock; the reader may be waiting for slow consumers, and a
+/// DDL waiting holds back every later statement on its table), notes it
+/// in `let_through`, and gives the connection back. A connection that
+/// fails ends the watch.
+async fn watch_locks(
+    mut conn: Option<Conn>,
+    reader_id: u32,
+    scan: tokio::task::AbortHandle,
+    let_through: Arc<std::sync::atomic::AtomicBool>,
+    mut stopped: oneshot::Receiver<()>,
+    deadline: Instant,
+    (destination, table): (String, String),
+) -> Option<Conn> {
+    let lead = conn.as_mut()?;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(LOCK_CHECK_EVERY) => {}
+            _ = &mut stopped => return conn,
+        }
+        let why = if Instant::now() >= deadline {
+            "the scan waited on slow consumers past scanSeconds"
+        } else {
+            match ddl_waits(lead).await {
+                Ok(false) => continue,
+                Ok(true) => "a statement waits for a table's metadata lock",
+                Err(e) => {
+                    tracing::debug!(destination = %destination, table = %table, error = %e, "initial snapshot: the metadata lock watch failed; it ends");
+                    return None;
+                }
+            }
+        };
+        let_through.store(true, std::sync::atomic::Ordering::Release);
+        scan.abort();
+        if let Err(e) = lead.exec(&format!("KILL {reader_id}")).await {
+            // Gone already with the reader's task: fine.
+            tracing::debug!(destination = %destination, table = %table, error = %e, "initial snapshot: KILL of the scan's connection");
+        }
+        tracing::info!(destination = %destination, table = %table, why, "initial snapshot: the scan's transaction is ended; a new scan starts after its last chunk delivered");
+        return conn;
+    }
+}
+
+/// The watch of a scan ([`watch_locks`]) and what stops it; dropping it
+/// aborts the watch.
+struct WatchdogTask(
+    tokio::task::JoinHandle<Option<Conn>>,
+    Option<oneshot::Sender<()>>,
+);
+
+impl WatchdogTask {
+    /// Stops the watch (after the check under way, if any); its
+    /// connection back if it is sound.
+    async fn stop(mut self) -> Option<Conn> {
+        if let Some(stop) = self.1.take() {
+            let _ = stop.send(());
+        }
+        (&mut self.0).await.ok().flatten()
+    }
+}
+
+impl Drop for WatchdogTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A scan's reader task; dropping it stops the scan.
+struct ScanTask(tokio::task::JoinHandle<()>);
+
+impl Drop for ScanTask {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Reads a scan: `sql` in a consistent snapshot of its own on `conn`, the
+/// binlog's end once the snapshot is taken, then the rows, `chunkSize` at
+/// a time, each piece sent on `pieces` (an error ends them); one of the
+/// `reads` permits held meanwhile.
+async fn scan(
+    ctx: SnapshotContext,
+    mut conn: Conn,
+    sql: String,
+    (schema, table, window): (String, String, u64),
+    pieces: mpsc::Sender<Result<ScanPiece, SnapshotError>>,
+) {
+    let qualified = format!("{schema}.{table}");
+    let Ok(_permit) = ctx.reads.clone().acquire_owned().await else {
+        let _ = pieces.send(Err(SnapshotError::StreamGone)).await;
+        return;
+    };
+    let chunk_size = ctx.settings.chunk_size.max(1);
+    let started = Instant::now();
+    let opened = async {
+        conn.exec(&format!(
+            "SET SESSION net_write_timeout = {SCAN_WRITE_TIMEOUT_SECS}"
+        ))
+        .await?;
+        conn.exec("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+            .await?;
+        // Taken after the snapshot: at or past every change it sees.
+        let (file, pos, _) = sluice_source::replica::master_status(&mut conn).await?;
+        let rows = conn.query_start(&sql).await?;
+        Ok::<_, SourceError>((file, pos, rows))
+    };
+    let source_err = |source| SnapshotError::Source {
+        table: qualified.clone(),
+        source,
+    };
+    let (file, pos, mut rows) = match opened.await {
+        Ok((file, pos, Some(rows))) => (file, pos, rows),
+        Ok((_, _, None)) => {
+            let e = SnapshotError::Table {
+                table: qualified.clone(),
+                message: format!("`{sql}` returned no result set"),
+            };
+            let _ = pieces.send(Err(e)).await;
+            return;
+        }
+        Err(e) => {
+            let _ = pieces.send(Err(source_err(e))).await;
+            return;
+        }
+    };
+    loop {
+        let piece_started = Instant::now();
+        let (read, ended) = match conn.next_rows(&mut rows, chunk_size, chunk_size).await {
+            Ok(read) => read,
+            Err(e) => {
+                let _ = pieces.send(Err(source_err(e))).await;
+                return;
+            }
+        };
+        let touched = ctx.state.windows.touched(&schema, &table, window);
+        let stops = !ended
+            && (started.elapsed() >= ctx.settings.scan_max_age
+                || touched.is_some_and(|n| n >= SCAN_MAX_TOUCHED));
+        if stops {
+            tracing::info!(destination = %ctx.name, table = %qualified, age = ?started.elapsed(), touched = touched.unwrap_or(0), "initial snapshot: scan stopped (old, or many keys changed ahead of it); a new one starts after its last chunk");
+        }
+        let mut piece = ScanPiece {
+            rows: read,
+            file: file.clone(),
+            pos,
+            ended,
+            stops,
+            read_for: piece_started.elapsed(),
+            conn: None,
+        };
+        if ended {
+            // Clean end: the connection can serve again.
+            match conn.exec("COMMIT").await {
+                Ok(()) => piece.conn = Some(conn),
+                Err(e) => {
+                    tracing::debug!(table = %qualified, error = %e, "initial snapshot: a scan's COMMIT failed; its connection is dropped")
+                }
+            }
+            let _ = pieces.send(Ok(piece)).await;
+            return;
+        }
+        if pieces.send(Ok(piece)).await.is_err() || stops {
+            // Stopped mid-result: the connection goes with the task.
+            return;
+        }
     }
 }
 
@@ -1077,6 +1476,43 @@ async fn even_split(
     })
 }
 
+/// Describes `schema.table` into `cached` unless a description is there
+/// since the last statement that may have changed tables; returns that
+/// [`Windows::generation`], `None` when the table is gone. Opens the lead
+/// connection when there is none.
+async fn describe(
+    ctx: &SnapshotContext,
+    conns: &mut Conns,
+    cached: &mut Option<Described>,
+    schema: &str,
+    table: &str,
+) -> Result<Option<u64>, SnapshotError> {
+    let qualified = format!("{schema}.{table}");
+    let lead = match conns.lead.as_mut() {
+        Some(c) => c,
+        None => conns.lead.insert(connect(ctx, &qualified).await?),
+    };
+    let generation = ctx.state.windows.generation();
+    if cached.as_ref().is_none_or(|d| d.generation != generation) {
+        let Some(fresh) = table_plan(lead, schema, table).await? else {
+            return Ok(None);
+        };
+        let estimate = ctx.state.rows_estimated(schema, table);
+        let even = even_split(lead, &fresh, estimate, ctx.settings.chunk_size.max(1))
+            .await
+            .map_err(|source| SnapshotError::Source {
+                table: qualified,
+                source,
+            })?;
+        *cached = Some(Described {
+            generation,
+            plan: Arc::new(fresh),
+            even,
+        });
+    }
+    Ok(Some(generation))
+}
+
 /// Finds where the chunk of `schema.table` after `from` ends, opens its
 /// window and starts its read, in a consistent snapshot of its own, on a
 /// reader connection.
@@ -1097,25 +1533,12 @@ async fn start_read(
         table: qualified.clone(),
         message,
     };
-    let lead = match conns.lead.as_mut() {
-        Some(c) => c,
-        None => conns.lead.insert(connect(ctx, &qualified).await?),
+    let Some(generation) = describe(ctx, conns, cached, schema, table).await? else {
+        return Ok(Started::Gone);
     };
-    let generation = ctx.state.windows.generation();
-    if cached.as_ref().is_none_or(|d| d.generation != generation) {
-        let Some(fresh) = table_plan(lead, schema, table).await? else {
-            return Ok(Started::Gone);
-        };
-        let estimate = ctx.state.rows_estimated(schema, table);
-        let even = even_split(lead, &fresh, estimate, ctx.settings.chunk_size.max(1))
-            .await
-            .map_err(source_err)?;
-        *cached = Some(Described {
-            generation,
-            plan: Arc::new(fresh),
-            even,
-        });
-    }
+    let Some(lead) = conns.lead.as_mut() else {
+        return Ok(Started::Again);
+    };
     let Some(described) = cached.as_ref() else {
         return Ok(Started::Again);
     };
@@ -1229,6 +1652,7 @@ async fn deliver(
         pos,
         up_to,
         last,
+        keep_window,
         read_for,
         ..
     } = chunk;
@@ -1236,6 +1660,7 @@ async fn deliver(
     let started = Instant::now();
     let mut converted_for = Duration::ZERO;
     let delivered = if count == 0 {
+        // Only a table's last chunk (or a scan's) can be empty.
         ctx.state.windows.close(&schema, &table, window);
         Delivered::Put {
             seq: None,
@@ -1274,6 +1699,7 @@ async fn deliver(
                 schema: schema.clone(),
                 table: table.clone(),
                 window,
+                keep_window,
                 entry,
                 bytes,
                 rows: count,

@@ -174,79 +174,125 @@ impl Windows {
 
     /// Closes the window `id` of `schema.table` at the chunk's delivery point
     /// and drops from `entry` (of `rows` rows) the rows the stream touched
-    /// meanwhile.
+    /// meanwhile. With `keep_open` the window stays open for the chunks
+    /// read after this one in the same snapshot (a scan): the keys of this
+    /// chunk's rows leave it, since no later chunk holds them.
     pub fn reconcile(
         &self,
         schema: &str,
         table: &str,
         id: u64,
-        mut entry: Box<Entry>,
+        entry: Box<Entry>,
         rows: usize,
+        keep_open: bool,
     ) -> Reconciled {
+        if keep_open {
+            let mut tables = self.lock();
+            let Some(window) = tables
+                .get_mut(&(schema.to_string(), table.to_string()))
+                .and_then(|ws| ws.iter_mut().find(|w| w.id == id))
+            else {
+                return Reconciled::Redo;
+            };
+            if window.invalid {
+                return Reconciled::Redo;
+            }
+            let key_columns = window.key_columns.clone();
+            let nothing_touched = window.touched.is_empty();
+            return drop_touched(entry, rows, &key_columns, nothing_touched, |k| {
+                window.touched.remove(k)
+            });
+        }
         let Some(window) = self.take(schema, table, id) else {
             return Reconciled::Redo;
         };
         if window.invalid {
             return Reconciled::Redo;
         }
-        if window.touched.is_empty() {
-            // Nothing to drop: the entry goes as built, unread.
-            return Reconciled::Deliver {
-                entry: (rows > 0).then_some(entry),
-                kept: rows,
-                dropped: 0,
-            };
-        }
-        let Some(bytes) = entry.store_value.as_deref() else {
-            return Reconciled::Redo;
+        let nothing_touched = window.touched.is_empty();
+        drop_touched(entry, rows, &window.key_columns, nothing_touched, |k| {
+            window.touched.contains(k)
+        })
+    }
+
+    /// How many keys the window `id` of `schema.table` holds; `None` when
+    /// it is closed.
+    pub fn touched(&self, schema: &str, table: &str, id: u64) -> Option<usize> {
+        let tables = self.lock();
+        tables
+            .get(&(schema.to_string(), table.to_string()))?
+            .iter()
+            .find(|w| w.id == id)
+            .map(|w| w.touched.len())
+    }
+}
+
+/// Drops from `entry` (of `rows` rows) the rows whose key `touched` says
+/// the stream touched.
+fn drop_touched(
+    mut entry: Box<Entry>,
+    rows: usize,
+    key_columns: &[i32],
+    nothing_touched: bool,
+    mut touched: impl FnMut(&RowKey) -> bool,
+) -> Reconciled {
+    if nothing_touched {
+        // Nothing to drop: the entry goes as built, unread.
+        return Reconciled::Deliver {
+            entry: (rows > 0).then_some(entry),
+            kept: rows,
+            dropped: 0,
         };
-        let Ok(view) = RowChangeView::parse(bytes) else {
-            return Reconciled::Redo;
-        };
-        let total = view.row_count;
-        // Which rows stay, by the same reading as the stream's keys.
-        let mut keep = Vec::with_capacity(total);
-        for row in view.rows() {
-            match key_of(row.after(), &window.key_columns) {
-                Ok(Some(key)) => keep.push(!window.touched.contains(&key)),
-                _ => return Reconciled::Redo,
-            }
+    }
+    let Some(bytes) = entry.store_value.as_deref() else {
+        return Reconciled::Redo;
+    };
+    let Ok(view) = RowChangeView::parse(bytes) else {
+        return Reconciled::Redo;
+    };
+    let total = view.row_count;
+    // Which rows stay, by the same reading as the stream's keys.
+    let mut keep = Vec::with_capacity(total);
+    for row in view.rows() {
+        match key_of(row.after(), key_columns) {
+            Ok(Some(key)) => keep.push(!touched(&key)),
+            _ => return Reconciled::Redo,
         }
-        let kept = keep.iter().filter(|k| **k).count();
-        if kept == total {
-            return Reconciled::Deliver {
-                entry: Some(entry),
-                kept,
-                dropped: 0,
-            };
-        }
-        let Ok(mut change) = RowChange::decode(bytes) else {
-            return Reconciled::Redo;
-        };
-        let mut flags = keep.iter();
-        change
-            .row_datas
-            .retain(|_| flags.next().copied().unwrap_or(false));
-        if kept == 0 {
-            return Reconciled::Deliver {
-                entry: None,
-                kept,
-                dropped: total,
-            };
-        }
-        entry.store_value = Some(change.encode_to_vec().into());
-        if let Some(h) = entry.header.as_mut() {
-            for p in h.props.iter_mut() {
-                if p.key.as_deref() == Some("rowsCount") {
-                    p.value = Some(kept.to_string());
-                }
-            }
-        }
-        Reconciled::Deliver {
+    }
+    let kept = keep.iter().filter(|k| **k).count();
+    if kept == total {
+        return Reconciled::Deliver {
             entry: Some(entry),
             kept,
-            dropped: total - kept,
+            dropped: 0,
+        };
+    }
+    let Ok(mut change) = RowChange::decode(bytes) else {
+        return Reconciled::Redo;
+    };
+    let mut flags = keep.iter();
+    change
+        .row_datas
+        .retain(|_| flags.next().copied().unwrap_or(false));
+    if kept == 0 {
+        return Reconciled::Deliver {
+            entry: None,
+            kept,
+            dropped: total,
+        };
+    }
+    entry.store_value = Some(change.encode_to_vec().into());
+    if let Some(h) = entry.header.as_mut() {
+        for p in h.props.iter_mut() {
+            if p.key.as_deref() == Some("rowsCount") {
+                p.value = Some(kept.to_string());
+            }
         }
+    }
+    Reconciled::Deliver {
+        entry: Some(entry),
+        kept,
+        dropped: total - kept,
     }
 }
 
