@@ -45,24 +45,8 @@ enum BinlogCommand {
     Decode(decode::DecodeArgs),
 }
 
-/// Buffers of megabytes (a snapshot chunk's rows and entry, the rows of a
-/// large transaction) are allocated and freed all the time, on different
-/// threads. glibc's defaults hand such memory back to the kernel, which
-/// then faults zeroed pages in for the next buffer: a tenth of a snapshot's
-/// CPU. Freed memory is kept for reuse instead; what the process holds
-/// stays bounded by what it ever used at once.
-fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only sets allocator parameters; it is called before
-    // any other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
-    }
-}
-
 fn main() -> ExitCode {
-    keep_freed_memory();
+    sluice_server::keep_freed_memory();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Binlog {

@@ -1055,18 +1055,11 @@ async fn scan_chunks(
                 message,
             }
         })?;
-        let reader = match conns.readers.pop() {
-            Some(c) => c,
-            None => connect(ctx, &qualified).await?,
-        };
-        let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
-        let window = ctx.state.windows.open(schema, table, key_columns);
-        if ctx.state.windows.generation() != generation {
-            // A statement went by before the window opened: describe again.
-            ctx.state.windows.close(schema, table, window);
-            conns.readers.push(reader);
+        let Some((reader, window)) =
+            open_reader(ctx, conns, (schema, table), &plan, generation).await?
+        else {
             continue;
-        }
+        };
         let reader_id = reader.connection_id();
         let (pieces_tx, mut pieces) = mpsc::channel(1);
         let mut scan = ScanTask(tokio::spawn(scan(
@@ -1564,18 +1557,11 @@ async fn start_read(
         chunk_sql(&plan, None, None)
     }
     .map_err(table_err)?;
-    let reader = match conns.readers.pop() {
-        Some(c) => c,
-        None => connect(ctx, &qualified).await?,
-    };
-    let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
-    let window = ctx.state.windows.open(schema, table, key_columns);
-    if ctx.state.windows.generation() != generation {
-        // A statement went by before the window opened: describe again.
-        ctx.state.windows.close(schema, table, window);
-        conns.readers.push(reader);
+    let Some((reader, window)) =
+        open_reader(ctx, conns, (schema, table), &plan, generation).await?
+    else {
         return Ok(Started::Again);
-    }
+    };
     let rows = ctx.settings.chunk_size.max(1);
     let task = tokio::spawn(read_chunk(ctx.reads.clone(), reader, qualified, sql, rows));
     Ok(Started::Read {
@@ -1588,6 +1574,31 @@ async fn start_read(
         },
         up_to,
     })
+}
+
+/// A reader connection and the window of what it is about to read, opened
+/// now (before the read's transaction starts); `None` when a statement
+/// that may change tables went by since the table was described at
+/// `generation` (describe it again).
+async fn open_reader(
+    ctx: &SnapshotContext,
+    conns: &mut Conns,
+    (schema, table): (&str, &str),
+    plan: &TablePlan,
+    generation: u64,
+) -> Result<Option<(Conn, u64)>, SnapshotError> {
+    let reader = match conns.readers.pop() {
+        Some(c) => c,
+        None => connect(ctx, &format!("{schema}.{table}")).await?,
+    };
+    let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
+    let window = ctx.state.windows.open(schema, table, key_columns);
+    if ctx.state.windows.generation() != generation {
+        ctx.state.windows.close(schema, table, window);
+        conns.readers.push(reader);
+        return Ok(None);
+    }
+    Ok(Some((reader, window)))
 }
 
 /// Reads a chunk's rows (about `expected_rows`) with `sql` in a consistent
