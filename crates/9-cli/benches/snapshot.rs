@@ -303,19 +303,31 @@ fn main() {
     let mut snaps: Vec<SnapshotPass> = Vec::new();
     let mut counts: Vec<SnapshotPass> = Vec::new();
     for i in 1..=iters {
-        let d = dump_pass(&db);
-        eprintln!(
-            "snapshot: pass {i}: mariadb-dump {:.2} s ({:.0} rows/s), mariadbd CPU {:.1} s, mariadb-dump CPU {:.1} s",
-            d.secs,
-            rows as f64 / d.secs,
-            d.source_cpu,
-            d.dump_cpu
-        );
-        dumps.push(d);
-        for (consumer, passes, what) in [
-            (Consumer::EveryValue, &mut snaps, "reading every value"),
-            (Consumer::CountOnly, &mut counts, "counting rows"),
-        ] {
+        // The three runs of a pass in an order rotated from pass to pass,
+        // so that none always runs first (after the table is made, or
+        // after another's pages were cached).
+        for run in 0..3 {
+            let consumer = match (run + i - 1) % 3 {
+                0 => None,
+                1 => Some(Consumer::EveryValue),
+                _ => Some(Consumer::CountOnly),
+            };
+            let Some(consumer) = consumer else {
+                let d = dump_pass(&db);
+                eprintln!(
+                    "snapshot: pass {i}: mariadb-dump {:.2} s ({:.0} rows/s), mariadbd CPU {:.1} s, mariadb-dump CPU {:.1} s",
+                    d.secs,
+                    rows as f64 / d.secs,
+                    d.source_cpu,
+                    d.dump_cpu
+                );
+                dumps.push(d);
+                continue;
+            };
+            let (passes, what) = match consumer {
+                Consumer::EveryValue => (&mut snaps, "reading every value"),
+                Consumer::CountOnly => (&mut counts, "counting rows"),
+            };
             let s = runtime.block_on(snapshot_pass(&db, rows, consumer));
             eprintln!(
                 "snapshot: pass {i}: sluice, client {what}, {:.2} s ({:.0} rows/s), server CPU {:.1} s, RSS {:.0} MB, mariadbd CPU {:.1} s, client CPU {:.1} s",
@@ -372,7 +384,7 @@ fn main() {
         "## Initial snapshot of a large table, next to mariadb-dump\n\n\
          Machine: {cpus} CPUs by `nproc` ({cpu_model}); MariaDB {version}, `sluice server` (release build), the Canal client and `mariadb-dump` on the same cores.\n\n\
          Load: `bench.t`, {rows_s} rows ({table_mb:.0} MB of data and index): BIGINT primary key, INT, VARCHAR(32), DATETIME, DECIMAL(10,2); no writes meanwhile.\n\n\
-         Method: passes interleaved; both read through the server's Unix socket (`mariadb-dump --socket`, `sluice.instance.master.socket`). `mariadb-dump --single-transaction --quick bench t > /dev/null`, from start to exit. Sluice: `sluice server` with `sluice.instance.snapshot.mode = initial` and {settings} on a fresh configuration folder, and a Rust Canal client (`get` 1,000 entries, then `ack`) that either reads every column of the rows of the entries marked `snapshot` (the crate's zero-copy `RowChangeView`), or takes the batches as bytes and counts those rows without reading their values (what `/dev/null` does with `mariadb-dump`'s output); the clock runs from the server's start until the client has every row. CPU seconds from `/proc` (`mariadbd`, `sluice server`, the client's process) and `getrusage` (`mariadb-dump`), of each side's fastest pass.\n\n\
+         Method: passes interleaved, the order of the three runs rotated from pass to pass; both read through the server's Unix socket (`mariadb-dump --socket`, `sluice.instance.master.socket`). `mariadb-dump --single-transaction --quick bench t > /dev/null`, from start to exit. Sluice: `sluice server` with `sluice.instance.snapshot.mode = initial` and {settings} on a fresh configuration folder, and a Rust Canal client (`get` 1,000 entries, then `ack`) that either reads every column of the rows of the entries marked `snapshot` (the crate's zero-copy `RowChangeView`), or takes the batches as bytes and counts those rows without reading their values (what `/dev/null` does with `mariadb-dump`'s output); the clock runs from the server's start until the client has every row. CPU seconds from `/proc` (`mariadbd`, `sluice server`, the client's process) and `getrusage` (`mariadb-dump`), of each side's fastest pass.\n\n\
          | what | best | all passes | rows/s (best) | `mariadbd` CPU | reader CPU | consumer CPU | CPU in all | server peak RSS |\n\
          | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
          | `mariadb-dump --single-transaction` | {best_dump:.2} s | {dump_all} | {dump_rate} | {dump_source:.1} s | {dump_cpu:.1} s | (`/dev/null`) | {dump_total:.1} s | |\n\
