@@ -113,7 +113,8 @@ pub struct ChunkDelivery {
     /// scan are reconciled with it.
     pub keep_window: bool,
     /// The chunk's entry; its position and ack point are the delivery
-    /// point, their GTID state is filled in by the stream.
+    /// point, moved by the stream to its own point when that is further
+    /// on, with its GTID state there.
     pub entry: Box<BuiltEntry>,
     /// The entry serialised (while no row is dropped from it).
     pub bytes: EntryBytes,
