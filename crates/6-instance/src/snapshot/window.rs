@@ -338,3 +338,103 @@ fn key_of<'a>(
     }
     Ok(Some(values.into_iter().map(|(_, v)| v).collect()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sluice_canal::proto::{Column, RowData};
+
+    /// A row change of rows keyed `keys` (column 0) with a value column.
+    fn rows(keys: &[&str]) -> Vec<u8> {
+        let column = |index: i32, value: &str| Column {
+            index: Some(index),
+            name: Some(format!("c{index}")),
+            is_null: Some(false),
+            value: Some(value.to_string()),
+            ..Default::default()
+        };
+        RowChange {
+            row_datas: keys
+                .iter()
+                .map(|k| RowData {
+                    after_columns: vec![column(0, k), column(1, "v")],
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    fn chunk(keys: &[&str]) -> Box<Entry> {
+        Box::new(Entry {
+            store_value: Some(rows(keys).into()),
+            ..Default::default()
+        })
+    }
+
+    fn kept_keys(reconciled: Reconciled) -> Vec<String> {
+        let Reconciled::Deliver {
+            entry: Some(entry), ..
+        } = reconciled
+        else {
+            return Vec::new();
+        };
+        let change = RowChange::decode(entry.store_value.unwrap_or_default()).unwrap();
+        change
+            .row_datas
+            .iter()
+            .map(|r| r.after_columns[0].value.clone().unwrap_or_default())
+            .collect()
+    }
+
+    #[test]
+    fn a_scan_window_stays_open_and_lets_go_of_the_keys_of_each_chunk() {
+        let windows = Windows::default();
+        let id = windows.open("s", "t", vec![0]);
+        // The stream touches keys 2 (in the first chunk) and 5 (further on).
+        windows.observe("s", "t", &rows(&["2", "5"]));
+        assert_eq!(windows.touched("s", "t", id), Some(2));
+
+        let first = windows.reconcile("s", "t", id, chunk(&["1", "2", "3"]), 3, true);
+        assert_eq!(kept_keys(first), ["1", "3"]);
+        // Open still, without key 2: no later chunk of the scan holds it.
+        assert_eq!(windows.touched("s", "t", id), Some(1));
+
+        // Touched again after its chunk went: noted, and harmless.
+        windows.observe("s", "t", &rows(&["2"]));
+        let last = windows.reconcile("s", "t", id, chunk(&["4", "5", "6"]), 3, false);
+        assert_eq!(kept_keys(last), ["4", "6"]);
+        assert_eq!(
+            windows.touched("s", "t", id),
+            None,
+            "closed by its last chunk"
+        );
+    }
+
+    #[test]
+    fn a_chunk_window_closes_and_keeps_nothing_the_stream_touched() {
+        let windows = Windows::default();
+        let id = windows.open("s", "t", vec![0]);
+        windows.observe("s", "t", &rows(&["1", "3"]));
+        let all_touched = windows.reconcile("s", "t", id, chunk(&["1", "3"]), 2, false);
+        assert!(matches!(
+            all_touched,
+            Reconciled::Deliver {
+                entry: None,
+                kept: 0,
+                dropped: 2
+            }
+        ));
+        assert!(!windows.any_open());
+
+        // An invalidated window (a DDL went by) asks for the chunk again,
+        // whether it stays open or not.
+        let id = windows.open("s", "t", vec![0]);
+        windows.invalidate_all();
+        assert!(matches!(
+            windows.reconcile("s", "t", id, chunk(&["1"]), 1, true),
+            Reconciled::Redo
+        ));
+    }
+}
