@@ -650,6 +650,11 @@ async fn a_table_dropped_while_its_chunks_are_read_ends_its_snapshot() {
         at_drop < BIG as usize,
         "big was read whole ({at_drop} rows) before it was dropped: the test needs a bigger table"
     );
+    assert!(
+        !log_has(&log, "no PROCESS privilege"),
+        "root was said to lack PROCESS:\n{}",
+        log_tail(&log)
+    );
     // The scan's open transaction held big's metadata lock: it was ended
     // to let the DROP through (the client was not reading meanwhile, so
     // the scan could not have ended by itself).
@@ -778,5 +783,51 @@ async fn a_snapshot_asked_for_through_the_admin_api_reads_those_tables_beside_th
     assert!(
         shown.contains("snapshot   2 of 2 tables") && shown.contains("finished"),
         "sluice admin show does not give the snapshot's progress:\n{shown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scan_by_a_user_without_process_says_what_a_ddl_would_wait_for() {
+    let Fixture {
+        db,
+        conf,
+        port,
+        log,
+    } = fixture(20_000, 2_000);
+    // Canal's usual grants, without PROCESS.
+    db.exec(
+        "CREATE USER 'canal'@'%' IDENTIFIED BY 'canal';
+         GRANT SELECT, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO 'canal'@'%';",
+    )
+    .unwrap();
+    let instance = conf.path().join("example/instance.properties");
+    let text = std::fs::read_to_string(&instance).unwrap().replace(
+        "canal.instance.dbUsername = root\n",
+        "canal.instance.dbUsername = canal\ncanal.instance.dbPassword = canal\n",
+    );
+    std::fs::write(&instance, text).unwrap();
+    let server = spawn_server(conf.path(), &log);
+    let addr = format!("127.0.0.1:{port}");
+    let mut client = connect_example(&addr, Duration::from_secs(30)).await;
+    let mut replica = Replica::default();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !log_has(&log, "initial snapshot finished") {
+        assert!(
+            Instant::now() < deadline,
+            "the snapshot did not finish; the server log ends with:\n{}",
+            log_tail(&log)
+        );
+        consume_or_reconnect(&mut client, &addr, &mut replica).await;
+    }
+    stop(server, &log);
+    assert!(
+        log_has(&log, "the user has no PROCESS privilege"),
+        "no warning about PROCESS; the server log ends with:\n{}",
+        log_tail(&log)
+    );
+    assert!(log_has(&log, "user=canal@"), "{}", log_tail(&log));
+    assert!(
+        replica.differences(&db).is_empty(),
+        "the tables differ from the source"
     );
 }

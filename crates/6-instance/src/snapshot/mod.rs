@@ -336,6 +336,9 @@ impl SnapshotState {
 pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
     let mut conn = connect(&ctx, "the table list").await?;
     load_or_plan(&ctx, &mut conn).await?;
+    if ctx.settings.reads == SnapshotReads::Scan {
+        warn_without_process(&ctx, &mut conn).await;
+    }
     let started = Instant::now();
     let mut logged = Instant::now();
     let mut said_reading = false;
@@ -393,6 +396,40 @@ pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
         );
     }
     Ok(())
+}
+
+/// Warns when the user may not see other users' statements in the
+/// process list: a DDL waiting for a scan then waits until the scan ends
+/// by itself, and every statement on that table behind the DDL.
+async fn warn_without_process(ctx: &SnapshotContext, conn: &mut Conn) {
+    let grants = match conn.query("SHOW GRANTS").await {
+        Ok(rs) => rs,
+        Err(e) => {
+            tracing::debug!(destination = %ctx.name, error = %e, "initial snapshot: SHOW GRANTS failed");
+            return;
+        }
+    };
+    let global = |g: &&str| g.contains(" ON *.* ");
+    let sees_all = grants
+        .rows
+        .iter()
+        .filter_map(|r| r.first()?.as_deref())
+        .filter(global)
+        .any(|g| g.contains("ALL PRIVILEGES") || g.contains("PROCESS"));
+    if !sees_all {
+        let user = conn
+            .query("SELECT CURRENT_USER()")
+            .await
+            .ok()
+            .and_then(|rs| rs.scalar().map(str::to_string))
+            .unwrap_or_default();
+        tracing::warn!(
+            destination = %ctx.name,
+            user = %user,
+            scan_seconds = ctx.settings.scan_max_age.as_secs(),
+            "initial snapshot: the user has no PROCESS privilege, so a DDL that waits for a table being scanned cannot be seen: it waits until the scan ends by itself (scanSeconds, plus 10 s when consumers are slow), and later statements on that table wait behind it. GRANT PROCESS ON *.* to the user to have the scan ended at once"
+        );
+    }
 }
 
 /// Reads these tables, `parallelism` at a time, confirming and persisting
