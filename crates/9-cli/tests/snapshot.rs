@@ -393,6 +393,26 @@ async fn consume_or_reconnect(client: &mut SimpleConnector, addr: &str, replica:
     }
 }
 
+/// Consumes, reconnecting when the server drops the client, until the
+/// server logs the snapshot's end; fails with the log's tail past
+/// `deadline`.
+async fn consume_until_finished(
+    client: &mut SimpleConnector,
+    addr: &str,
+    replica: &mut Replica,
+    log: &Path,
+    deadline: Instant,
+) {
+    while !log_has(log, "initial snapshot finished") {
+        assert!(
+            Instant::now() < deadline,
+            "the snapshot did not finish; the server log ends with:\n{}",
+            log_tail(log)
+        );
+        consume_or_reconnect(client, addr, replica).await;
+    }
+}
+
 fn log_tail(log: &Path) -> String {
     let text = std::fs::read_to_string(log).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
@@ -629,14 +649,7 @@ async fn a_table_dropped_while_its_chunks_are_read_ends_its_snapshot() {
     }
     db.exec("DROP TABLE s.big").unwrap();
     let at_drop = big_rows(&replica);
-    while !log_has(&log, "initial snapshot finished") {
-        assert!(
-            Instant::now() < deadline,
-            "the snapshot did not finish after big was dropped; the server log ends with:\n{}",
-            log_tail(&log)
-        );
-        consume_or_reconnect(&mut client, &addr, &mut replica).await;
-    }
+    consume_until_finished(&mut client, &addr, &mut replica, &log, deadline).await;
     // What came before the snapshot's end: every other table, whole.
     let others = ["composite", "nokey", "typed", "small"];
     let mut diffs = replica.differences_in(&db, &others);
@@ -811,14 +824,7 @@ async fn a_scan_by_a_user_without_process_says_what_a_ddl_would_wait_for() {
     let mut client = connect_example(&addr, Duration::from_secs(30)).await;
     let mut replica = Replica::default();
     let deadline = Instant::now() + Duration::from_secs(120);
-    while !log_has(&log, "initial snapshot finished") {
-        assert!(
-            Instant::now() < deadline,
-            "the snapshot did not finish; the server log ends with:\n{}",
-            log_tail(&log)
-        );
-        consume_or_reconnect(&mut client, &addr, &mut replica).await;
-    }
+    consume_until_finished(&mut client, &addr, &mut replica, &log, deadline).await;
     stop(server, &log);
     assert!(
         log_has(&log, "the user has no PROCESS privilege"),
