@@ -1109,7 +1109,6 @@ async fn scan_chunks(
         )));
         let mut from = next.clone();
         let mut delivering: Option<(DeliveryTask, Option<Vec<Vec<u8>>>)> = None;
-        // Where the next scan starts; `None` here: the table is done.
         // Watches for a DDL held back by the scan, with the lead
         // connection (idle while the scan runs), which comes back after.
         let let_through = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -1128,6 +1127,7 @@ async fn scan_chunks(
             )),
             Some(stop_watch),
         );
+        // Where the next scan starts; `None` here: the table is done.
         let restart_at = loop {
             let piece = pieces.recv().await;
             // The chunk before this one must be through before this one goes.

@@ -197,10 +197,14 @@ impl Windows {
             if window.invalid {
                 return Reconciled::Redo;
             }
-            let key_columns = window.key_columns.clone();
-            let nothing_touched = window.touched.is_empty();
-            return drop_touched(entry, rows, &key_columns, nothing_touched, |k| {
-                window.touched.remove(k)
+            let Window {
+                key_columns,
+                touched,
+                ..
+            } = window;
+            let nothing_touched = touched.is_empty();
+            return drop_touched(entry, rows, key_columns, nothing_touched, |k| {
+                touched.remove(k)
             });
         }
         let Some(window) = self.take(schema, table, id) else {
