@@ -376,8 +376,8 @@ impl Admin {
             },
             "clients": clients,
             "snapshot": self.manager.snapshot_progress(destination).filter(|p| !p.tables.is_empty()).map(|p| json!({
-                "tables": p.tables.len(),
-                "tables_done": p.tables.iter().filter(|t| t.done).count(),
+                "tables": p.table_count(),
+                "tables_done": p.tables_done(),
                 "rows_done": p.rows_done(),
                 "rows_estimated": p.rows_estimated().max(p.rows_done()),
                 "finished": p.tables.iter().all(|t| t.done),

@@ -14,7 +14,9 @@ use sluice_canal::EntryPosition;
 /// The snapshot of one destination.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapshotProgress {
-    /// The tables the snapshot covers, in the order it reads them.
+    /// The tables the snapshot covers, in the order it reads them; a large
+    /// table read in parts at once has an entry per part, one after the
+    /// other.
     pub tables: Vec<TableProgress>,
 }
 
@@ -24,16 +26,38 @@ impl SnapshotProgress {
         !self.tables.is_empty() && self.tables.iter().all(|t| t.done)
     }
 
+    /// The first entry of `schema.table` (its only one unless it is read in
+    /// parts).
     pub fn table(&self, schema: &str, table: &str) -> Option<&TableProgress> {
         self.tables
             .iter()
             .find(|t| t.schema == schema && t.table == table)
     }
 
-    pub fn table_mut(&mut self, schema: &str, table: &str) -> Option<&mut TableProgress> {
+    /// The entry of one part of `schema.table` (0 for a table read whole).
+    pub fn part_mut(&mut self, schema: &str, table: &str, part: u32) -> Option<&mut TableProgress> {
         self.tables
             .iter_mut()
-            .find(|t| t.schema == schema && t.table == table)
+            .find(|t| t.schema == schema && t.table == table && t.part == part)
+    }
+
+    /// Tables (not parts) the snapshot covers.
+    pub fn table_count(&self) -> usize {
+        self.tables.iter().filter(|t| t.part == 0).count()
+    }
+
+    /// Tables every part of which is done.
+    pub fn tables_done(&self) -> usize {
+        self.tables
+            .iter()
+            .filter(|t| t.part == 0)
+            .filter(|first| {
+                self.tables
+                    .iter()
+                    .filter(|t| t.schema == first.schema && t.table == first.table)
+                    .all(|t| t.done)
+            })
+            .count()
     }
 
     /// Rows confirmed, over all tables.
@@ -47,12 +71,24 @@ impl SnapshotProgress {
     }
 }
 
-/// One table's progress.
+/// One table's progress, or one part's of a table read in parts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TableProgress {
     pub schema: String,
     pub table: String,
+    /// Which part of the table this is (from 0): a large table is cut into
+    /// key ranges read at once, each on a connection of its own. 0 and no
+    /// bounds: the whole table.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub part: u32,
+    /// The part's rows are those whose key comes after this one (hex
+    /// values, as `done_up_to`); `None`: from the first row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_after: Option<Vec<String>>,
+    /// ... and up to this one, included; `None`: to the last row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub part_up_to: Option<Vec<String>>,
     /// The key of the last row of the last confirmed chunk (one value per
     /// key column, hex of the bytes the server sent); `None` before the
     /// first.
@@ -68,6 +104,10 @@ pub struct TableProgress {
     /// Chunks delivered and not yet confirmed, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pending: Vec<PendingChunk>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A chunk delivered at `delivered_at`, waiting for the cursors to pass it.

@@ -89,17 +89,47 @@ pub struct SnapshotState {
 struct Live {
     /// As persisted (confirmed chunks), plus chunks delivered since.
     progress: Option<SnapshotProgress>,
-    /// Per table: where the next chunk starts (after the last delivered
-    /// one) as raw key values, and the store sequence of each pending
-    /// chunk (`None`: nothing was put, done at once).
-    tables: HashMap<(String, String), TableLive>,
+    /// Per table (or part of a table): where the next chunk starts (after
+    /// the last delivered one) as raw key values, and the store sequence
+    /// of each pending chunk (`None`: nothing was put, done at once).
+    tables: HashMap<PartKey, TableLive>,
 }
 
 #[derive(Debug, Default)]
 struct TableLive {
     next_from: Option<Vec<Vec<u8>>>,
+    /// The part's last key (raw values), included; `None`: to the table's
+    /// end.
+    up_to: Option<Vec<Vec<u8>>>,
     delivered_all: bool,
     pending_seqs: Vec<Option<u64>>,
+}
+
+/// What one reader reads: a whole table (part 0), or one key range of a
+/// large table read in parts at once (see [`split_large_tables`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct PartKey {
+    schema: String,
+    table: String,
+    part: u32,
+}
+
+impl PartKey {
+    fn of(t: &TableProgress) -> PartKey {
+        PartKey {
+            schema: t.schema.clone(),
+            table: t.table.clone(),
+            part: t.part,
+        }
+    }
+
+    fn is_of(&self, schema: &str, table: &str) -> bool {
+        self.schema == schema && self.table == table
+    }
+
+    fn qualified(&self) -> String {
+        format!("{}.{}", self.schema, self.table)
+    }
 }
 
 /// A chunk on its way to the stream, which puts it into the store at its
@@ -191,13 +221,15 @@ impl SnapshotState {
     }
 
     /// The server's row estimate of `schema.table` in the progress (0 when
-    /// unknown).
+    /// unknown), over all its parts.
     fn rows_estimated(&self, schema: &str, table: &str) -> u64 {
-        self.lock()
-            .progress
-            .as_mut()
-            .and_then(|p| p.table_mut(schema, table))
-            .map_or(0, |t| t.rows_estimated)
+        self.lock().progress.as_ref().map_or(0, |p| {
+            p.tables
+                .iter()
+                .filter(|t| t.schema == schema && t.table == table)
+                .map(|t| t.rows_estimated)
+                .sum()
+        })
     }
 
     /// Asks for a snapshot of these tables (read again from their start
@@ -224,8 +256,9 @@ impl SnapshotState {
             .is_empty()
     }
 
-    /// The tables of the progress not yet read to their end, in order.
-    fn to_read(&self) -> Vec<(String, String)> {
+    /// The tables (and parts) of the progress not yet read to their end,
+    /// in order.
+    fn to_read(&self) -> Vec<PartKey> {
         let live = self.lock();
         let Some(progress) = &live.progress else {
             return Vec::new();
@@ -234,7 +267,7 @@ impl SnapshotState {
             .tables
             .iter()
             .filter(|t| !t.done)
-            .map(|t| (t.schema.clone(), t.table.clone()))
+            .map(PartKey::of)
             .filter(|key| live.tables.get(key).is_none_or(|l| !l.delivered_all))
             .collect()
     }
@@ -272,25 +305,39 @@ impl SnapshotState {
                 tracing::warn!(table = %format_args!("{schema}.{table}"), "snapshot asked for a table the destination's filters leave out; skipped");
                 continue;
             }
-            let key = (schema.clone(), table.clone());
-            if tables
-                .get(&key)
-                .is_some_and(|t| !t.delivered_all || !t.pending_seqs.is_empty())
-            {
+            if tables.iter().any(|(k, t)| {
+                k.is_of(&schema, &table) && (!t.delivered_all || !t.pending_seqs.is_empty())
+            }) {
                 // Being read now: this read is as new as the one asked for.
                 continue;
             }
             let fresh = TableProgress {
                 schema: schema.clone(),
                 table: table.clone(),
-                rows_estimated: estimates.get(&key).copied().unwrap_or(0),
+                rows_estimated: estimates
+                    .get(&(schema.clone(), table.clone()))
+                    .copied()
+                    .unwrap_or(0),
                 ..Default::default()
             };
-            match progress.table_mut(&schema, &table) {
-                Some(t) => *t = fresh,
+            // One entry in place of its parts, where the first one was.
+            let of_it = |t: &TableProgress| t.schema == schema && t.table == table;
+            match progress.tables.iter().position(of_it) {
+                Some(at) => {
+                    progress.tables.retain(|t| !of_it(t));
+                    progress.tables.insert(at, fresh);
+                }
                 None => progress.tables.push(fresh),
             }
-            tables.insert(key, TableLive::default());
+            tables.retain(|k, _| !k.is_of(&schema, &table));
+            tables.insert(
+                PartKey {
+                    schema,
+                    table,
+                    part: 0,
+                },
+                TableLive::default(),
+            );
             taken = true;
         }
         taken
@@ -306,7 +353,7 @@ impl SnapshotState {
         };
         let mut moved = false;
         for t in progress.tables.iter_mut() {
-            let Some(tl) = tables.get_mut(&(t.schema.clone(), t.table.clone())) else {
+            let Some(tl) = tables.get_mut(&PartKey::of(t)) else {
                 continue;
             };
             while let (Some(seq), false) = (tl.pending_seqs.first().copied(), t.pending.is_empty())
@@ -339,6 +386,7 @@ pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
     if ctx.settings.reads == SnapshotReads::Scan {
         warn_without_process(&ctx, &mut conn).await;
     }
+    split_large_tables(&ctx, &mut conn).await?;
     let started = Instant::now();
     let mut logged = Instant::now();
     let mut said_reading = false;
@@ -349,6 +397,7 @@ pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
                 .state
                 .take_requests_into_progress(&*ctx.keeps, &estimates)
             {
+                split_large_tables(&ctx, &mut conn).await?;
                 persist(&ctx).await?;
                 said_reading = false;
             }
@@ -376,7 +425,7 @@ pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
             let p = ctx.state.progress().unwrap_or_default();
             tracing::info!(
                 destination = %ctx.name,
-                tables = p.tables.len(),
+                tables = p.table_count(),
                 left = todo.len(),
                 rows_done = p.rows_done(),
                 rows_estimated = p.rows_estimated(),
@@ -389,7 +438,7 @@ pub async fn run(ctx: SnapshotContext) -> Result<(), SnapshotError> {
     if !p.tables.is_empty() {
         tracing::info!(
             destination = %ctx.name,
-            tables = p.tables.len(),
+            tables = p.table_count(),
             rows = p.rows_done(),
             took = ?started.elapsed(),
             "initial snapshot finished"
@@ -436,7 +485,7 @@ async fn warn_without_process(ctx: &SnapshotContext, conn: &mut Conn) {
 /// the progress as the consumers ack.
 async fn read_tables(
     ctx: &SnapshotContext,
-    mut todo: Vec<(String, String)>,
+    mut todo: Vec<PartKey>,
     started: Instant,
     logged: &mut Instant,
 ) -> Result<(), SnapshotError> {
@@ -451,10 +500,10 @@ async fn read_tables(
             let mut conns = Conns::default();
             loop {
                 let next = queue.lock().unwrap_or_else(|p| p.into_inner()).pop();
-                let Some((schema, table)) = next else {
+                let Some(part) = next else {
                     return Ok(());
                 };
-                read_table(&ctx, &mut conns, &schema, &table).await?;
+                read_table(&ctx, &mut conns, &part).await?;
             }
         });
     }
@@ -526,8 +575,8 @@ fn log_progress(ctx: &SnapshotContext, started: Instant) {
         rows_estimated = estimated,
         rows_per_second = rate as u64,
         eta = %eta,
-        tables_done = p.tables.iter().filter(|t| t.done).count(),
-        tables = p.tables.len(),
+        tables_done = p.tables_done(),
+        tables = p.table_count(),
         "initial snapshot: progress"
     );
 }
@@ -552,8 +601,8 @@ fn publish_gauges(ctx: &SnapshotContext) {
     metrics::gauge!("sluice_snapshot_rows_estimated", "destination" => d.clone())
         .set(p.rows_estimated().max(p.rows_done()) as f64);
     metrics::gauge!("sluice_snapshot_tables_done", "destination" => d.clone())
-        .set(p.tables.iter().filter(|t| t.done).count() as f64);
-    metrics::gauge!("sluice_snapshot_tables", "destination" => d).set(p.tables.len() as f64);
+        .set(p.tables_done() as f64);
+    metrics::gauge!("sluice_snapshot_tables", "destination" => d).set(p.table_count() as f64);
 }
 
 /// Persists the progress; a failure only means a restart reads more again.
@@ -627,8 +676,8 @@ async fn load_or_plan(
             }
             tracing::info!(
                 destination = %ctx.name,
-                tables = p.tables.len(),
-                tables_done = p.tables.iter().filter(|t| t.done).count(),
+                tables = p.table_count(),
+                tables_done = p.tables_done(),
                 rows_done = p.rows_done(),
                 chunks_read_again = dropped,
                 "initial snapshot: resuming from its persisted progress"
@@ -643,7 +692,7 @@ async fn load_or_plan(
             let p = plan(ctx, conn).await?;
             tracing::info!(
                 destination = %ctx.name,
-                tables = p.tables.len(),
+                tables = p.table_count(),
                 rows_estimated = p.rows_estimated(),
                 "initial snapshot: planned"
             );
@@ -653,22 +702,12 @@ async fn load_or_plan(
     {
         let mut live = ctx.state.lock();
         for t in &progress.tables {
-            let next_from = match &t.done_up_to {
-                Some(hex) => Some(
-                    hex.iter()
-                        .map(|h| from_hex(h))
-                        .collect::<Option<Vec<_>>>()
-                        .ok_or_else(|| SnapshotError::Table {
-                            table: format!("{}.{}", t.schema, t.table),
-                            message: format!("persisted key {hex:?} is not hex"),
-                        })?,
-                ),
-                None => None,
-            };
+            let next_from = persisted_key(t, t.done_up_to.as_ref().or(t.part_after.as_ref()))?;
             live.tables.insert(
-                (t.schema.clone(), t.table.clone()),
+                PartKey::of(t),
                 TableLive {
                     next_from,
+                    up_to: persisted_key(t, t.part_up_to.as_ref())?,
                     delivered_all: t.done,
                     pending_seqs: Vec::new(),
                 },
@@ -680,6 +719,180 @@ async fn load_or_plan(
         persist(ctx).await?;
     }
     Ok(progress)
+}
+
+/// A key of `t`'s progress (hex values) as raw values.
+fn persisted_key(
+    t: &TableProgress,
+    hex: Option<&Vec<String>>,
+) -> Result<Option<Vec<Vec<u8>>>, SnapshotError> {
+    let Some(hex) = hex else {
+        return Ok(None);
+    };
+    hex.iter()
+        .map(|h| from_hex(h))
+        .collect::<Option<Vec<_>>>()
+        .map(Some)
+        .ok_or_else(|| SnapshotError::Table {
+            table: format!("{}.{}", t.schema, t.table),
+            message: format!("persisted key {hex:?} is not hex"),
+        })
+}
+
+/// A table read in parts has at least this many rows (estimated) per
+/// part: below it, the parts' extra statements and the range condition
+/// the source reads with each row cost more than a second reader gains.
+const SPLIT_MIN_PART_ROWS: u64 = 100_000;
+
+/// Cuts each large table not yet started whose key is one integer column
+/// into `parallelism` parts, key ranges of about as many values, read at
+/// once (scans only): one scan of a table keeps one of the source's
+/// threads busy, and a large table alone would leave the others idle.
+/// The parts replace the table's entry in the progress, each with its
+/// bounds, and are read, persisted and resumed on their own.
+async fn split_large_tables(ctx: &SnapshotContext, conn: &mut Conn) -> Result<(), SnapshotError> {
+    let parallelism = ctx.settings.parallelism as u64;
+    if ctx.settings.reads != SnapshotReads::Scan || parallelism < 2 {
+        return Ok(());
+    }
+    let fresh = |t: &TableProgress| {
+        t.part == 0
+            && t.part_after.is_none()
+            && t.part_up_to.is_none()
+            && t.done_up_to.is_none()
+            && t.pending.is_empty()
+            && !t.done
+    };
+    let candidates: Vec<(String, String, u64)> = {
+        let live = ctx.state.lock();
+        let Some(progress) = &live.progress else {
+            return Ok(());
+        };
+        progress
+            .tables
+            .iter()
+            .filter(|t| fresh(t) && t.rows_estimated >= 2 * SPLIT_MIN_PART_ROWS)
+            .filter(|t| {
+                live.tables.get(&PartKey::of(t)).is_none_or(|l| {
+                    l.next_from.is_none() && !l.delivered_all && l.pending_seqs.is_empty()
+                })
+            })
+            .map(|t| (t.schema.clone(), t.table.clone(), t.rows_estimated))
+            .collect()
+    };
+    let mut split_any = false;
+    for (schema, table, estimated) in candidates {
+        let qualified = format!("{schema}.{table}");
+        let Some(plan) = table_plan(conn, &schema, &table).await? else {
+            continue;
+        };
+        let parts = parallelism.min(estimated / SPLIT_MIN_PART_ROWS);
+        let Some(range) =
+            integer_key_range(conn, &plan)
+                .await
+                .map_err(|source| SnapshotError::Source {
+                    table: qualified.clone(),
+                    source,
+                })?
+        else {
+            continue;
+        };
+        let bounds = split_bounds(range, parts);
+        if bounds.is_empty() {
+            continue;
+        }
+        let hex = |v: i128| vec![to_hex(v.to_string().as_bytes())];
+        let raw = |v: i128| vec![v.to_string().into_bytes()];
+        let mut live = ctx.state.lock();
+        let Live { progress, tables } = &mut *live;
+        let Some(progress) = progress.as_mut() else {
+            break;
+        };
+        let Some(at) = progress
+            .tables
+            .iter()
+            .position(|t| t.schema == schema && t.table == table && fresh(t))
+        else {
+            continue;
+        };
+        let count = bounds.len() + 1;
+        let template = progress.tables.remove(at);
+        tables.retain(|k, _| !k.is_of(&schema, &table));
+        for part in 0..count {
+            let after = part.checked_sub(1).map(|i| bounds[i]);
+            let up_to = bounds.get(part).copied();
+            let entry = TableProgress {
+                part: part as u32,
+                part_after: after.map(hex),
+                part_up_to: up_to.map(hex),
+                rows_estimated: template.rows_estimated / count as u64,
+                ..template.clone()
+            };
+            tables.insert(
+                PartKey::of(&entry),
+                TableLive {
+                    next_from: after.map(raw),
+                    up_to: up_to.map(raw),
+                    ..TableLive::default()
+                },
+            );
+            progress.tables.insert(at + part, entry);
+        }
+        tracing::info!(destination = %ctx.name, table = %qualified, parts = count, bounds = ?bounds, "initial snapshot: a large table is read in parts at once");
+        split_any = true;
+    }
+    if split_any {
+        persist(ctx).await?;
+    }
+    Ok(())
+}
+
+/// The smallest and largest key of `plan`'s table when its key is one
+/// integer column (from the key's index); `None` otherwise or when the
+/// table is empty.
+async fn integer_key_range(
+    conn: &mut Conn,
+    plan: &TablePlan,
+) -> Result<Option<(i128, i128)>, SourceError> {
+    let [key] = plan.key[..] else {
+        return Ok(None);
+    };
+    let integer = matches!(
+        plan.map.columns[key].column_type,
+        ColumnType::Tiny
+            | ColumnType::Short
+            | ColumnType::Int24
+            | ColumnType::Long
+            | ColumnType::LongLong
+    );
+    if !integer {
+        return Ok(None);
+    }
+    let name = quote(&plan.schema.columns[key].name);
+    let rs = conn
+        .query(&format!(
+            "SELECT MIN({name}), MAX({name}) FROM {}",
+            qualified_name(plan)
+        ))
+        .await?;
+    let value = |i: usize| -> Option<i128> { rs.rows.first()?.get(i)?.as_deref()?.parse().ok() };
+    Ok(value(0).zip(value(1)))
+}
+
+/// The last key of each part but the last when keys from `min` to `max`
+/// are cut into `parts` ranges of about as many values; empty when there
+/// are too few values for two parts.
+pub fn split_bounds((min, max): (i128, i128), parts: u64) -> Vec<i128> {
+    let Some(span) = max.checked_sub(min).and_then(|s| s.checked_add(1)) else {
+        return Vec::new();
+    };
+    let parts = i128::from(parts);
+    if parts < 2 || span < parts {
+        return Vec::new();
+    }
+    (1..parts)
+        .map(|i| min - 1 + span / parts * i + span % parts * i / parts)
+        .collect()
 }
 
 async fn plan(ctx: &SnapshotContext, conn: &mut Conn) -> Result<SnapshotProgress, SnapshotError> {
@@ -740,17 +953,17 @@ struct Conns {
 async fn read_table(
     ctx: &SnapshotContext,
     conns: &mut Conns,
-    schema: &str,
-    table: &str,
+    part: &PartKey,
 ) -> Result<(), SnapshotError> {
-    let qualified = format!("{schema}.{table}");
+    let (schema, table) = (part.schema.as_str(), part.table.as_str());
+    let qualified = part.qualified();
     let mut failures = 0u32;
     // The table's description, read again after any statement that may
     // have changed a table went by in the stream.
     let mut plan: Option<Described> = None;
     loop {
         let mut read_any = false;
-        match read_chunks(ctx, conns, &mut plan, schema, table, &mut read_any).await {
+        match read_chunks(ctx, conns, &mut plan, part, &mut read_any).await {
             Ok(()) => return Ok(()),
             Err(SnapshotError::Source { source, .. }) => {
                 // The server or the connection: read from the first chunk
@@ -762,12 +975,12 @@ async fn read_table(
                 failures = failures.saturating_add(1);
                 let pause = RETRY_PAUSE * failures.min(60);
                 tracing::warn!(destination = %ctx.name, table = %qualified, error = %source, retry_in = ?pause, "initial snapshot: chunk failed; reading it again");
-                ctx.state.windows.close_table(schema, table);
+                ctx.state.windows.close_part(schema, table, part.part);
                 *conns = Conns::default();
                 tokio::time::sleep(pause).await;
             }
             Err(e) => {
-                ctx.state.windows.close_table(schema, table);
+                ctx.state.windows.close_part(schema, table, part.part);
                 return Err(e);
             }
         }
@@ -917,24 +1130,33 @@ async fn read_chunks(
     ctx: &SnapshotContext,
     conns: &mut Conns,
     cached: &mut Option<Described>,
-    schema: &str,
-    table: &str,
+    part: &PartKey,
     read_any: &mut bool,
 ) -> Result<(), SnapshotError> {
-    // Where the next chunk to start begins.
-    let mut next = {
+    let (schema, table) = (part.schema.as_str(), part.table.as_str());
+    // Where the next chunk to start begins, and the part's end.
+    let (mut next, end) = {
         let live = ctx.state.lock();
         live.tables
-            .get(&(schema.to_string(), table.to_string()))
-            .and_then(|t| t.next_from.clone())
+            .get(part)
+            .map(|t| (t.next_from.clone(), t.up_to.clone()))
+            .unwrap_or_default()
     };
-    if ctx.settings.reads == SnapshotReads::Scan {
+    // A part of a table is read by scans, whichever way was set since.
+    let in_parts = part.part > 0 || end.is_some();
+    if ctx.settings.reads == SnapshotReads::Scan || in_parts {
         if describe(ctx, conns, cached, schema, table).await?.is_none() {
-            finish_table(ctx, schema, table, None, 0, None);
+            finish_table(ctx, part, None, 0, None);
             return Ok(());
         }
         if cached.as_ref().is_some_and(|d| !d.plan.key.is_empty()) {
-            return scan_chunks(ctx, conns, cached, schema, table, read_any, next).await;
+            return scan_chunks(ctx, conns, cached, part, read_any, (next, end)).await;
+        }
+        if in_parts {
+            return Err(SnapshotError::Table {
+                table: part.qualified(),
+                message: "it was read in parts by its key, and has no key now: remove the snapshot progress to read the table again".to_string(),
+            });
         }
     }
     let mut started_last = false;
@@ -943,7 +1165,7 @@ async fn read_chunks(
     let mut delivering: Option<(DeliveryTask, Option<Vec<Vec<u8>>>)> = None;
     loop {
         while !started_last && reads.0.len() < lookahead {
-            let started = match start_read(ctx, conns, cached, schema, table, next.clone()).await {
+            let started = match start_read(ctx, conns, cached, part, next.clone()).await {
                 Ok(started) => started,
                 Err(e) => {
                     // The chunk being delivered settles first: a retry
@@ -967,7 +1189,7 @@ async fn read_chunks(
                     if let Some((task, _)) = delivering.take() {
                         joined(task).await??;
                     }
-                    finish_table(ctx, schema, table, None, 0, None);
+                    finish_table(ctx, part, None, 0, None);
                     return Ok(());
                 }
             }
@@ -1014,12 +1236,7 @@ async fn read_chunks(
         };
         let last = chunk.last;
         let its_from = chunk.from.clone();
-        let task = tokio::spawn(deliver(
-            ctx.clone(),
-            schema.to_string(),
-            table.to_string(),
-            chunk,
-        ));
+        let task = tokio::spawn(deliver(ctx.clone(), part.clone(), chunk));
         if last {
             // Nothing behind it: see it through here.
             match joined(task).await?? {
@@ -1073,29 +1290,27 @@ async fn scan_chunks(
     ctx: &SnapshotContext,
     conns: &mut Conns,
     cached: &mut Option<Described>,
-    schema: &str,
-    table: &str,
+    part: &PartKey,
     read_any: &mut bool,
-    mut next: Option<Vec<Vec<u8>>>,
+    (mut next, end): (Option<Vec<Vec<u8>>>, Option<Vec<Vec<u8>>>),
 ) -> Result<(), SnapshotError> {
-    let qualified = format!("{schema}.{table}");
+    let (schema, table) = (part.schema.as_str(), part.table.as_str());
+    let qualified = part.qualified();
     loop {
         let Some(generation) = describe(ctx, conns, cached, schema, table).await? else {
-            finish_table(ctx, schema, table, None, 0, None);
+            finish_table(ctx, part, None, 0, None);
             return Ok(());
         };
         let Some(plan) = cached.as_ref().map(|d| d.plan.clone()) else {
             continue;
         };
-        let sql = chunk_range_sql(&plan, next.as_deref(), None).map_err(|message| {
+        let sql = chunk_range_sql(&plan, next.as_deref(), end.as_deref()).map_err(|message| {
             SnapshotError::Table {
                 table: qualified.clone(),
                 message,
             }
         })?;
-        let Some((reader, window)) =
-            open_reader(ctx, conns, (schema, table), &plan, generation).await?
-        else {
+        let Some((reader, window)) = open_reader(ctx, conns, part, &plan, generation).await? else {
             continue;
         };
         let reader_id = reader.connection_id();
@@ -1180,12 +1395,7 @@ async fn scan_chunks(
             if up_to.is_some() {
                 from = up_to;
             }
-            let task = tokio::spawn(deliver(
-                ctx.clone(),
-                schema.to_string(),
-                table.to_string(),
-                chunk,
-            ));
+            let task = tokio::spawn(deliver(ctx.clone(), part.clone(), chunk));
             if ended || stops {
                 match joined(task).await?? {
                     Delivery::Done => *read_any = true,
@@ -1479,32 +1689,12 @@ async fn even_split(
     rows_estimated: u64,
     chunk_size: usize,
 ) -> Result<Option<EvenSplit>, SourceError> {
-    let [key] = plan.key[..] else {
-        return Ok(None);
-    };
-    let integer = matches!(
-        plan.map.columns[key].column_type,
-        ColumnType::Tiny
-            | ColumnType::Short
-            | ColumnType::Int24
-            | ColumnType::Long
-            | ColumnType::LongLong
-    );
-    if !integer || rows_estimated == 0 {
+    if rows_estimated == 0 {
         return Ok(None);
     }
-    let name = quote(&plan.schema.columns[key].name);
-    let rs = conn
-        .query(&format!(
-            "SELECT MIN({name}), MAX({name}) FROM {}",
-            qualified_name(plan)
-        ))
-        .await?;
-    let value = |i: usize| -> Option<i128> { rs.rows.first()?.get(i)?.as_deref()?.parse().ok() };
-    Ok(match (value(0), value(1)) {
-        (Some(min), Some(max)) => EvenSplit::new(min, max, rows_estimated, chunk_size),
-        _ => None,
-    })
+    Ok(integer_key_range(conn, plan)
+        .await?
+        .and_then(|(min, max)| EvenSplit::new(min, max, rows_estimated, chunk_size)))
 }
 
 /// Describes `schema.table` into `cached` unless a description is there
@@ -1551,11 +1741,11 @@ async fn start_read(
     ctx: &SnapshotContext,
     conns: &mut Conns,
     cached: &mut Option<Described>,
-    schema: &str,
-    table: &str,
+    part: &PartKey,
     from: Option<Vec<Vec<u8>>>,
 ) -> Result<Started, SnapshotError> {
-    let qualified = format!("{schema}.{table}");
+    let (schema, table) = (part.schema.as_str(), part.table.as_str());
+    let qualified = part.qualified();
     let source_err = |source| SnapshotError::Source {
         table: qualified.clone(),
         source,
@@ -1595,9 +1785,7 @@ async fn start_read(
         chunk_sql(&plan, None, None)
     }
     .map_err(table_err)?;
-    let Some((reader, window)) =
-        open_reader(ctx, conns, (schema, table), &plan, generation).await?
-    else {
+    let Some((reader, window)) = open_reader(ctx, conns, part, &plan, generation).await? else {
         return Ok(Started::Again);
     };
     let rows = ctx.settings.chunk_size.max(1);
@@ -1621,16 +1809,20 @@ async fn start_read(
 async fn open_reader(
     ctx: &SnapshotContext,
     conns: &mut Conns,
-    (schema, table): (&str, &str),
+    part: &PartKey,
     plan: &TablePlan,
     generation: u64,
 ) -> Result<Option<(Conn, u64)>, SnapshotError> {
     let reader = match conns.readers.pop() {
         Some(c) => c,
-        None => connect(ctx, &format!("{schema}.{table}")).await?,
+        None => connect(ctx, &part.qualified()).await?,
     };
+    let (schema, table) = (part.schema.as_str(), part.table.as_str());
     let key_columns: Vec<i32> = plan.key.iter().map(|&i| i as i32).collect();
-    let window = ctx.state.windows.open(schema, table, key_columns);
+    let window = ctx
+        .state
+        .windows
+        .open(schema, table, part.part, key_columns);
     if ctx.state.windows.generation() != generation {
         ctx.state.windows.close(schema, table, window);
         conns.readers.push(reader);
@@ -1688,11 +1880,11 @@ async fn read_chunk(
 /// store at its delivery point.
 async fn deliver(
     ctx: SnapshotContext,
-    schema: String,
-    table: String,
+    part: PartKey,
     chunk: ReadChunk,
 ) -> Result<Delivery, SnapshotError> {
-    let qualified = format!("{schema}.{table}");
+    let (schema, table) = (part.schema.clone(), part.table.clone());
+    let qualified = part.qualified();
     let ReadChunk {
         plan,
         window,
@@ -1772,27 +1964,16 @@ async fn deliver(
                 ..Default::default()
             };
             // Persisted by the snapshot's loop once the consumers acked it.
-            finish_chunk(
-                &ctx,
-                &schema,
-                &table,
-                up_to,
-                last,
-                kept as u64,
-                seq,
-                delivered_at,
-            );
+            finish_chunk(&ctx, &part, up_to, last, kept as u64, seq, delivered_at);
             Ok(Delivery::Done)
         }
     }
 }
 
 /// Records a delivered chunk as pending.
-#[allow(clippy::too_many_arguments)]
 fn finish_chunk(
     ctx: &SnapshotContext,
-    schema: &str,
-    table: &str,
+    part: &PartKey,
     up_to: Option<Vec<Vec<u8>>>,
     last: bool,
     rows: u64,
@@ -1801,15 +1982,16 @@ fn finish_chunk(
 ) {
     let mut live = ctx.state.lock();
     let Live { progress, tables } = &mut *live;
-    let tl = tables
-        .entry((schema.to_string(), table.to_string()))
-        .or_default();
+    let tl = tables.entry(part.clone()).or_default();
     if up_to.is_some() {
         tl.next_from = up_to.clone();
     }
     tl.delivered_all = last;
     tl.pending_seqs.push(seq);
-    if let Some(t) = progress.as_mut().and_then(|p| p.table_mut(schema, table)) {
+    if let Some(t) = progress
+        .as_mut()
+        .and_then(|p| p.part_mut(&part.schema, &part.table, part.part))
+    {
         t.pending.push(PendingChunk {
             up_to: up_to.map(|k| k.iter().map(|v| to_hex(v)).collect()),
             last,
@@ -1819,25 +2001,15 @@ fn finish_chunk(
     }
 }
 
-/// A table gone since the plan: done with what was read.
+/// A table gone since the plan: done with what was read (of this part).
 fn finish_table(
     ctx: &SnapshotContext,
-    schema: &str,
-    table: &str,
+    part: &PartKey,
     up_to: Option<Vec<Vec<u8>>>,
     rows: u64,
     seq: Option<u64>,
 ) {
-    finish_chunk(
-        ctx,
-        schema,
-        table,
-        up_to,
-        true,
-        rows,
-        seq,
-        EntryPosition::default(),
-    );
+    finish_chunk(ctx, part, up_to, true, rows, seq, EntryPosition::default());
 }
 
 /// The table as `SHOW CREATE TABLE` describes it now, and how to read it;
@@ -2238,6 +2410,22 @@ mod tests {
 
     fn key(v: i128) -> Vec<Vec<u8>> {
         vec![v.to_string().into_bytes()]
+    }
+
+    #[test]
+    fn a_split_cuts_the_key_values_into_parts_of_about_as_many() {
+        assert_eq!(split_bounds((1, 10), 2), [5]);
+        assert_eq!(split_bounds((1, 11), 2), [5]);
+        assert_eq!(split_bounds((1, 10), 3), [3, 6]);
+        assert_eq!(split_bounds((-5, 4), 2), [-1]);
+        let wide = (i128::from(i64::MIN), i128::from(u64::MAX));
+        let bounds = split_bounds(wide, 4);
+        assert_eq!(bounds.len(), 3);
+        assert!(bounds.windows(2).all(|w| w[0] < w[1]) && bounds[0] > wide.0 && bounds[2] < wide.1);
+        // Too few values, or one part: no split.
+        assert!(split_bounds((7, 7), 2).is_empty());
+        assert!(split_bounds((1, 2), 3).is_empty());
+        assert!(split_bounds((1, 100), 1).is_empty());
     }
 
     #[test]

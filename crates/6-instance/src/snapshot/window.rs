@@ -37,6 +37,8 @@ pub struct Windows {
 #[derive(Debug)]
 struct Window {
     id: u64,
+    /// The part of the table whose read opened it (0: the whole table).
+    part: u32,
     /// Indexes of the key columns; empty: every column.
     key_columns: Vec<i32>,
     touched: HashSet<RowKey>,
@@ -69,8 +71,9 @@ impl Windows {
     }
 
     /// Starts noting the keys the stream touches in `schema.table`: before
-    /// the chunk's read begins. Returns the window's id.
-    pub fn open(&self, schema: &str, table: &str, key_columns: Vec<i32>) -> u64 {
+    /// the read of a chunk of `part` of the table begins. Returns the
+    /// window's id.
+    pub fn open(&self, schema: &str, table: &str, part: u32, key_columns: Vec<i32>) -> u64 {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let mut tables = self.lock();
         tables
@@ -78,6 +81,7 @@ impl Windows {
             .or_default()
             .push(Window {
                 id,
+                part,
                 key_columns,
                 touched: HashSet::new(),
                 invalid: false,
@@ -91,10 +95,17 @@ impl Windows {
         self.take(schema, table, id);
     }
 
-    /// Stops noting for every chunk of `schema.table` being read.
-    pub fn close_table(&self, schema: &str, table: &str) {
+    /// Stops noting for every chunk of `part` of `schema.table` being read
+    /// (the table's other parts are read on).
+    pub fn close_part(&self, schema: &str, table: &str, part: u32) {
         let mut tables = self.lock();
-        tables.remove(&(schema.to_string(), table.to_string()));
+        let key = (schema.to_string(), table.to_string());
+        if let Some(windows) = tables.get_mut(&key) {
+            windows.retain(|w| w.part != part);
+            if windows.is_empty() {
+                tables.remove(&key);
+            }
+        }
         self.open.store(Self::count(&tables), Ordering::Release);
     }
 
@@ -395,7 +406,7 @@ mod tests {
     #[test]
     fn a_scan_window_stays_open_and_lets_go_of_the_keys_of_each_chunk() {
         let windows = Windows::default();
-        let id = windows.open("s", "t", vec![0]);
+        let id = windows.open("s", "t", 0, vec![0]);
         // The stream touches keys 2 (in the first chunk) and 5 (further on).
         windows.observe("s", "t", &rows(&["2", "5"]));
         assert_eq!(windows.touched("s", "t", id), Some(2));
@@ -419,7 +430,7 @@ mod tests {
     #[test]
     fn a_chunk_window_closes_and_keeps_nothing_the_stream_touched() {
         let windows = Windows::default();
-        let id = windows.open("s", "t", vec![0]);
+        let id = windows.open("s", "t", 0, vec![0]);
         windows.observe("s", "t", &rows(&["1", "3"]));
         let all_touched = windows.reconcile("s", "t", id, chunk(&["1", "3"]), 2, false);
         assert!(matches!(
@@ -434,11 +445,26 @@ mod tests {
 
         // An invalidated window (a DDL went by) asks for the chunk again,
         // whether it stays open or not.
-        let id = windows.open("s", "t", vec![0]);
+        let id = windows.open("s", "t", 0, vec![0]);
         windows.invalidate_all();
         assert!(matches!(
             windows.reconcile("s", "t", id, chunk(&["1"]), 1, true),
             Reconciled::Redo
         ));
+    }
+
+    #[test]
+    fn closing_a_part_leaves_the_windows_of_the_other_parts_of_the_table_open() {
+        let windows = Windows::default();
+        let first = windows.open("s", "t", 0, vec![0]);
+        let second = windows.open("s", "t", 1, vec![0]);
+        windows.observe("s", "t", &rows(&["1", "9"]));
+        windows.close_part("s", "t", 0);
+        assert_eq!(windows.touched("s", "t", first), None);
+        assert_eq!(windows.touched("s", "t", second), Some(2));
+        assert!(windows.any_open());
+        let kept = windows.reconcile("s", "t", second, chunk(&["8", "9"]), 2, false);
+        assert_eq!(kept_keys(kept), ["8"]);
+        assert!(!windows.any_open());
     }
 }
