@@ -513,6 +513,13 @@ async fn snapshot_beside_a_busy_stream(big_rows: u64, instance_extra: &str) {
             "no scan was started again; the server log ends with:\n{}",
             log_tail(&log)
         );
+        // The big table was read in two parts at once, each with scans of
+        // its own: they too end with the source's rows.
+        assert!(
+            log_has(&log, "read in parts at once"),
+            "the big table was not read in parts; the server log ends with:\n{}",
+            log_tail(&log)
+        );
     }
     assert!(
         replica.snapshot_rows >= big - statements,

@@ -105,6 +105,9 @@ struct TableLive {
     pending_seqs: Vec<Option<u64>>,
 }
 
+/// A key as the server sent its values (text protocol), one per key column.
+type RawKey = Vec<Vec<u8>>;
+
 /// What one reader reads: a whole table (part 0), or one key range of a
 /// large table read in parts at once (see [`split_large_tables`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -702,12 +705,17 @@ async fn load_or_plan(
     {
         let mut live = ctx.state.lock();
         for t in &progress.tables {
-            let next_from = persisted_key(t, t.done_up_to.as_ref().or(t.part_after.as_ref()))?;
+            let bad = |message| SnapshotError::Table {
+                table: format!("{}.{}", t.schema, t.table),
+                message,
+            };
+            let next_from =
+                persisted_key(t, t.done_up_to.as_ref().or(t.part_after.as_ref())).map_err(bad)?;
             live.tables.insert(
                 PartKey::of(t),
                 TableLive {
                     next_from,
-                    up_to: persisted_key(t, t.part_up_to.as_ref())?,
+                    up_to: persisted_key(t, t.part_up_to.as_ref()).map_err(bad)?,
                     delivered_all: t.done,
                     pending_seqs: Vec::new(),
                 },
@@ -722,10 +730,7 @@ async fn load_or_plan(
 }
 
 /// A key of `t`'s progress (hex values) as raw values.
-fn persisted_key(
-    t: &TableProgress,
-    hex: Option<&Vec<String>>,
-) -> Result<Option<Vec<Vec<u8>>>, SnapshotError> {
+fn persisted_key(t: &TableProgress, hex: Option<&Vec<String>>) -> Result<Option<RawKey>, String> {
     let Some(hex) = hex else {
         return Ok(None);
     };
@@ -733,9 +738,11 @@ fn persisted_key(
         .map(|h| from_hex(h))
         .collect::<Option<Vec<_>>>()
         .map(Some)
-        .ok_or_else(|| SnapshotError::Table {
-            table: format!("{}.{}", t.schema, t.table),
-            message: format!("persisted key {hex:?} is not hex"),
+        .ok_or_else(|| {
+            format!(
+                "persisted key {hex:?} of {}.{} is not hex",
+                t.schema, t.table
+            )
         })
 }
 
@@ -1292,7 +1299,7 @@ async fn scan_chunks(
     cached: &mut Option<Described>,
     part: &PartKey,
     read_any: &mut bool,
-    (mut next, end): (Option<Vec<Vec<u8>>>, Option<Vec<Vec<u8>>>),
+    (mut next, end): (Option<RawKey>, Option<RawKey>),
 ) -> Result<(), SnapshotError> {
     let (schema, table) = (part.schema.as_str(), part.table.as_str());
     let qualified = part.qualified();
