@@ -9,9 +9,11 @@
 //!   written as SQL);
 //! - `sluice server` (release build) on a fresh configuration folder with
 //!   `sluice.instance.snapshot.mode = initial`, and a Canal client
-//!   (`get` of 1,000 entries without ack, then ack, as Canal's examples
-//!   do) that reads every column of the rows of the snapshot entries; the clock runs from
-//!   the server's start until the client has every row of the table;
+//!   (`get` of a batch of 1,000 units without ack, waiting at most
+//!   [`GET_TIMEOUT_MS`] for it to fill, then ack, as Canal's examples do)
+//!   that reads every column of the rows of the snapshot entries; the
+//!   clock runs from the server's start until the client has every row of
+//!   the table;
 //! - the same with a client that takes the batches as bytes and counts the
 //!   rows of the snapshot entries without reading their values: what
 //!   `mariadb-dump`'s `/dev/null` does with its output.
@@ -136,6 +138,11 @@ fn rows_read(e: &Entry) -> u64 {
 
 /// The Sluice pass: seconds until the client has `rows` snapshot rows.
 /// What the bench's Canal client does with the rows it gets.
+/// How long the client's `get` waits for a full batch (Canal's default
+/// batches: 1,000 × 1 KB). The snapshot's last, partial batch waits for
+/// all of it, so a long timeout only adds idle time after the last row.
+const GET_TIMEOUT_MS: i64 = 100;
+
 #[derive(Clone, Copy, PartialEq)]
 enum Consumer {
     /// Reads every column of every row.
@@ -182,7 +189,7 @@ async fn snapshot_pass(db: &MariaDb, rows: u64, consumer: Consumer) -> SnapshotP
         let (id, rows_now) = match consumer {
             Consumer::EveryValue => {
                 let msg = client
-                    .get_without_ack(1000, Some(1000), TimeUnit::Milliseconds)
+                    .get_without_ack(1000, Some(GET_TIMEOUT_MS), TimeUnit::Milliseconds)
                     .await
                     .expect("get");
                 let snapshot_rows: u64 = msg
@@ -199,7 +206,7 @@ async fn snapshot_pass(db: &MariaDb, rows: u64, consumer: Consumer) -> SnapshotP
             }
             Consumer::CountOnly => {
                 let msg = client
-                    .get_without_ack_raw(1000, Some(1000), TimeUnit::Milliseconds)
+                    .get_without_ack_raw(1000, Some(GET_TIMEOUT_MS), TimeUnit::Milliseconds)
                     .await
                     .expect("get");
                 let snapshot_rows: u64 = msg
@@ -384,7 +391,7 @@ fn main() {
         "## Initial snapshot of a large table, next to mariadb-dump\n\n\
          Machine: {cpus} CPUs by `nproc` ({cpu_model}); MariaDB {version}, `sluice server` (release build), the Canal client and `mariadb-dump` on the same cores.\n\n\
          Load: `bench.t`, {rows_s} rows ({table_mb:.0} MB of data and index): BIGINT primary key, INT, VARCHAR(32), DATETIME, DECIMAL(10,2); no writes meanwhile.\n\n\
-         Method: passes interleaved, the order of the three runs rotated from pass to pass; both read through the server's Unix socket (`mariadb-dump --socket`, `sluice.instance.master.socket`). `mariadb-dump --single-transaction --quick bench t > /dev/null`, from start to exit. Sluice: `sluice server` with `sluice.instance.snapshot.mode = initial` and {settings} on a fresh configuration folder, and a Rust Canal client (`get` 1,000 entries, then `ack`) that either reads every column of the rows of the entries marked `snapshot` (the crate's zero-copy `RowChangeView`), or takes the batches as bytes and counts those rows without reading their values (what `/dev/null` does with `mariadb-dump`'s output); the clock runs from the server's start until the client has every row. CPU seconds from `/proc` (`mariadbd`, `sluice server`, the client's process) and `getrusage` (`mariadb-dump`), of each side's fastest pass.\n\n\
+         Method: passes interleaved, the order of the three runs rotated from pass to pass; both read through the server's Unix socket (`mariadb-dump --socket`, `sluice.instance.master.socket`). `mariadb-dump --single-transaction --quick bench t > /dev/null`, from start to exit. Sluice: `sluice server` with `sluice.instance.snapshot.mode = initial` and {settings} on a fresh configuration folder, and a Rust Canal client (`get` of a batch of 1,000 units, Canal's default MEMSIZE batches of 1,000 KB, waiting at most 100 ms for it to fill; then `ack`) that either reads every column of the rows of the entries marked `snapshot` (the crate's zero-copy `RowChangeView`), or takes the batches as bytes and counts those rows without reading their values (what `/dev/null` does with `mariadb-dump`'s output); the clock runs from the server's start until the client has every row. CPU seconds from `/proc` (`mariadbd`, `sluice server`, the client's process) and `getrusage` (`mariadb-dump`), of each side's fastest pass.\n\n\
          | what | best | all passes | rows/s (best) | `mariadbd` CPU | reader CPU | consumer CPU | CPU in all | server peak RSS |\n\
          | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
          | `mariadb-dump --single-transaction` | {best_dump:.2} s | {dump_all} | {dump_rate} | {dump_source:.1} s | {dump_cpu:.1} s | (`/dev/null`) | {dump_total:.1} s | |\n\

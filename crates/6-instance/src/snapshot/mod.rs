@@ -7,7 +7,10 @@
 //!   `WITH CONSISTENT SNAPSHOT`, its rows cut into chunks as they come. The
 //!   source reads no range condition per row, so this costs it least; the
 //!   transaction is ended and a new scan started after `scanSeconds` or
-//!   when many keys were changed ahead of the scan.
+//!   when many keys were changed ahead of the scan. A large table with a
+//!   key of one integer column is cut into parts (key ranges) scanned at
+//!   once, so that it keeps more than one of the source's threads busy
+//!   ([`split_large_tables`]).
 //! - ranges: a chunk's end is found first (the key `chunkSize` rows on),
 //!   then its rows (`WHERE key > last AND key <= end`) in a transaction of
 //!   its own; chunks whose bounds are known are read several at once, on
