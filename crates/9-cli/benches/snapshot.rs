@@ -383,7 +383,7 @@ fn main() {
     let (count_row, count_ratio) = sluice_row("counting rows", &counts);
     let properties = std::env::var("SLUICE_BENCH_SNAPSHOT_PROPERTIES").unwrap_or_default();
     let settings = if properties.trim().is_empty() {
-        "the default settings (`reads = scan`: one SELECT cut into chunks of 8,192 rows; `parallelism = 2`)".to_string()
+        "the default settings (`reads = scan`: one SELECT per part cut into chunks of 8,192 rows; `parallelism = 4`: the table is read in 4 parts at once)".to_string()
     } else {
         format!("`{}`", properties.trim())
     };

@@ -368,8 +368,10 @@ pub struct SnapshotSettings {
     /// Rows read per chunk (one SELECT, one entry).
     pub chunk_size: usize,
     /// Chunk SELECTs running at once on the source, across tables and
-    /// within one; also the tables read at once, each reading up to this
-    /// many chunks ahead.
+    /// within one (a large table's parts with `scan`, chunks read ahead
+    /// with `ranges`); also the tables read at once. 4 by default, as
+    /// mydumper's threads: with fewer, a reader waiting on its socket
+    /// leaves the source's cores idle.
     pub parallelism: usize,
 }
 
@@ -380,7 +382,7 @@ impl Default for SnapshotSettings {
             reads: SnapshotReads::Scan,
             scan_max_age: Duration::from_secs(60),
             chunk_size: 8192,
-            parallelism: 2,
+            parallelism: 4,
         }
     }
 }
