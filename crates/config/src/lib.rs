@@ -1254,10 +1254,11 @@ impl InstanceConfig {
             Some(ms) => Duration::from_millis(ms),
             None => Duration::from_secs(detect_interval.saturating_mul(detect_retries)),
         };
+        let defaults = SnapshotSettings::default();
         let snapshot = SnapshotSettings {
             mode: r.choice(
                 "sluice.instance.snapshot.mode",
-                SnapshotMode::Never,
+                defaults.mode,
                 &[
                     ("never", SnapshotMode::Never),
                     ("initial", SnapshotMode::Initial),
@@ -1265,7 +1266,7 @@ impl InstanceConfig {
             )?,
             reads: r.choice(
                 "sluice.instance.snapshot.reads",
-                SnapshotReads::Scan,
+                defaults.reads,
                 &[
                     ("scan", SnapshotReads::Scan),
                     ("ranges", SnapshotReads::Ranges),
@@ -1273,17 +1274,17 @@ impl InstanceConfig {
             )?,
             scan_max_age: Duration::from_secs(r.parse(
                 "sluice.instance.snapshot.scanSeconds",
-                60,
+                defaults.scan_max_age.as_secs(),
                 "expected seconds (1 or more)",
             )?),
             chunk_size: r.parse(
                 "sluice.instance.snapshot.chunkSize",
-                8192,
+                defaults.chunk_size,
                 "expected a number of rows (1 or more)",
             )?,
             parallelism: r.parse(
                 "sluice.instance.snapshot.parallelism",
-                2,
+                defaults.parallelism,
                 "expected a number of tables read at once (1 or more)",
             )?,
         };

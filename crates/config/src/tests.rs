@@ -569,3 +569,34 @@ fn admin_http_is_off_by_default_loopback_by_default_and_needs_a_token_elsewhere(
     assert!(!is_loopback_host("10.1.2.3"));
     assert!(!is_loopback_host(""));
 }
+
+#[test]
+fn snapshot_settings_default_to_four_parts_read_at_once_and_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "canal.properties", "");
+    write(
+        dir.path(),
+        "d/instance.properties",
+        "canal.instance.master.address = h:1\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    let inst = InstanceConfig::load(&server, "d").unwrap();
+    assert_eq!(inst.snapshot, SnapshotSettings::default());
+    assert_eq!(inst.snapshot.parallelism, 4);
+    assert_eq!(inst.snapshot.reads, SnapshotReads::Scan);
+    write(
+        dir.path(),
+        "d/instance.properties",
+        "canal.instance.master.address = h:1\nsluice.instance.snapshot.parallelism = 2\n\
+         sluice.instance.snapshot.reads = ranges\nsluice.instance.snapshot.chunkSize = 100\n",
+    );
+    let inst = InstanceConfig::load(&server, "d").unwrap();
+    assert_eq!(
+        (
+            inst.snapshot.parallelism,
+            inst.snapshot.reads,
+            inst.snapshot.chunk_size
+        ),
+        (2, SnapshotReads::Ranges, 100)
+    );
+}
