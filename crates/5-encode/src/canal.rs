@@ -286,7 +286,7 @@ impl CanalEncoder {
         values: &dyn SelectRows,
     ) -> Result<Option<BuiltEntry>, EntryError> {
         Self::on_this_thread(gtid_on, |encoder| {
-            match encoder.rows_entry_parts(rows, false, Some(values), &[]) {
+            match encoder.rows_entry_parts(rows, false, Some(values), &[], None) {
                 Ok((built, _)) => Ok(Some(built)),
                 Err(Fill::NotText) => Ok(None),
                 Err(Fill::Entry(e)) => Err(e),
@@ -303,7 +303,7 @@ impl CanalEncoder {
         rows: &RowsChange<'_>,
     ) -> Result<(BuiltEntry, Bytes), EntryError> {
         let (built, serialised) =
-            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true, None, &[]))
+            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true, None, &[], None))
                 .map_err(Fill::into_entry_error)?;
         let serialised = serialised.unwrap_or_else(|| Bytes::from(built.entry.encode_to_vec()));
         Ok((built, serialised))
@@ -314,15 +314,19 @@ impl CanalEncoder {
     /// it is Canal's ([`CanalEncoder::select_rows_entry_on_this_thread`];
     /// `Ok(None)` when not), else (`select` None) from the rows of `rows`,
     /// a row image. Written once, as the stream's entries are (see
-    /// [`CanalEncoder::serialised_rows_entry_on_this_thread`]).
+    /// [`CanalEncoder::serialised_rows_entry_on_this_thread`]). Each row's
+    /// `sluiceRowKey` is `row_key_base#index`: rows read at one binlog
+    /// point share no event offset, so the caller names the chunk.
     pub fn serialised_snapshot_entry_on_this_thread(
         gtid_on: bool,
         rows: &RowsChange<'_>,
         select: Option<&dyn SelectRows>,
         props: &[Pair],
+        row_key_base: &str,
     ) -> Result<Option<(BuiltEntry, Bytes)>, EntryError> {
-        let parts =
-            Self::on_this_thread(gtid_on, |e| e.rows_entry_parts(rows, true, select, props));
+        let parts = Self::on_this_thread(gtid_on, |e| {
+            e.rows_entry_parts(rows, true, select, props, Some(row_key_base))
+        });
         match parts {
             Ok((built, serialised)) => {
                 let serialised =
@@ -337,7 +341,7 @@ impl CanalEncoder {
     /// The ROWDATA entry of a rows event: one RowData per row, values in
     /// Canal's text.
     pub fn rows_entry(&mut self, rows: &RowsChange<'_>) -> Result<BuiltEntry, EntryError> {
-        self.rows_entry_parts(rows, false, None, &[])
+        self.rows_entry_parts(rows, false, None, &[], None)
             .map(|(built, _)| built)
             .map_err(Fill::into_entry_error)
     }
@@ -347,13 +351,15 @@ impl CanalEncoder {
     /// for them in front of it (without, no room is left and the entry's
     /// head is not encoded: callers that change the header encode it later).
     /// With `select`, the rows are those values rather than the event's.
-    /// `props` go into the header before `rowsCount`.
+    /// `props` go into the header before `rowsCount`. Row keys are
+    /// `file:offset#index` of the rows' event, or `row_key_base#index`.
     fn rows_entry_parts(
         &mut self,
         rows: &RowsChange<'_>,
         serialise: bool,
         select: Option<&dyn SelectRows>,
         props: &[Pair],
+        row_key_base: Option<&str>,
     ) -> Result<(BuiltEntry, Option<Bytes>), Fill> {
         let at = &rows.position;
         let txn = rows.txn;
@@ -449,9 +455,14 @@ impl CanalEncoder {
             // `file:offset#` is the event's (the chunk's) for every row.
             if key_prefix != Some((key.file, key.offset)) {
                 row_key.clear();
-                row_key.push_str(key.file);
-                row_key.push(':');
-                value::push_u64(row_key, key.offset);
+                match row_key_base {
+                    Some(base) => row_key.push_str(base),
+                    None => {
+                        row_key.push_str(key.file);
+                        row_key.push(':');
+                        value::push_u64(row_key, key.offset);
+                    }
+                }
                 row_key.push('#');
                 key_prefix = Some((key.file, key.offset));
                 key_prefix_len = row_key.len();
@@ -1028,7 +1039,7 @@ mod tests {
                         let columns = by_schema.then_some(infos.as_slice());
                         let change = RowsChange::new(position, changes.state(), rows, columns);
                         let new = b
-                            .rows_entry_parts(&change, true, None, &[])
+                            .rows_entry_parts(&change, true, None, &[], None)
                             .map_err(Fill::into_entry_error);
                         let old = b.rows_entry_reference(&change);
                         match (new, old) {
@@ -1050,7 +1061,7 @@ mod tests {
                                 // serialised entry too.
                                 let marker = [Pair::new("snapshot", "true")];
                                 let (m, marked) = b
-                                    .rows_entry_parts(&change, true, None, &marker)
+                                    .rows_entry_parts(&change, true, None, &marker, None)
                                     .map_err(Fill::into_entry_error)
                                     .expect("built once already");
                                 let marked = marked.expect("the head fits its room");

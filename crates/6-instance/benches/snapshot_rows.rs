@@ -110,10 +110,11 @@ fn convert_chunk(plan: &TablePlan, packets: &[Vec<u8>], text: bool) -> prost::by
             None,
         )
     };
-    let (_, bytes) =
-        CanalEncoder::serialised_snapshot_entry_on_this_thread(false, &change, select, &marker)
-            .expect("an entry")
-            .expect("every column's text is Canal's");
+    let (_, bytes) = CanalEncoder::serialised_snapshot_entry_on_this_thread(
+        false, &change, select, &marker, "bench",
+    )
+    .expect("an entry")
+    .expect("every column's text is Canal's");
     bytes
 }
 

@@ -136,13 +136,12 @@ fn rows_read(e: &Entry) -> u64 {
     rows
 }
 
-/// The Sluice pass: seconds until the client has `rows` snapshot rows.
-/// What the bench's Canal client does with the rows it gets.
 /// How long the client's `get` waits for a full batch (Canal's default
 /// batches: 1,000 × 1 KB). The snapshot's last, partial batch waits for
 /// all of it, so a long timeout only adds idle time after the last row.
 const GET_TIMEOUT_MS: i64 = 100;
 
+/// What the bench's Canal client does with the rows it gets.
 #[derive(Clone, Copy, PartialEq)]
 enum Consumer {
     /// Reads every column of every row.
@@ -152,6 +151,7 @@ enum Consumer {
     CountOnly,
 }
 
+/// The Sluice pass: seconds until the client has `rows` snapshot rows.
 async fn snapshot_pass(db: &MariaDb, rows: u64, consumer: Consumer) -> SnapshotPass {
     let conf = tempfile::tempdir().expect("temp folder");
     let port = find_free_port().expect("a free port");

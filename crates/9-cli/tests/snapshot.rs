@@ -199,6 +199,10 @@ struct Replica {
     snapshot_tables: std::collections::HashSet<String>,
     /// Rows whose version went backwards.
     backwards: Vec<String>,
+    /// Every row's `sluiceRowKey` (checked runs only), and those that came
+    /// twice: a consumer that drops duplicates by it would lose rows.
+    row_keys: std::collections::HashSet<String>,
+    repeated_row_keys: Vec<String>,
 }
 
 fn row_of(cols: &[sluice_canal::proto::Column]) -> Row {
@@ -250,6 +254,18 @@ impl Replica {
         let rc = row_change(entry).unwrap();
         let et = rc.event_type();
         for r in &rc.row_datas {
+            if check_versions {
+                let row_key = r
+                    .props
+                    .iter()
+                    .find(|p| p.key() == "sluiceRowKey")
+                    .map(|p| p.value().to_string())
+                    .unwrap_or_default();
+                if !self.row_keys.insert(row_key.clone()) {
+                    self.repeated_row_keys
+                        .push(format!("{table} {row_key:?} (snapshot read: {snapshot})"));
+                }
+            }
             if matches!(et, EventType::Update | EventType::Delete) {
                 let before = row_of(&r.before_columns);
                 if let Some(rows) = self.tables.get_mut(&table) {
@@ -506,6 +522,14 @@ async fn snapshot_beside_a_busy_stream(big_rows: u64, instance_extra: &str) {
         replica.backwards.is_empty(),
         "row versions went backwards: {:#?}",
         &replica.backwards[..replica.backwards.len().min(10)]
+    );
+    // Each row carries a key of its own, snapshot rows too (chunks of one
+    // scan, and parts of a table, share a read point).
+    assert!(
+        replica.repeated_row_keys.is_empty(),
+        "{} rows came with a sluiceRowKey seen before: {:#?}",
+        replica.repeated_row_keys.len(),
+        &replica.repeated_row_keys[..replica.repeated_row_keys.len().min(10)]
     );
     if instance_extra.contains("scanSeconds = 1") {
         assert!(

@@ -1901,11 +1901,11 @@ async fn deliver(
         rows,
         file,
         pos,
+        from,
         up_to,
         last,
         keep_window,
         read_for,
-        ..
     } = chunk;
     let count = rows.len();
     let started = Instant::now();
@@ -1922,7 +1922,8 @@ async fn deliver(
         let gtid_on = ctx.gtid_on;
         let (at_file, entry_plan) = (file.clone(), plan.clone());
         let built = tokio::task::spawn_blocking(move || {
-            chunk_entry(gtid_on, &entry_plan, &rows, &at_file, pos)
+            let base = chunk_row_key_base(&entry_plan, &at_file, pos, from.as_deref());
+            chunk_entry(gtid_on, &entry_plan, &rows, (&at_file, pos), &base)
         })
         .await;
         converted_for = started.elapsed();
@@ -2275,8 +2276,8 @@ fn chunk_entry(
     gtid_on: bool,
     plan: &TablePlan,
     rows: &RawResultSet,
-    file: &str,
-    pos: u64,
+    (file, pos): (&str, u64),
+    row_key_base: &str,
 ) -> Result<(Box<BuiltEntry>, EntryBytes), String> {
     // The rows' text goes into the entry as it is when it is Canal's for
     // every column (most tables); else each row is parsed into a binlog
@@ -2302,6 +2303,7 @@ fn chunk_entry(
         &text_change,
         Some(&select),
         &marker,
+        row_key_base,
     )
     .map_err(|e| e.to_string())?;
     let (mut built, bytes) = match from_text {
@@ -2309,13 +2311,49 @@ fn chunk_entry(
         None => {
             let event = rows_event(plan, rows, rows.len())?;
             let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
-            CanalEncoder::serialised_snapshot_entry_on_this_thread(gtid_on, &change, None, &marker)
-                .map_err(|e| e.to_string())?
-                .ok_or("a chunk read through a row image has no text to refuse")?
+            CanalEncoder::serialised_snapshot_entry_on_this_thread(
+                gtid_on,
+                &change,
+                None,
+                &marker,
+                row_key_base,
+            )
+            .map_err(|e| e.to_string())?
+            .ok_or("a chunk read through a row image has no text to refuse")?
         }
     };
     built.ack_point = Some(built.position.clone());
     Ok((Box::new(built), bytes))
+}
+
+/// The base of the `sluiceRowKey` of a chunk's rows (`base#index`): its
+/// read point, its table and where it starts (the key values it follows;
+/// empty for the first chunk of a table), so no two chunks
+/// delivered at one point share a key (several often are: one scan's, the
+/// parts of a table, any chunk read while the binlog stood still). A chunk
+/// read again after a restart starts where it did: where its read point
+/// is the same, no write went by, so its rows are the same too.
+pub fn chunk_row_key_base(
+    plan: &TablePlan,
+    file: &str,
+    pos: u64,
+    from: Option<&[Vec<u8>]>,
+) -> String {
+    // An integer as its text (short: the base is in every row), any
+    // other value as `x` and its hex.
+    let value = |v: &Vec<u8>| match std::str::from_utf8(v) {
+        Ok(t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit() || b == b'-') => {
+            t.to_string()
+        }
+        _ => format!("x{}", to_hex(v)),
+    };
+    let from = from.map_or(String::new(), |key| {
+        key.iter().map(value).collect::<Vec<_>>().join(",")
+    });
+    format!(
+        "{file}:{pos}@{}.{}>{from}",
+        plan.schema.db, plan.schema.name
+    )
 }
 
 /// A chunk's result set as the rows of a Canal entry
