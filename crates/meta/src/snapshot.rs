@@ -124,3 +124,55 @@ pub struct PendingChunk {
     /// The binlog position its rows were delivered at.
     pub delivered_at: EntryPosition,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_of_a_table_read_whole_reads_as_before_and_parts_round_trip() {
+        // Written before tables were read in parts: one entry, part 0.
+        let old: SnapshotProgress = serde_json::from_str(
+            r#"{"tables":[{"schema":"s","table":"t","doneUpTo":["3132"],"rowsDone":12,"rowsEstimated":40}]}"#,
+        )
+        .unwrap();
+        let t = &old.tables[0];
+        assert_eq!((t.part, &t.part_after, &t.part_up_to), (0, &None, &None));
+        // A table whole writes no part fields.
+        let text = serde_json::to_string(&old).unwrap();
+        assert!(!text.contains("part"), "{text}");
+
+        let part = |n: u32, after: Option<&str>, up_to: Option<&str>, done: bool| TableProgress {
+            schema: "s".into(),
+            table: "t".into(),
+            part: n,
+            part_after: after.map(|k| vec![k.to_string()]),
+            part_up_to: up_to.map(|k| vec![k.to_string()]),
+            done,
+            ..Default::default()
+        };
+        let mut split = SnapshotProgress {
+            tables: vec![
+                part(0, None, Some("35"), true),
+                part(1, Some("35"), None, false),
+                TableProgress {
+                    schema: "s".into(),
+                    table: "u".into(),
+                    done: true,
+                    ..Default::default()
+                },
+            ],
+        };
+        let text = serde_json::to_string(&split).unwrap();
+        assert!(text.contains(r#""part":1,"partAfter":["35"]"#), "{text}");
+        assert_eq!(
+            serde_json::from_str::<SnapshotProgress>(&text).unwrap(),
+            split
+        );
+        // Tables, not parts, are counted; a table is done with all its parts.
+        assert_eq!((split.table_count(), split.tables_done()), (2, 1));
+        split.part_mut("s", "t", 1).unwrap().done = true;
+        assert_eq!(split.tables_done(), 2);
+        assert!(split.finished());
+    }
+}
