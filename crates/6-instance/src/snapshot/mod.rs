@@ -713,12 +713,12 @@ async fn load_or_plan(
                 message,
             };
             let next_from =
-                persisted_key(t, t.done_up_to.as_ref().or(t.part_after.as_ref())).map_err(bad)?;
+                persisted_key(t.done_up_to.as_ref().or(t.part_after.as_ref())).map_err(bad)?;
             live.tables.insert(
                 PartKey::of(t),
                 TableLive {
                     next_from,
-                    up_to: persisted_key(t, t.part_up_to.as_ref()).map_err(bad)?,
+                    up_to: persisted_key(t.part_up_to.as_ref()).map_err(bad)?,
                     delivered_all: t.done,
                     pending_seqs: Vec::new(),
                 },
@@ -732,8 +732,8 @@ async fn load_or_plan(
     Ok(progress)
 }
 
-/// A key of `t`'s progress (hex values) as raw values.
-fn persisted_key(t: &TableProgress, hex: Option<&Vec<String>>) -> Result<Option<RawKey>, String> {
+/// A persisted key (hex values) as raw values.
+fn persisted_key(hex: Option<&Vec<String>>) -> Result<Option<RawKey>, String> {
     let Some(hex) = hex else {
         return Ok(None);
     };
@@ -741,12 +741,7 @@ fn persisted_key(t: &TableProgress, hex: Option<&Vec<String>>) -> Result<Option<
         .map(|h| from_hex(h))
         .collect::<Option<Vec<_>>>()
         .map(Some)
-        .ok_or_else(|| {
-            format!(
-                "persisted key {hex:?} of {}.{} is not hex",
-                t.schema, t.table
-            )
-        })
+        .ok_or_else(|| format!("persisted key {hex:?} is not hex"))
 }
 
 /// A table read in parts has at least this many rows (estimated) per
@@ -765,6 +760,8 @@ async fn split_large_tables(ctx: &SnapshotContext, conn: &mut Conn) -> Result<()
     if ctx.settings.reads != SnapshotReads::Scan || parallelism < 2 {
         return Ok(());
     }
+    // Nothing of it delivered: a chunk delivered is pending (or, once
+    // acked, done) in the progress itself, and no reader runs meanwhile.
     let fresh = |t: &TableProgress| {
         t.part == 0
             && t.part_after.is_none()
@@ -782,11 +779,6 @@ async fn split_large_tables(ctx: &SnapshotContext, conn: &mut Conn) -> Result<()
             .tables
             .iter()
             .filter(|t| fresh(t) && t.rows_estimated >= 2 * SPLIT_MIN_PART_ROWS)
-            .filter(|t| {
-                live.tables.get(&PartKey::of(t)).is_none_or(|l| {
-                    l.next_from.is_none() && !l.delivered_all && l.pending_seqs.is_empty()
-                })
-            })
             .map(|t| (t.schema.clone(), t.table.clone(), t.rows_estimated))
             .collect()
     };
