@@ -66,6 +66,7 @@ async fn run() -> (f64, u64) {
                     position: EntryPosition::default(),
                     is_ddl: false,
                     rows: 0,
+                    ..Default::default()
                 };
                 if store.put(payload.clone(), meta).await.is_err() {
                     return;

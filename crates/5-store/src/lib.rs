@@ -23,9 +23,13 @@
 
 pub mod destination;
 pub mod metrics;
+pub mod select;
 
 pub use destination::{Destination, DestinationError, Destinations, EntryBytes};
 pub use metrics::{ExecTimes, StoreMetrics};
+pub use select::{FilterVersion, Frame, Selection, TableName, NOT_STREAM_FILTERED};
+
+use select::{FrameState, Gathered, Limits};
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -82,7 +86,7 @@ pub const DEFAULT_DETACH_AFTER: Duration = Duration::from_secs(5);
 const DETACH_RECHECK: Duration = Duration::from_millis(100);
 
 /// What the store knows of an entry besides the entry itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EntryMeta {
     /// Bytes the entry takes (its serialised size), for the byte bound and MEMSIZE batches.
     pub bytes: usize,
@@ -95,6 +99,13 @@ pub struct EntryMeta {
     pub is_ddl: bool,
     /// Row changes in the entry (Canal's `rowsCount`), for the row metrics.
     pub rows: u32,
+    /// The table the entry is about, if any: what a client's
+    /// [`Selection`] matches.
+    pub table: Option<std::sync::Arc<TableName>>,
+    /// Its place in its transaction.
+    pub frame: Frame,
+    /// The stream filter it passed (see [`FilterVersion`]).
+    pub filter_version: FilterVersion,
 }
 
 /// Identity of a consumer: Canal's client id (a short, 1001 by default).
@@ -146,7 +157,7 @@ struct Stored<E> {
 }
 
 #[derive(Debug, Clone)]
-struct Mark {
+struct Mark<E> {
     batch_id: i64,
     /// Sequence range `[start, end)` of the batch.
     end: u64,
@@ -156,15 +167,17 @@ struct Mark {
     bytes: u64,
     rows: u64,
     time: i64,
+    /// A selective client's frame state after the batch.
+    frames_after: FrameState<E>,
 }
 
 #[derive(Debug)]
-struct ClientState {
+struct ClientState<E> {
     /// Everything before this sequence is acked.
     acked: u64,
     /// Next sequence to hand out.
     read: u64,
-    marks: VecDeque<Mark>,
+    marks: VecDeque<Mark<E>>,
     next_batch_id: i64,
     cursor: Option<EntryPosition>,
     /// Entries at or before this binlog position were acked before a restart.
@@ -174,6 +187,29 @@ struct ClientState {
     resume: Option<EntryPosition>,
     /// No longer held for by the store (see the module doc).
     detached: bool,
+    /// Which entries it receives; `None`: all of them.
+    selection: Option<Selection>,
+    /// A selective client's frame state at `read`, and at `acked`.
+    frames: FrameState<E>,
+    frames_at_acked: FrameState<E>,
+    /// A selective batch being gathered from `read` (kept while a GET waits).
+    gathering: Option<Gathered<E>>,
+    /// Gets nothing until the store starts over from the cursors
+    /// ([`EventStore::start_over`]): it needs entries the stream did not
+    /// read so far.
+    held: bool,
+}
+
+impl<E> ClientState<E> {
+    /// Back to `seq`, as after an ack there: nothing read beyond it.
+    fn rewind(&mut self, seq: u64)
+    where
+        E: Clone,
+    {
+        self.read = seq;
+        self.frames = self.frames_at_acked.clone();
+        self.gathering = None;
+    }
 }
 
 struct State<E> {
@@ -181,7 +217,7 @@ struct State<E> {
     /// Sequence number of `entries[0]`.
     first_seq: u64,
     bytes: usize,
-    clients: HashMap<ClientId, ClientState>,
+    clients: HashMap<ClientId, ClientState<E>>,
     stopped: bool,
     /// The last transaction boundary freed from the front of the store: a
     /// client subscribing now would resume after it.
@@ -385,7 +421,34 @@ impl<E: Clone> EventStore<E> {
             resume: None,
             cursor,
             detached: false,
+            selection: None,
+            frames: FrameState::default(),
+            frames_at_acked: FrameState::default(),
+            gathering: None,
+            held: false,
         });
+    }
+
+    /// Sets which entries a client receives from now on (`None`: all).
+    /// What it has in batches not acked stays as it was handed out.
+    pub fn set_selection(&self, client: ClientId, selection: Option<Selection>) {
+        let mut st = self.lock();
+        if let Some(c) = st.clients.get_mut(&client) {
+            c.selection = selection;
+            c.gathering = None;
+        }
+        drop(st);
+        // A waiting GET looks again with the new selection.
+        self.data_added.notify_waiters();
+    }
+
+    /// The client gets nothing from this store any more (it is about to be
+    /// replaced by one that reads what the client needs).
+    pub fn hold(&self, client: ClientId) {
+        if let Some(c) = self.lock().clients.get_mut(&client) {
+            c.held = true;
+            c.gathering = None;
+        }
     }
 
     /// Forgets a client; what only it held is freed.
@@ -439,7 +502,7 @@ impl<E: Clone> EventStore<E> {
                     return Err(StoreError::Stopped);
                 }
                 self.skip_acked(&mut st, client)?;
-                let (count, full) = self.batch_extent(&st, client, fetch_size)?;
+                let (count, full) = self.batch_extent(&mut st, client, fetch_size)?;
                 let timed_out = deadline.is_some_and(|d| tokio::time::Instant::now() >= d);
                 // A full store cannot fill a batch further; but with nothing
                 // for this client in it, waiting is right (and spares a
@@ -447,6 +510,10 @@ impl<E: Clone> EventStore<E> {
                 let stuck = st.is_full(&self.cfg) && count > 0;
                 if full || wait == GetWait::NoWait || timed_out || stuck {
                     return Ok(self.take_batch(&mut st, client, count));
+                }
+                if count == 0 && st.is_full(&self.cfg) && self.pass_unselected(&mut st, client) {
+                    drop(st);
+                    self.space_freed.notify_waiters();
                 }
             }
             match deadline {
@@ -459,7 +526,7 @@ impl<E: Clone> EventStore<E> {
     }
 
     /// Refuses a detached client (see [`StoreError::Detached`]).
-    fn attached(st: &State<E>, client: ClientId) -> Result<&ClientState, StoreError> {
+    fn attached(st: &State<E>, client: ClientId) -> Result<&ClientState<E>, StoreError> {
         let c = st
             .clients
             .get(&client)
@@ -508,20 +575,52 @@ impl<E: Clone> EventStore<E> {
     /// How many entries the next batch takes, and whether it is full.
     fn batch_extent(
         &self,
-        st: &State<E>,
+        st: &mut State<E>,
         client: ClientId,
         fetch_size: usize,
     ) -> Result<(usize, bool), StoreError> {
-        let c = st
-            .clients
-            .get(&client)
+        let next = st.next_seq();
+        let first = st.first_seq;
+        let State {
+            entries, clients, ..
+        } = st;
+        let c = clients
+            .get_mut(&client)
             .ok_or(StoreError::NotSubscribed(client))?;
-        let start = (c.read - st.first_seq) as usize;
+        if c.held {
+            return Ok((0, false));
+        }
+        if let Some(selection) = c.selection.as_mut() {
+            let limits = match self.cfg.batch_mode {
+                BatchMode::ItemSize => Limits {
+                    max_items: Some(fetch_size.max(1)),
+                    max_bytes: None,
+                    ddl_alone: self.cfg.ddl_isolation,
+                },
+                BatchMode::MemSize => Limits {
+                    max_items: None,
+                    max_bytes: Some(fetch_size.saturating_mul(self.cfg.mem_unit)),
+                    ddl_alone: self.cfg.ddl_isolation,
+                },
+            };
+            let gathered = match &mut c.gathering {
+                Some(g) if g.from == c.read => g,
+                slot => slot.insert(Gathered::start(c.read, c.frames.clone())),
+            };
+            let from = (gathered.upto.min(next) - first) as usize;
+            gathered.extend(
+                entries.range(from..).map(|s| (&s.item, &s.meta)),
+                selection,
+                limits,
+            );
+            return Ok((gathered.count(), gathered.full));
+        }
+        let start = (c.read - first) as usize;
         let mut count = 0usize;
         let mut bytes = 0usize;
         let byte_limit = fetch_size.saturating_mul(self.cfg.mem_unit);
         let mut full = false;
-        for s in st.entries.range(start..) {
+        for s in entries.range(start..) {
             if self.cfg.ddl_isolation && s.meta.is_ddl {
                 if count == 0 {
                     count = 1;
@@ -572,6 +671,9 @@ impl<E: Clone> EventStore<E> {
                 entries: Vec::new(),
             };
         }
+        if c.selection.is_some() {
+            return self.take_gathered(c);
+        }
         let start = (c.read - first) as usize;
         let mut items = Vec::with_capacity(count);
         let mut ack_point = None;
@@ -580,6 +682,13 @@ impl<E: Clone> EventStore<E> {
             items.push(s.item.clone());
             if s.meta.ack_point.is_some() {
                 ack_point = s.meta.ack_point.clone();
+            }
+            // The frame state a selection would start from, should the
+            // client get one later.
+            match s.meta.frame {
+                Frame::Begin => c.frames = FrameState::handed(),
+                Frame::End => c.frames = FrameState::default(),
+                Frame::Body => {}
             }
             bytes += s.meta.bytes as u64;
             rows += u64::from(s.meta.rows);
@@ -599,8 +708,70 @@ impl<E: Clone> EventStore<E> {
             bytes,
             rows,
             time,
+            frames_after: c.frames.clone(),
         });
         Batch { id, entries: items }
+    }
+
+    /// Hands out the batch a selective client gathered.
+    fn take_gathered(&self, c: &mut ClientState<E>) -> Batch<E> {
+        let Some(gathered) = c.gathering.take().filter(|g| g.from == c.read) else {
+            return Batch {
+                id: -1,
+                entries: Vec::new(),
+            };
+        };
+        let (items, frames, totals) = gathered.finish();
+        if items.is_empty() {
+            return Batch {
+                id: -1,
+                entries: Vec::new(),
+            };
+        }
+        if let Some(m) = &self.metrics {
+            m.got(totals.rows, totals.time);
+        }
+        let id = c.next_batch_id;
+        c.next_batch_id += 1;
+        c.read = totals.upto;
+        c.frames = frames;
+        c.marks.push_back(Mark {
+            batch_id: id,
+            end: c.read,
+            ack_point: totals.ack_point,
+            entries: items.len() as u64,
+            bytes: totals.bytes,
+            rows: totals.rows,
+            time: totals.time,
+            frames_after: c.frames.clone(),
+        });
+        Batch { id, entries: items }
+    }
+
+    /// A selective client with nothing in the store for it and nothing to
+    /// ack passes over what it looked at, so it does not hold a full store
+    /// (one long transaction of other tables). Its cursor stays: a restart
+    /// reads those entries again. Returns whether anything was freed.
+    fn pass_unselected(&self, st: &mut State<E>, client: ClientId) -> bool {
+        let Some(c) = st.clients.get_mut(&client) else {
+            return false;
+        };
+        if !c.marks.is_empty() || c.held {
+            return false;
+        }
+        let Some(g) = c.gathering.take() else {
+            return false;
+        };
+        if g.from != c.read || g.count() > 0 || g.upto == c.read {
+            c.gathering = Some(g);
+            return false;
+        }
+        let (_, frames, totals) = g.finish();
+        c.read = totals.upto;
+        c.acked = totals.upto;
+        c.frames = frames;
+        c.frames_at_acked = c.frames.clone();
+        st.trim()
     }
 
     /// Acks the oldest outstanding batch. Returns the client's new cursor if
@@ -639,6 +810,7 @@ impl<E: Clone> EventStore<E> {
             });
         };
         c.acked = mark.end;
+        c.frames_at_acked = mark.frames_after.clone();
         if let Some(m) = &self.metrics {
             m.acked(mark.entries, mark.bytes, mark.rows, mark.time);
         }
@@ -697,7 +869,8 @@ impl<E: Clone> EventStore<E> {
                 }
             }
         }
-        c.read = c.acked;
+        let acked = c.acked;
+        c.rewind(acked);
         Ok(())
     }
 
@@ -711,3 +884,6 @@ impl<E: Clone> EventStore<E> {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod select_tests;

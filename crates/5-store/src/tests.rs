@@ -16,6 +16,7 @@ fn meta(offset: u64, boundary: bool) -> EntryMeta {
         position: pos(1, offset),
         is_ddl: false,
         rows: 0,
+        ..Default::default()
     }
 }
 

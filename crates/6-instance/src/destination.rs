@@ -18,16 +18,19 @@
 //! which resumes from the smallest cursor).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use sluice_canal::{EntryPosition, LogIdentity, LogPosition, TableFilter};
 use sluice_meta::{ClientData, ClientIdentity, CursorStore, DestinationMeta};
 
+use crate::client_filters::{ClientFilters, StreamFilter};
 use crate::cursor_writer::CursorWriter;
 use crate::metrics::InstanceMetrics;
 use sluice_store::destination::BoxFuture;
 use sluice_store::{
-    Batch, ClientId, Destination, DestinationError, EntryBytes, EventStore, GetWait, StoreError,
+    Batch, ClientId, Destination, DestinationError, EntryBytes, EventStore, FilterVersion, GetWait,
+    StoreError,
 };
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -59,6 +62,9 @@ pub type OwnStreamStarter = Arc<
         + Sync,
 >;
 
+/// Starts a destination again (from its clients' cursors).
+pub type Restart = Arc<dyn Fn() + Send + Sync>;
+
 /// The consumer side of one instance.
 pub struct InstanceDestination {
     name: String,
@@ -69,8 +75,13 @@ pub struct InstanceDestination {
     writer: Option<CursorWriter>,
     identity: LogIdentity,
     meta: Mutex<DestinationMeta>,
-    /// A client's non-empty subscribe filter replaces the configured one (Canal).
-    filter_override: Mutex<Option<TableFilter>>,
+    /// Each client's table filter and the stream's (their union).
+    filters: Mutex<ClientFilters>,
+    /// The stream filter's version, for readers that keep a copy.
+    stream_version: AtomicU32,
+    /// Asks for the destination to start again and read what a client's
+    /// new filter needs (set once, by the instance manager).
+    restart: OnceLock<Restart>,
     own_streams: Mutex<HashMap<ClientId, Arc<OwnStream>>>,
     own_stream_starter: OnceLock<OwnStreamStarter>,
     metrics: OnceLock<Arc<InstanceMetrics>>,
@@ -84,16 +95,28 @@ impl InstanceDestination {
         cursors: Arc<dyn CursorStore>,
         identity: LogIdentity,
     ) -> Result<Self, sluice_meta::MetaError> {
+        Self::open_filtered(name, store, cursors, identity, TableFilter::all())
+    }
+
+    /// Restores the persisted subscriptions into the store; a client that
+    /// subscribed without a filter gets `configured`
+    /// (`canal.instance.filter.regex`).
+    pub fn open_filtered(
+        name: &str,
+        store: Arc<EventStore<EntryBytes>>,
+        cursors: Arc<dyn CursorStore>,
+        identity: LogIdentity,
+        configured: TableFilter,
+    ) -> Result<Self, sluice_meta::MetaError> {
         let meta = cursors.load(name)?;
-        let mut filter = None;
+        let mut filters = ClientFilters::new(configured);
         for c in &meta.client_datas {
-            store.subscribe(
-                c.client_identity.client_id,
-                c.cursor.as_ref().map(|p| p.postion.clone()),
-            );
-            if !c.client_identity.filter.trim().is_empty() {
-                filter = TableFilter::new(&c.client_identity.filter).ok();
-            }
+            let client = c.client_identity.client_id;
+            store.subscribe(client, c.cursor.as_ref().map(|p| p.postion.clone()));
+            filters.restore(name, client, &c.client_identity.filter);
+        }
+        for client in filters.clients() {
+            store.set_selection(client, filters.selection(client));
         }
         let writer = if cursors.is_in_memory() {
             None
@@ -109,7 +132,9 @@ impl InstanceDestination {
             writer,
             identity,
             meta: Mutex::new(meta),
-            filter_override: Mutex::new(filter),
+            stream_version: AtomicU32::new(filters.stream().version),
+            filters: Mutex::new(filters),
+            restart: OnceLock::new(),
             own_streams: Mutex::new(HashMap::new()),
             own_stream_starter: OnceLock::new(),
             metrics: OnceLock::new(),
@@ -140,13 +165,47 @@ impl InstanceDestination {
         }
     }
 
-    /// The subscriber filter of `other` applies here too (an own stream
-    /// filters like the shared one).
-    pub fn share_filter_override(&self, other: &InstanceDestination) {
-        *self
-            .filter_override
-            .lock()
-            .unwrap_or_else(|p| p.into_inner()) = other.filter_override();
+    /// How the destination starts again when a client needs tables the
+    /// stream does not read (set once, by the instance manager). Without
+    /// it, such a client gets those tables from where the stream is.
+    pub fn set_restart(&self, restart: Restart) {
+        let _ = self.restart.set(restart);
+    }
+
+    fn lock_filters(&self) -> std::sync::MutexGuard<'_, ClientFilters> {
+        self.filters.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The filter the stream reads with: the union of the clients' own.
+    pub fn stream_filter(&self) -> StreamFilter {
+        self.lock_filters().stream().clone()
+    }
+
+    /// The stream filter, if its version is not `known`'s (a cheap check
+    /// for readers that keep a copy).
+    pub fn stream_filter_if_changed(&self, known: FilterVersion) -> Option<StreamFilter> {
+        (self.stream_version.load(Ordering::Acquire) != known).then(|| self.stream_filter())
+    }
+
+    /// The filter `client` gets: its own, else (not subscribed) the
+    /// configured one.
+    pub fn client_filter(&self, client: ClientId) -> Arc<TableFilter> {
+        let f = self.lock_filters();
+        f.of(client).unwrap_or(f.configured()).clone()
+    }
+
+    /// The configured filter (`canal.instance.filter.regex`).
+    pub fn configured_filter(&self) -> Arc<TableFilter> {
+        self.lock_filters().configured().clone()
+    }
+
+    /// Hands every client its selection after the filters changed.
+    fn apply_filters(&self, filters: &ClientFilters) {
+        self.stream_version
+            .store(filters.stream().version, Ordering::Release);
+        for client in filters.clients() {
+            self.store.set_selection(client, filters.selection(client));
+        }
     }
 
     /// The clients served from a stream of their own now.
@@ -228,24 +287,6 @@ impl InstanceDestination {
             .iter()
             .filter_map(|c| c.cursor.as_ref().map(|p| p.postion.clone()))
             .min_by_key(|p| p.binlog_key())
-    }
-
-    /// The filter a subscriber asked for, which replaces the configured one.
-    pub fn filter_override(&self) -> Option<TableFilter> {
-        self.filter_override
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
-    }
-
-    /// Whether the subscriber's filter keeps `schema.table`; `None` when no
-    /// subscriber gave one (the configured filter applies).
-    pub fn override_matches(&self, schema: &str, table: &str) -> Option<bool> {
-        self.filter_override
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .map(|f| f.matches(schema, table))
     }
 
     pub fn store(&self) -> &Arc<EventStore<EntryBytes>> {
@@ -355,23 +396,24 @@ impl Destination for InstanceDestination {
     }
 
     fn subscribe(&self, client: ClientId, filter: &str) -> Result<(), DestinationError> {
-        if !filter.trim().is_empty() {
-            let f = TableFilter::new(filter).map_err(|e| DestinationError {
-                code: 400,
-                message: e.to_string(),
-            })?;
-            *self
-                .filter_override
-                .lock()
-                .unwrap_or_else(|p| p.into_inner()) = Some(f);
-        }
         let mut meta = self.lock_meta();
         let cursor = meta
             .client_datas
             .iter()
             .find(|c| c.client_identity.client_id == client)
             .and_then(|c| c.cursor.as_ref().map(|p| p.postion.clone()));
-        self.store.subscribe(client, cursor);
+        let widened = {
+            let mut filters = self.lock_filters();
+            let change = filters
+                .subscribe(client, filter)
+                .map_err(|e| DestinationError {
+                    code: 400,
+                    message: e.to_string(),
+                })?;
+            self.store.subscribe(client, cursor);
+            self.apply_filters(&filters);
+            change.widened
+        };
         match meta
             .client_datas
             .iter_mut()
@@ -388,12 +430,30 @@ impl Destination for InstanceDestination {
             }),
         }
         self.count_subscriptions(&meta);
-        self.persist(&meta)
+        self.persist(&meta)?;
+        drop(meta);
+        if widened {
+            if let Some(restart) = self.restart.get() {
+                // What the stream read so far lacks tables this client
+                // keeps: it gets nothing from it, and the destination
+                // starts again from the clients' cursors with the filter
+                // that reads them (see docs/security.md).
+                tracing::info!(destination = %self.name, client, filter, "a client's filter keeps tables the stream did not read: starting again from the clients' cursors");
+                self.store.hold(client);
+                restart();
+            }
+        }
+        Ok(())
     }
 
     fn unsubscribe(&self, client: ClientId) -> Result<(), DestinationError> {
         self.lock_own().remove(&client);
         self.store.unsubscribe(client);
+        {
+            let mut filters = self.lock_filters();
+            filters.unsubscribe(client);
+            self.apply_filters(&filters);
+        }
         let mut meta = self.lock_meta();
         meta.client_datas
             .retain(|c| c.client_identity.client_id != client);
@@ -490,6 +550,7 @@ mod tests {
                 position: pos(i * 100),
                 is_ddl: false,
                 rows: 0,
+                ..Default::default()
             };
             store.put(bytes, meta).await.unwrap();
         }
@@ -506,10 +567,8 @@ mod tests {
         let store2 = Arc::new(EventStore::new(StoreConfig::default()));
         let d2 = InstanceDestination::open("d", store2, cursors, LogIdentity::default()).unwrap();
         assert_eq!(d2.resume_position(), Some(pos(200)));
-        assert_eq!(
-            d2.filter_override().map(|f| f.as_str().to_string()),
-            Some("shop\\..*".into())
-        );
+        assert_eq!(d2.client_filter(1001).as_str(), "shop\\..*");
+        assert!(!d2.stream_filter().filter.matches("other", "t"));
         d.flush_cursors().unwrap();
         let saved = std::fs::read_to_string(dir.path().join("d/meta.dat")).unwrap();
         assert!(saved.contains("\"postion\":{"), "{saved}");

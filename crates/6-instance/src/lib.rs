@@ -4,6 +4,7 @@
 //! ([`sluice_encode::canal`]), filters them and feeds the store.
 
 pub mod build_pool;
+pub mod client_filters;
 pub mod cursor_writer;
 pub mod destination;
 pub mod manager;

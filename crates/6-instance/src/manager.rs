@@ -332,9 +332,16 @@ impl InstanceManager {
         )
         .map_err(|e| ManagerError::Locked(destination.to_string(), e))?;
         let destination_handle = Arc::new(
-            InstanceDestination::open(destination, store, self.cursors.clone(), identity)
-                .map_err(|e| ManagerError::Meta(destination.to_string(), e))?,
+            InstanceDestination::open_filtered(
+                destination,
+                store,
+                self.cursors.clone(),
+                identity,
+                filters.tables.clone(),
+            )
+            .map_err(|e| ManagerError::Meta(destination.to_string(), e))?,
         );
+        destination_handle.set_restart(self.restarter(destination));
         destination_handle.set_metrics(Arc::new(InstanceMetrics::new(destination)));
         let (stop_tx, stop_rx) = watch::channel(false);
         destination_handle.set_own_stream_starter(self.own_stream_starter(
@@ -498,16 +505,17 @@ impl InstanceManager {
                 ..parent.store().config().clone()
             }));
             store.subscribe(client, Some(from.clone()));
+            // It reads for this client alone: with its filter.
             let own = Arc::new(
-                InstanceDestination::open(
+                InstanceDestination::open_filtered(
                     &name,
                     store,
                     Arc::new(MemoryCursorStore::default()),
                     parent.identity().clone(),
+                    (*parent.client_filter(client)).clone(),
                 )
                 .map_err(|e| e.to_string())?,
             );
-            own.share_filter_override(parent);
             let schema = (me.schema)(
                 &config,
                 &connect,
@@ -546,6 +554,29 @@ impl InstanceManager {
                 stop,
                 task,
             })
+        })
+    }
+
+    /// How a destination starts again when a client's filter needs tables
+    /// its stream did not read: a reload, which reads from the smallest
+    /// client cursor with the union of the clients' filters (persisted by
+    /// the subscribe). Outside a runtime (never for a subscribe over the
+    /// network) nothing happens.
+    fn restarter(self: &Arc<Self>, destination: &str) -> crate::destination::Restart {
+        let manager = Arc::downgrade(self);
+        let name = destination.to_string();
+        Arc::new(move || {
+            let (Some(me), Ok(runtime)) =
+                (manager.upgrade(), tokio::runtime::Handle::try_current())
+            else {
+                return;
+            };
+            let name = name.clone();
+            runtime.spawn(async move {
+                if let Err(e) = me.reload(&name).await {
+                    tracing::error!(destination = %name, error = %e, "cannot start the destination again for a client's new filter");
+                }
+            });
         })
     }
 

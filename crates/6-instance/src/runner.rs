@@ -20,12 +20,13 @@ use sluice_encode::canal::{BuiltEntry, CanalEncoder, EntryError, EntryKind};
 use sluice_events::{ChangeBuilder, ColumnInfo, Encoder, Position, RowsChange, TransactionState};
 use sluice_source::position::GtidState;
 use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
-use sluice_store::{EntryBytes, EntryMeta, StoreError};
+use sluice_store::{EntryBytes, EntryMeta, FilterVersion, Frame, StoreError, TableName};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 use crate::build_pool::{BuildPool, Built};
+use crate::client_filters::StreamFilter;
 use crate::destination::InstanceDestination;
 use crate::snapshot::{ChunkDelivery, Delivered, Reconciled, SnapshotContext, SnapshotState};
 
@@ -288,6 +289,9 @@ pub struct InstanceRunner {
     name: String,
     destination: Arc<InstanceDestination>,
     filters: RunnerFilters,
+    /// The destination's stream filter (the union of its clients'), as of
+    /// the event being read.
+    stream: StreamFilter,
     schema: Box<dyn SchemaHook>,
     /// Follows the transaction state and makes the change events.
     changes: ChangeBuilder,
@@ -392,6 +396,8 @@ impl Work {
 /// holding its share of [`IN_FLIGHT_KB`] until it is there.
 struct Pending {
     entry: PendingEntry,
+    /// The stream filter version its event was read with.
+    version: FilterVersion,
     _held: OwnedSemaphorePermit,
 }
 
@@ -423,6 +429,7 @@ impl InstanceRunner {
     ) -> Self {
         InstanceRunner {
             name: name.to_string(),
+            stream: destination.stream_filter(),
             destination,
             filters,
             schema,
@@ -457,12 +464,12 @@ impl InstanceRunner {
         self
     }
 
+    /// Whether the stream reads `schema.table`: some client's filter keeps
+    /// it (each client gets only its own tables from the store), and the
+    /// black list does not drop it.
     fn table_allowed(&self, schema: &str, table: &str) -> bool {
-        let white = self
-            .destination
-            .override_matches(schema, table)
-            .unwrap_or_else(|| self.filters.tables.matches(schema, table));
-        white && (self.filters.black.is_empty() || !self.filters.black.matches(schema, table))
+        self.stream.filter.matches(schema, table)
+            && (self.filters.black.is_empty() || !self.filters.black.matches(schema, table))
     }
 
     /// Runs until `stop` turns true, the source ends (`stop_at_end`), or an
@@ -497,6 +504,8 @@ impl InstanceRunner {
             empty_suppressed: 0,
             counters: counters.clone(),
             progress: self.progress.clone(),
+            version: self.stream.version,
+            last_table: None,
         };
         let pool = BuildPool::entries().map_err(|source| RunnerError::Threads {
             destination: self.name.clone(),
@@ -675,6 +684,12 @@ impl InstanceRunner {
                                 message,
                             })?;
                     }
+                    if let Some(changed) = self
+                        .destination
+                        .stream_filter_if_changed(self.stream.version)
+                    {
+                        self.stream = changed;
+                    }
                     let ends = ev.ends_transaction.is_some();
                     self.stats.events += 1;
                     if let Some(m) = &metrics {
@@ -738,7 +753,11 @@ impl InstanceRunner {
                                 Work::SourceChanged => PendingEntry::SourceChanged,
                                 Work::Snapshot(c) => PendingEntry::Snapshot(c),
                             };
-                            let pending = Pending { entry, _held: held };
+                            let pending = Pending {
+                                entry,
+                                version: self.stream.version,
+                                _held: held,
+                            };
                             tokio::select! {
                                 sent = tx.send(pending) => {
                                     if sent.is_err() {
@@ -810,13 +829,13 @@ impl InstanceRunner {
             return None;
         }
         let (chunks, rx) = mpsc::channel(plan.settings.parallelism.max(1));
+        // The tables of the configuration, whatever clients subscribe
+        // with: what a snapshot reads never depends on when a client
+        // subscribed (each client then gets the rows its own filter keeps).
         let filters = self.filters.clone();
-        let destination = self.destination.clone();
         let keeps = move |schema: &str, table: &str| {
-            let white = destination
-                .override_matches(schema, table)
-                .unwrap_or_else(|| filters.tables.matches(schema, table));
-            white && (filters.black.is_empty() || !filters.black.matches(schema, table))
+            filters.tables.matches(schema, table)
+                && (filters.black.is_empty() || !filters.black.matches(schema, table))
         };
         let ctx = SnapshotContext {
             name: self.name.clone(),
@@ -891,6 +910,7 @@ impl InstanceRunner {
             };
             let pending = Pending {
                 entry: PendingEntry::Snapshot(chunk),
+                version: sluice_store::NOT_STREAM_FILTERED,
                 _held: held,
             };
             tokio::select! {
@@ -1155,6 +1175,20 @@ struct Emitter {
     empty_suppressed: u64,
     counters: Arc<EmitCounters>,
     progress: Arc<RunProgress>,
+    /// The stream filter version of the entry being emitted.
+    version: FilterVersion,
+    last_table: Option<Arc<TableName>>,
+}
+
+/// `last` if it names `schema.table`, else a new name.
+fn intern_table(last: Option<Arc<TableName>>, schema: &str, table: &str) -> Arc<TableName> {
+    match last {
+        Some(t) if t.schema == schema && t.table == table => t,
+        _ => Arc::new(TableName {
+            schema: schema.to_string(),
+            table: table.to_string(),
+        }),
+    }
 }
 
 impl Emitter {
@@ -1189,9 +1223,28 @@ impl Emitter {
                     }
                 },
             };
+            self.version = p.version;
             self.emit(e, bytes).await?;
         }
         Ok(())
+    }
+
+    /// The table of an entry, for the clients' selections; one allocation
+    /// per change of table, not per entry.
+    fn table_of(&mut self, e: &BuiltEntry) -> Option<Arc<TableName>> {
+        if !matches!(e.kind, EntryKind::Row | EntryKind::Ddl) {
+            return None;
+        }
+        let h = e.entry.header.as_ref()?;
+        let (schema, table) = (
+            h.schema_name.as_deref().unwrap_or(""),
+            h.table_name.as_deref().unwrap_or(""),
+        );
+        if table.is_empty() {
+            return None;
+        }
+        self.last_table = Some(intern_table(self.last_table.take(), schema, table));
+        self.last_table.clone()
     }
 
     /// Puts a snapshot chunk into the store, without the rows the stream
@@ -1261,6 +1314,10 @@ impl Emitter {
                     position,
                     is_ddl: false,
                     rows: kept as u32,
+                    table: Some(intern_table(None, &schema, &table)),
+                    frame: Frame::Body,
+                    // Chunks follow the configured filter, not the stream's.
+                    filter_version: sluice_store::NOT_STREAM_FILTERED,
                 };
                 let _ = (kind, idempotency_key);
                 self.counters.entries.fetch_add(1, Ordering::Relaxed);
@@ -1360,6 +1417,13 @@ impl Emitter {
             } else {
                 0
             },
+            table: self.table_of(&e),
+            frame: match e.kind {
+                EntryKind::Begin => Frame::Begin,
+                EntryKind::End => Frame::End,
+                _ => Frame::Body,
+            },
+            filter_version: self.version,
         };
         self.counters.entries.fetch_add(1, Ordering::Relaxed);
         if e.kind == EntryKind::Row {

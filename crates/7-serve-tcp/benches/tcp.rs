@@ -241,6 +241,7 @@ async fn over_tcp(w: Arc<Workload>, rows: usize, full: bool) -> Pass {
                     },
                     is_ddl: false,
                     rows: 0,
+                    ..Default::default()
                 };
                 d.store.put(e, meta).await.expect("put");
             }

@@ -117,6 +117,7 @@ async fn feed(store: &EventStore<EntryBytes>, n: usize) -> Vec<u64> {
                 position,
                 is_ddl: false,
                 rows: 0,
+                ..Default::default()
             };
             if end {
                 ends.push(meta.position.position + 100);

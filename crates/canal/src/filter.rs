@@ -83,6 +83,17 @@ impl TableFilter {
     pub fn as_str(&self) -> &str {
         &self.source
     }
+
+    /// Its patterns, as written (trimmed, empty ones dropped).
+    pub fn patterns(&self) -> Vec<String> {
+        split_patterns(&self.source)
+    }
+
+    /// Whether it keeps every table: no pattern, or one that matches any
+    /// `schema.table` (`.*\..*`, `.*`).
+    pub fn keeps_all(&self) -> bool {
+        self.regex.is_none() || self.patterns().iter().any(|p| p == ".*\\..*" || p == ".*")
+    }
 }
 
 /// Splits on commas that are not inside `{}`, `[]` or `()` (so `\d{1,2}` works).

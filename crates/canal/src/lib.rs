@@ -10,5 +10,5 @@ pub mod position;
 pub mod proto;
 pub mod view;
 
-pub use filter::TableFilter;
+pub use filter::{FilterError, TableFilter};
 pub use position::{EntryPosition, LogIdentity, LogPosition};

@@ -78,6 +78,7 @@ impl MemDestination {
                 position: pos,
                 is_ddl: false,
                 rows: 0,
+                ..Default::default()
             };
             self.store.put(bytes, meta).await.unwrap();
         }
