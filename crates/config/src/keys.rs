@@ -393,8 +393,8 @@ pub(crate) const KEYS: &[Key] = &[
     instance_unsupported("canal.instance.network.soTimeout", NETWORK, &[]),
     instance_unsupported(
         "canal.instance.binlog.format",
-        "every format is read: row events as rows, statements as QUERY entries",
-        &[],
+        "the source's binlog_format must be ROW, and a start on another is refused with the fix",
+        &["ROW"],
     ),
     instance("canal.instance.binlog.image"),
     instance("canal.instance.get.ddl.isolation"),
