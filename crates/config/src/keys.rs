@@ -152,7 +152,7 @@ pub(crate) const KEYS: &[Key] = &[
     server("canal.file.data.dir"),
     server_unsupported(
         "canal.file.flush.period",
-        "cursors are written to meta.dat on every ack that moves them",
+        "cursors are written durably on every ack that moves them",
         &[],
     ),
     server("canal.destinations"),
