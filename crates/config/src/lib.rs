@@ -279,7 +279,8 @@ pub struct ServerConfig {
     pub mq: MqServerConfig,
     pub lazy: bool,
     pub meta_mode: MetaMode,
-    /// Every `canal.instance.*` / `canal.mq.*` key set here: defaults for each instance.
+    /// Every `canal.instance.*`, `canal.mq.*` and `sluice.instance.*` key
+    /// set here: defaults for each instance.
     pub instance_defaults: HashMap<String, Property>,
     /// Everything else in the file (MQ client settings such as `kafka.*`).
     pub raw: Properties,
@@ -747,7 +748,11 @@ impl ServerConfig {
             instance_defaults: props
                 .entries
                 .iter()
-                .filter(|(k, _)| k.starts_with("canal.instance.") || k.starts_with("canal.mq."))
+                .filter(|(k, _)| {
+                    ["canal.instance.", "canal.mq.", "sluice.instance."]
+                        .iter()
+                        .any(|p| k.starts_with(p))
+                })
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
             warnings: keys::check(path, &props, keys::Scope::Server)?

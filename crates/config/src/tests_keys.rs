@@ -463,3 +463,17 @@ canal.instance.filter.black.regex=mysql\\\\.slave_.*
 canal.mq.topic=example
 canal.mq.partition=0
 ";
+
+#[test]
+fn sluice_instance_keys_in_canal_properties_are_defaults_for_every_destination() {
+    let cfg = server("sluice.instance.snapshot.chunkSize = 100\n").unwrap();
+    assert!(cfg.warnings.is_empty(), "{:#?}", cfg.warnings);
+    let inst = InstanceConfig::from_properties(
+        Path::new("/conf/example/instance.properties"),
+        "example",
+        Properties::parse("canal.instance.master.address = 127.0.0.1:3306\n"),
+        Some(&cfg.instance_defaults),
+    )
+    .unwrap();
+    assert_eq!(inst.snapshot.chunk_size, 100);
+}
