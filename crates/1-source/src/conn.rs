@@ -67,6 +67,13 @@ pub struct ConnectOptions {
     /// on the network, so TLS is not used on it and passwords may cross it
     /// in clear, as MySQL's own clients do.
     pub socket: Option<PathBuf>,
+    /// The session's character set, as the collation id the handshake
+    /// sends (default utf8mb4_general_ci): what the server takes the text
+    /// of statements in and sends results in.
+    pub collation: u8,
+    /// The database the session starts in (sent in the handshake); `None`:
+    /// none. One the server does not have fails the connection.
+    pub database: Option<String>,
 }
 
 impl Default for ConnectOptions {
@@ -85,6 +92,8 @@ impl Default for ConnectOptions {
             allow_cleartext_password: false,
             max_packet: 1 << 30,
             socket: None,
+            collation: crate::handshake::CHARSET_UTF8MB4_GENERAL_CI,
+            database: None,
         }
     }
 }
@@ -512,11 +521,23 @@ impl Conn {
                 true
             }
         };
-        self.capabilities = client_capabilities(greeting.capabilities, use_tls)
+        let database = opts.database.as_deref().filter(|d| !d.is_empty());
+        self.capabilities = client_capabilities(greeting.capabilities, use_tls, database.is_some())
             .map_err(wire(&self.addr, DURING))?;
+        if let Some(db) = database {
+            if self.capabilities & caps::CONNECT_WITH_DB == 0 {
+                return Err(SourceError::Protocol {
+                    addr: self.addr.clone(),
+                    during: DURING,
+                    detail: format!(
+                        "the server cannot start a session in a database (no CLIENT_CONNECT_WITH_DB), so {db:?} cannot be the default database; leave the default database empty"
+                    ),
+                });
+            }
+        }
         self.greeting = greeting;
         if use_tls {
-            let req = ssl_request(self.capabilities);
+            let req = ssl_request(self.capabilities, opts.collation);
             self.write_payload(&req, DURING).await?;
             self.start_tls(opts).await?;
         }
@@ -541,6 +562,8 @@ impl Conn {
             auth_response: &first,
             auth_plugin: plugin.name(),
             attributes: &attrs,
+            collation: opts.collation,
+            database: database.unwrap_or_default(),
         }
         .encode();
         self.write_payload(&response, DURING).await?;
@@ -672,6 +695,11 @@ impl Conn {
                 AuthReply::Err(e) => {
                     let hint = if e.code == crate::error::codes::ACCESS_DENIED {
                         " (check user, password and the host the account allows)"
+                    } else if matches!(
+                        e.code,
+                        crate::error::codes::BAD_DB | crate::error::codes::DB_ACCESS_DENIED
+                    ) {
+                        " (the default database the connection starts in does not exist on the server, or the account may not use it)"
                     } else {
                         ""
                     };

@@ -13,6 +13,10 @@ use thiserror::Error;
 pub mod codes {
     /// ER_ACCESS_DENIED_ERROR.
     pub const ACCESS_DENIED: u16 = 1045;
+    /// ER_BAD_DB_ERROR: "Unknown database".
+    pub const BAD_DB: u16 = 1049;
+    /// ER_DBACCESS_DENIED_ERROR: the account may not use that database.
+    pub const DB_ACCESS_DENIED: u16 = 1044;
     /// ER_SERVER_SHUTDOWN: "Server shutdown in progress".
     pub const SERVER_SHUTDOWN: u16 = 1053;
     /// ER_QUERY_INTERRUPTED.

@@ -112,9 +112,10 @@ impl Greeting {
     }
 }
 
-/// The capabilities Sluice asks for, limited to what the server offers.
+/// The capabilities Sluice asks for, limited to what the server offers
+/// (`with_db`: the response names the database to start in).
 /// Fails if the server lacks one Sluice cannot work without.
-pub fn client_capabilities(server: u32, tls: bool) -> Result<u32, WireError> {
+pub fn client_capabilities(server: u32, tls: bool, with_db: bool) -> Result<u32, WireError> {
     for (flag, name) in [
         (caps::PROTOCOL_41, "CLIENT_PROTOCOL_41"),
         (caps::SECURE_CONNECTION, "CLIENT_SECURE_CONNECTION"),
@@ -136,16 +137,18 @@ pub fn client_capabilities(server: u32, tls: bool) -> Result<u32, WireError> {
         | caps::PLUGIN_AUTH
         | caps::PLUGIN_AUTH_LENENC_CLIENT_DATA
         | caps::CONNECT_ATTRS
-        | if tls { caps::SSL } else { 0 };
+        | if tls { caps::SSL } else { 0 }
+        | if with_db { caps::CONNECT_WITH_DB } else { 0 };
     Ok(wanted & server)
 }
 
-/// The SSL request a client sends before starting TLS (a truncated handshake response).
-pub fn ssl_request(capabilities: u32) -> Vec<u8> {
+/// The SSL request a client sends before starting TLS (a truncated
+/// handshake response); `collation` sets the session's character set.
+pub fn ssl_request(capabilities: u32, collation: u8) -> Vec<u8> {
     let mut out = Vec::with_capacity(32);
     out.extend_from_slice(&capabilities.to_le_bytes());
     out.extend_from_slice(&CLIENT_MAX_PACKET.to_le_bytes());
-    out.push(CHARSET_UTF8MB4_GENERAL_CI);
+    out.push(collation);
     out.extend_from_slice(&[0u8; 23]);
     out
 }
@@ -158,11 +161,15 @@ pub struct HandshakeResponse<'a> {
     pub auth_plugin: &'a str,
     /// Connection attributes (shown in performance_schema.session_connect_attrs).
     pub attributes: &'a [(&'a str, &'a str)],
+    /// The session's character set, as a collation id.
+    pub collation: u8,
+    /// The database to start in; sent when `capabilities` has CONNECT_WITH_DB.
+    pub database: &'a str,
 }
 
 impl HandshakeResponse<'_> {
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = ssl_request(self.capabilities);
+        let mut out = ssl_request(self.capabilities, self.collation);
         put_nul_bytes(&mut out, self.user.as_bytes());
         if self.capabilities & caps::PLUGIN_AUTH_LENENC_CLIENT_DATA != 0 {
             put_lenenc_bytes(&mut out, self.auth_response);
@@ -171,6 +178,9 @@ impl HandshakeResponse<'_> {
             let n = self.auth_response.len().min(255);
             out.push(n as u8);
             out.extend_from_slice(&self.auth_response[..n]);
+        }
+        if self.capabilities & caps::CONNECT_WITH_DB != 0 {
+            put_nul_bytes(&mut out, self.database.as_bytes());
         }
         if self.capabilities & caps::PLUGIN_AUTH != 0 {
             put_nul_bytes(&mut out, self.auth_plugin.as_bytes());
@@ -302,8 +312,11 @@ mod tests {
         assert_eq!(g.scramble, b"abcdefghijklmnopqrst");
         assert_eq!(g.auth_plugin, "mysql_native_password");
         assert_ne!(g.capabilities & caps::PLUGIN_AUTH, 0);
-        let c = client_capabilities(g.capabilities, false).unwrap();
+        let c = client_capabilities(g.capabilities, false, false).unwrap();
         assert_eq!(c & caps::SSL, 0);
+        assert_eq!(c & caps::CONNECT_WITH_DB, 0);
+        let c = client_capabilities(g.capabilities, false, true).unwrap();
+        assert_ne!(c & caps::CONNECT_WITH_DB, 0);
         assert_ne!(c & caps::PLUGIN_AUTH, 0);
     }
 
@@ -330,6 +343,8 @@ mod tests {
             auth_response: &[1, 2, 3],
             auth_plugin: "mysql_native_password",
             attributes: &[],
+            collation: CHARSET_UTF8MB4_GENERAL_CI,
+            database: "shop",
         }
         .encode();
         assert_eq!(&r[..4], &caps.to_le_bytes());
@@ -337,6 +352,20 @@ mod tests {
         assert_eq!(&r[32..37], b"repl\0");
         assert_eq!(&r[37..41], &[3, 1, 2, 3]);
         assert_eq!(&r[41..], b"mysql_native_password\0");
+        // With CONNECT_WITH_DB the database follows the auth response.
+        let r = HandshakeResponse {
+            capabilities: caps | caps::CONNECT_WITH_DB,
+            user: "repl",
+            auth_response: &[1, 2, 3],
+            auth_plugin: "mysql_native_password",
+            attributes: &[],
+            collation: 33,
+            database: "shop",
+        }
+        .encode();
+        assert_eq!(r[8], 33);
+        assert_eq!(&r[41..46], b"shop\0");
+        assert_eq!(&r[46..], b"mysql_native_password\0");
     }
 
     #[test]

@@ -18,8 +18,8 @@
 //!   with the output of MySQL 5.6's mysqlbinlog stored next to the
 //!   binlog-parser fixtures.
 //!
-//! The corpus is read from ../shared/corpus/binlogs beside the repository, or the folder
-//! `SLUICE_BINLOG_CORPUS` names.
+//! The corpus is `testdata/binlogs` of the repository; its README says
+//! where each file comes from and under which licence.
 
 mod common;
 
@@ -626,6 +626,7 @@ fn every_corpus_file_is_in_the_manifest_table() {
             let name = name.unwrap_or_default();
             // Expected outputs and SQL of other projects' tests, not binlogs.
             let not_binlog = name == "MANIFEST.md"
+                || name == "README.md"
                 || name.ends_with(".json")
                 || name.ends_with(".sql")
                 || name.starts_with("plaintext-")

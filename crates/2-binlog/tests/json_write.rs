@@ -4,7 +4,7 @@
 //!   `render_json`, give the text MySQL prints for them; encoding that text
 //!   again gives the same bytes.
 //! * `corpus_bytes_equal_mysql`: every JSON value of the real MySQL binlogs
-//!   in the corpus (../shared/corpus/binlogs, or `SLUICE_BINLOG_CORPUS`)
+//!   in the corpus (`testdata/binlogs`)
 //!   whose document has no opaque values is rendered, encoded again, and must
 //!   be the very bytes the server wrote.
 

@@ -450,23 +450,11 @@ mod tests {
 
     use super::*;
 
-    /// The shared binlog corpus (`SLUICE_BINLOG_CORPUS`, else
-    /// `shared/corpus/binlogs` beside the repository).
+    /// A file of the binlog corpus (`testdata/binlogs`).
     fn corpus_file(path: &str) -> (String, Vec<u8>) {
-        let dir = std::env::var("SLUICE_BINLOG_CORPUS").map_or_else(
-            |_| {
-                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../../shared/corpus/binlogs")
-            },
-            std::path::PathBuf::from,
-        );
-        let full = dir.join(path);
-        let bytes = std::fs::read(&full).unwrap_or_else(|e| {
-            panic!(
-                "{}: {e} (set SLUICE_BINLOG_CORPUS to the binlog corpus)",
-                full.display()
-            )
-        });
+        let full = sluice_testkit::corpus::corpus_dir().join(path);
+        let bytes = std::fs::read(&full)
+            .unwrap_or_else(|e| panic!("{}: {e} (the binlog corpus)", full.display()));
         let name = path.rsplit('/').next().unwrap_or(path).to_string();
         (name, bytes)
     }

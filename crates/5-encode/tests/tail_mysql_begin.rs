@@ -16,7 +16,7 @@ fn corpus_file(name: &str) -> PathBuf {
 #[test]
 fn a_mysql_transaction_begins_at_its_gtid_event() {
     let path = corpus_file("rust_mysql_common/binlog-invisible-columns.000001");
-    let bytes = std::fs::read(&path).expect("the corpus file (set SLUICE_BINLOG_CORPUS)");
+    let bytes = std::fs::read(&path).expect("the corpus file (testdata/binlogs)");
     let mut builder = ChangeBuilder::new();
     let mut encoder = TailEncoder::new();
     let mut out = Vec::new();

@@ -1039,7 +1039,8 @@ fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPos
 
 /// How to reach an instance's source: `canal.instance.master.address`
 /// (`host:port`) or `sluice.instance.master.socket`,
-/// `canal.instance.dbUsername`/`dbPassword` and its TLS mode.
+/// `canal.instance.dbUsername`/`dbPassword`, its TLS mode,
+/// `canal.instance.connectionCharset` and `canal.instance.defaultDatabaseName`.
 pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions, String> {
     let (host, port) = config
         .master_address
@@ -1067,6 +1068,8 @@ pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions,
             ..Default::default()
         },
         socket: config.master_socket.clone(),
+        collation: config.connection_charset.collation_id(),
+        database: Some(config.default_database_name.clone()).filter(|d| !d.is_empty()),
         ..Default::default()
     })
 }

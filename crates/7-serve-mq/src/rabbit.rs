@@ -69,7 +69,9 @@ const TOO_LARGE_TEXT: &str = "larger than configured max size";
 #[derive(Clone, PartialEq, Eq)]
 pub struct RabbitSettings {
     /// `rabbitmq.host`: `host` or `host:port` (`[v6]:port` too); the old
-    /// key `canal.mq.servers` is read when it is not set, as Canal does.
+    /// key `canal.mq.servers` is read when it is not set, as are
+    /// `canal.mq.vhost`, `.exchange`, `.username` and `.password` for the
+    /// keys below (Canal 1.1.4's; see `sluice_config::OLD_RABBITMQ_KEYS`).
     pub host: String,
     /// The port of `rabbitmq.host` (default 5672).
     pub port: u16,
@@ -128,19 +130,12 @@ impl RabbitSettings {
         props: &Properties,
     ) -> Result<RabbitSettings, ConfigError> {
         let r = Reader { path, props };
-        let (host_key, host_prop) = match r.get("rabbitmq.host") {
-            Some(p) => ("rabbitmq.host", p),
-            None => match r.get("canal.mq.servers") {
-                Some(p) => ("canal.mq.servers", p),
-                None => {
-                    return Err(ConfigError::Missing {
-                        path: path.to_path_buf(),
-                        key: "rabbitmq.host".into(),
-                        hint: "canal.serverMode = rabbitMQ needs the broker's host or host:port"
-                            .into(),
-                    })
-                }
-            },
+        let Some((host_key, host_prop)) = r.get("rabbitmq.host") else {
+            return Err(ConfigError::Missing {
+                path: path.to_path_buf(),
+                key: "rabbitmq.host".into(),
+                hint: "canal.serverMode = rabbitMQ needs the broker's host or host:port".into(),
+            });
         };
         let (host, port) = split_host_port(host_prop.value.trim())
             .map_err(|expected| r.bad(host_key, host_prop, expected))?;
@@ -207,25 +202,25 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     /// The property when it is set to something other than blanks (Canal
-    /// treats empty values as unset).
-    fn get(&self, key: &str) -> Option<&Property> {
-        self.props.get(key).filter(|p| !p.value.trim().is_empty())
+    /// treats empty values as unset), or the one of the Canal 1.1.4 key
+    /// it replaced (`canal.mq.vhost` for `rabbitmq.virtual.host`, ...);
+    /// with the key it was read from.
+    fn get<'k>(&'k self, key: &'k str) -> Option<(&'k str, &'k Property)> {
+        sluice_config::rabbitmq_property(self.props, key)
     }
 
     fn string(&self, key: &str, default: &str) -> String {
         self.get(key)
-            .map_or_else(|| default.to_string(), |p| p.value.trim().to_string())
+            .map_or_else(|| default.to_string(), |(_, p)| p.value.trim().to_string())
     }
 
     /// An exchange, queue, routing key or type name: at most 255 bytes.
     fn name(&self, key: &str) -> Result<String, ConfigError> {
         match self.get(key) {
-            Some(p) if p.value.trim().len() > MAX_NAME_BYTES => Err(self.bad(
-                key,
-                p,
-                "expected at most 255 bytes (AMQP's limit for names)",
-            )),
-            Some(p) => Ok(p.value.trim().to_string()),
+            Some((k, p)) if p.value.trim().len() > MAX_NAME_BYTES => {
+                Err(self.bad(k, p, "expected at most 255 bytes (AMQP's limit for names)"))
+            }
+            Some((_, p)) => Ok(p.value.trim().to_string()),
             None => Ok(String::new()),
         }
     }
@@ -233,7 +228,7 @@ impl Reader<'_> {
     fn bool(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
         match self.get(key) {
             None => Ok(default),
-            Some(p) => match p.value.trim() {
+            Some((_, p)) => match p.value.trim() {
                 "true" => Ok(true),
                 "false" => Ok(false),
                 _ => Err(self.bad(key, p, "expected true or false")),
@@ -244,7 +239,7 @@ impl Reader<'_> {
     fn millis(&self, key: &str, default: Duration) -> Result<Duration, ConfigError> {
         match self.get(key) {
             None => Ok(default),
-            Some(p) => match p.value.trim().parse::<u64>() {
+            Some((_, p)) => match p.value.trim().parse::<u64>() {
                 Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
                 _ => Err(self.bad(key, p, "expected a positive number of milliseconds")),
             },
@@ -869,6 +864,37 @@ mod tests {
         assert!(!s.declares_exchange());
         assert!(!s.mandatory);
         assert_eq!(s.confirm_timeout, Duration::from_millis(1500));
+    }
+
+    #[test]
+    fn canal_1_1_4_keys_are_read_when_the_new_ones_are_not_set() {
+        let s = RabbitSettings::from_properties(&props(
+            "canal.mq.servers = old:5673\n\
+             canal.mq.vhost = /old\n\
+             canal.mq.exchange = old.ex\n\
+             canal.mq.username = olduser\n\
+             canal.mq.password = oldpass\n\
+             rabbitmq.exchange = new.ex\n",
+        ))
+        .unwrap();
+        assert_eq!((s.host.as_str(), s.port), ("old", 5673));
+        assert_eq!(s.virtual_host, "/old");
+        assert_eq!(s.exchange, "new.ex", "the new key wins");
+        assert_eq!(
+            (s.username.as_str(), s.password.as_str()),
+            ("olduser", "oldpass")
+        );
+        // An error names the key that was read, at its line.
+        let long = "x".repeat(256);
+        let err = RabbitSettings::from_properties(&props(&format!(
+            "rabbitmq.host = h\ncanal.mq.exchange = {long}\n"
+        )))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("canal.properties:2: canal.mq.exchange = "),
+            "{err}"
+        );
     }
 
     #[test]

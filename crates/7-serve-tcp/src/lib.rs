@@ -1,6 +1,7 @@
 //! Canal's TCP protocol, served by Sluice, so existing Canal clients (Java
 //! `SimpleCanalConnector`, canal-go, canal-python) connect unchanged.
-//! The wire format is `../shared/spec/canal-protocol.md`.
+//! The wire format is Canal's: its protobuf packets (`sluice-canal`) in
+//! frames with a 4-byte big-endian length, as Canal's Netty server sends them.
 //!
 //! * [`frame`]: length-prefixed framing with a bound (pure).
 //! * [`auth`]: `canal.user` / `canal.passwd` and the scramble411 check (pure).

@@ -163,7 +163,7 @@ impl Committer<'_> {
     /// making it, because a process paused in between (SIGSTOP, a frozen
     /// VM) resumes in the middle of the batch after another took over.
     pub fn still_leading(&self) -> bool {
-        self.latch.map_or(true, |l| l.has_leadership())
+        self.latch.is_none_or(|l| l.has_leadership())
     }
 
     /// `record` is durably handled: its offset is staged (later records
@@ -1100,7 +1100,7 @@ impl<R: EngineRecord> ConsumerSink<'_, R> {
         };
         if batch_len == 0 {
             let finished = committer.mark_batch_finished();
-            let leading = self.latch.as_ref().map_or(true, |l| l.has_leadership());
+            let leading = self.latch.as_ref().is_none_or(|l| l.has_leadership());
             return match finished {
                 Err(EngineError::Fenced { .. }) => {
                     self.lost = true;
@@ -1114,7 +1114,7 @@ impl<R: EngineRecord> ConsumerSink<'_, R> {
             };
         }
         let handled = self.consumer.handle_batch(records, &mut committer);
-        let leading = self.latch.as_ref().map_or(true, |l| l.has_leadership());
+        let leading = self.latch.as_ref().is_none_or(|l| l.has_leadership());
         if offsets.fenced || (!leading && (offsets.failed.is_some() || handled.is_err())) {
             // A refused commit, or one that failed once leadership was gone
             // (the store's session expired with it): the term ends, whatever

@@ -66,13 +66,13 @@ fn start_writer(db: Arc<MariaDb>, stop: Arc<AtomicBool>) -> std::thread::JoinHan
             let mut sql = vec![format!(
                 "UPDATE s.big SET ver = ver + 1, v = CONCAT('u', ver + 1) WHERE id = {id}"
             )];
-            if i % 3 == 0 {
+            if i.is_multiple_of(3) {
                 sql.push(format!(
                     "INSERT INTO s.big VALUES ({}, 0, 'new')",
                     100_000 + i
                 ));
             }
-            if i % 5 == 0 {
+            if i.is_multiple_of(5) {
                 sql.push(format!(
                     "DELETE FROM s.big WHERE id = {}",
                     (i * 53) % BIG_ROWS as u64 + 1
@@ -82,14 +82,14 @@ fn start_writer(db: Arc<MariaDb>, stop: Arc<AtomicBool>) -> std::thread::JoinHan
                 "UPDATE s.comp SET ver = ver + 1 WHERE a = {} AND b < 'b3'",
                 i % 30
             ));
-            if i % 7 == 0 {
+            if i.is_multiple_of(7) {
                 sql.push(format!(
                     "DELETE FROM s.comp WHERE a = {} AND b = 'b{}'",
                     (i / 7) % 30,
                     i % 10
                 ));
             }
-            if i % 4 == 0 {
+            if i.is_multiple_of(4) {
                 sql.push(format!("INSERT INTO s.comp VALUES ({}, 'n', 0)", 1000 + i));
             }
             match i % 6 {
@@ -102,7 +102,7 @@ fn start_writer(db: Arc<MariaDb>, stop: Arc<AtomicBool>) -> std::thread::JoinHan
                 _ => {}
             }
             // Some in one transaction, some each on its own.
-            let text = if i % 2 == 0 {
+            let text = if i.is_multiple_of(2) {
                 format!("BEGIN; {}; COMMIT", sql.join("; "))
             } else {
                 sql.join("; ")

@@ -210,9 +210,8 @@ impl AdminOp {
                 let destination = destination();
                 let tables: Vec<String> = positional.collect();
                 if let Some(bad) = tables.iter().find(|t| {
-                    t.split_once('.').map_or(true, |(s, t)| {
-                        s.is_empty() || t.is_empty() || t.contains('.')
-                    })
+                    t.split_once('.')
+                        .is_none_or(|(s, t)| s.is_empty() || t.is_empty() || t.contains('.'))
                 }) {
                     return Err(usage(&format!(
                         "{bad:?} is not a table name of the form SCHEMA.TABLE"

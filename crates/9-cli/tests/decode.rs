@@ -234,15 +234,9 @@ fn an_event_within_the_ceiling_decodes() -> Result<()> {
     Ok(())
 }
 
-/// The corpus folder: `SLUICE_BINLOG_CORPUS`, else `shared/corpus/binlogs`
-/// beside the repository.
+/// A file of the binlog corpus (`testdata/binlogs`).
 fn corpus_file(rel: &str) -> std::path::PathBuf {
-    std::env::var_os("SLUICE_BINLOG_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs")
-        })
-        .join(rel)
+    sluice_testkit::corpus::corpus_dir().join(rel)
 }
 
 #[test]

@@ -290,15 +290,16 @@ async fn a_full_disk_loses_no_row() {
     let root = tempfile::tempdir().unwrap();
     let data = root.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
+    // A disk that fills: a 2 MiB tmpfs, which only root can mount. Not
+    // run is a failure, never a pass.
     // SAFETY: geteuid has no preconditions and cannot fail.
     let is_root = unsafe { libc::geteuid() } == 0;
     let _tmpfs = match Tmpfs::mount(&data, "2m") {
         Ok(t) => t,
-        Err(e) if !is_root => {
-            eprintln!("skipped: not root, cannot mount a small tmpfs: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
+        Err(e) if !is_root => panic!(
+            "a_full_disk_loses_no_row cannot run: it fills a small tmpfs, which only root can mount ({e}); run the tests as root, as CI does"
+        ),
+        Err(e) => panic!("a_full_disk_loses_no_row cannot mount its tmpfs as root: {e}"),
     };
 
     let db = start_db();

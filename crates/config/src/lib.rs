@@ -1,17 +1,23 @@
 //! Sluice reads Canal's configuration layout as it is: `DIR/canal.properties`
 //! for the server and `DIR/{destination}/instance.properties` per
 //! destination, with Canal's keys and defaults. Keys Canal knows but Sluice
-//! has no use for are accepted silently; keys neither knows are reported as
-//! warnings (a typo should not go unnoticed); a bad value is an error that
-//! names the file, line, key and what is expected.
+//! does not act on are named at start, in one warning line per file, with
+//! what happens instead; a key neither knows is a warning with the closest
+//! known key, or an error when it looks like a misspelled password or token
+//! (see the `keys` module, where every key is listed); a bad value is an
+//! error that names the file, line, key and what is expected.
 
+mod keys;
 pub mod properties;
+mod reader;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use keys::{rabbitmq_property, OLD_RABBITMQ_KEYS};
 pub use properties::{Properties, Property};
+use reader::Reader;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -29,6 +35,13 @@ pub enum ConfigError {
         key: String,
         value: String,
         expected: String,
+    },
+    #[error("{path}:{line}: unknown key {key}: {hint}; a misspelled security setting stops the start rather than leave something open")]
+    UnknownSecurityKey {
+        path: PathBuf,
+        line: usize,
+        key: String,
+        hint: String,
     },
     #[error("{path}: {key} is required: {hint}")]
     Missing {
@@ -63,6 +76,29 @@ pub enum SslMode {
     Required,
     VerifyCa,
     VerifyIdentity,
+}
+
+/// The character set of the connections to the source
+/// (`canal.instance.connectionCharset`, Canal's default `UTF-8`). Canal
+/// decodes all text of the binlog in it; Sluice decodes each text column
+/// in its own character set (from the binlog or the table's definition)
+/// and speaks utf8mb4 to the source, so UTF-8 is the only value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ConnectionCharset {
+    /// `UTF-8`, `UTF8`, `utf8mb4` or `utf8mb3` (case-insensitive; Canal
+    /// takes `UTF8MB4` as `UTF-8` too).
+    #[default]
+    Utf8mb4,
+}
+
+impl ConnectionCharset {
+    /// The collation the connection asks for in its handshake:
+    /// utf8mb4_general_ci (45), known to MySQL and MariaDB alike.
+    pub fn collation_id(self) -> u8 {
+        match self {
+            ConnectionCharset::Utf8mb4 => 45,
+        }
+    }
 }
 
 /// Where cursors are kept (`canal.instance.global.spring.xml`).
@@ -243,7 +279,8 @@ pub struct ServerConfig {
     pub mq: MqServerConfig,
     pub lazy: bool,
     pub meta_mode: MetaMode,
-    /// Every `canal.instance.*` / `canal.mq.*` key set here: defaults for each instance.
+    /// Every `canal.instance.*`, `canal.mq.*` and `sluice.instance.*` key
+    /// set here: defaults for each instance.
     pub instance_defaults: HashMap<String, Property>,
     /// Everything else in the file (MQ client settings such as `kafka.*`).
     pub raw: Properties,
@@ -420,8 +457,12 @@ pub struct InstanceConfig {
     pub snapshot: SnapshotSettings,
     pub db_username: String,
     pub db_password: String,
+    /// `canal.instance.defaultDatabaseName`: the database the connections
+    /// to the source start in (sent in the handshake, as Canal's connector
+    /// does); empty: none. One the source does not have fails the connection.
     pub default_database_name: String,
-    pub connection_charset: String,
+    /// `canal.instance.connectionCharset`.
+    pub connection_charset: ConnectionCharset,
     pub ssl_mode: SslMode,
     pub filter_regex: String,
     pub filter_black_regex: String,
@@ -464,410 +505,11 @@ pub struct InstanceConfig {
     pub warnings: Vec<String>,
 }
 
-/// Every key Canal (1.1.x) reads from its two files; the ones Sluice acts on
-/// are also parsed into the structs above.
-const KNOWN_SERVER_KEYS: &[&str] = &[
-    "canal.id",
-    "canal.ip",
-    "canal.register.ip",
-    "canal.port",
-    "canal.metrics.pull.port",
-    "canal.user",
-    "canal.passwd",
-    "canal.admin.manager",
-    "canal.admin.port",
-    "canal.admin.user",
-    "canal.admin.passwd",
-    "canal.admin.register.auto",
-    "canal.admin.register.cluster",
-    "canal.admin.register.name",
-    "canal.zkServers",
-    "canal.zookeeper.flush.period",
-    "canal.zookeeper.ha.delay",
-    "canal.zookeeper.session.timeout",
-    "canal.withoutNetty",
-    "canal.serverMode",
-    "canal.file.data.dir",
-    "canal.file.flush.period",
-    "canal.destinations",
-    "canal.conf.dir",
-    "canal.auto.scan",
-    "canal.auto.scan.interval",
-    "canal.auto.reset.latest.pos.mode",
-    "canal.instance.tsdb.spring.xml",
-    "canal.instance.global.mode",
-    "canal.instance.global.lazy",
-    "canal.instance.global.manager.address",
-    "canal.instance.global.spring.xml",
-    "canal.aliyun.accessKey",
-    "canal.aliyun.secretKey",
-    "canal.aliyun.uid",
-    "canal.mq.flatMessage",
-    "canal.mq.canalBatchSize",
-    "canal.mq.canalGetTimeout",
-    "canal.mq.accessChannel",
-    "canal.mq.database.hash",
-    "canal.mq.send.thread.size",
-    "canal.mq.build.thread.size",
-    "canal.mq.servers",
-    "canal.mq.retries",
-    "canal.mq.batchSize",
-    "canal.mq.lingerMs",
-    "canal.mq.bufferMemory",
-    "canal.mq.maxRequestSize",
-    "canal.mq.acks",
-    "canal.mq.compressionType",
-    "canal.mq.producerGroup",
-    "canal.mq.vhost",
-    "canal.mq.exchange",
-    "canal.mq.username",
-    "canal.mq.password",
-    "canal.mq.aliyunuid",
-];
-
-const KNOWN_INSTANCE_KEYS: &[&str] = &[
-    "canal.instance.mysql.slaveId",
-    "canal.instance.gtidon",
-    "canal.instance.master.address",
-    "canal.instance.master.journal.name",
-    "canal.instance.master.position",
-    "canal.instance.master.timestamp",
-    "canal.instance.master.gtid",
-    "canal.instance.master.sslMode",
-    "canal.instance.standby.address",
-    "canal.instance.standby.journal.name",
-    "canal.instance.standby.position",
-    "canal.instance.standby.timestamp",
-    "canal.instance.standby.gtid",
-    "canal.instance.rds.accesskey",
-    "canal.instance.rds.secretkey",
-    "canal.instance.rds.instanceId",
-    "canal.instance.tsdb.enable",
-    "canal.instance.tsdb.dir",
-    "canal.instance.tsdb.url",
-    "canal.instance.tsdb.dbUsername",
-    "canal.instance.tsdb.dbPassword",
-    "canal.instance.tsdb.snapshot.interval",
-    "canal.instance.tsdb.snapshot.expire",
-    "canal.instance.dbUsername",
-    "canal.instance.dbPassword",
-    "canal.instance.defaultDatabaseName",
-    "canal.instance.connectionCharset",
-    "canal.instance.enableDruid",
-    "canal.instance.pwdPublicKey",
-    "canal.instance.filter.regex",
-    "canal.instance.filter.black.regex",
-    "canal.instance.filter.field",
-    "canal.instance.filter.black.field",
-    "canal.instance.filter.druid.ddl",
-    "canal.instance.filter.query.dcl",
-    "canal.instance.filter.query.dml",
-    "canal.instance.filter.query.ddl",
-    "canal.instance.filter.table.error",
-    "canal.instance.filter.rows",
-    "canal.instance.filter.transaction.entry",
-    "canal.instance.filter.dml.insert",
-    "canal.instance.filter.dml.update",
-    "canal.instance.filter.dml.delete",
-    "canal.instance.memory.buffer.size",
-    "canal.instance.memory.buffer.memunit",
-    "canal.instance.memory.batch.mode",
-    "canal.instance.memory.rawEntry",
-    "canal.instance.detecting.enable",
-    "canal.instance.detecting.sql",
-    "canal.instance.detecting.interval.time",
-    "canal.instance.detecting.retry.threshold",
-    "canal.instance.detecting.heartbeatHaEnable",
-    "canal.instance.transaction.size",
-    "canal.instance.fallbackIntervalInSeconds",
-    "canal.instance.network.receiveBufferSize",
-    "canal.instance.network.sendBufferSize",
-    "canal.instance.network.soTimeout",
-    "canal.instance.binlog.format",
-    "canal.instance.binlog.image",
-    "canal.instance.get.ddl.isolation",
-    "sluice.instance.slowClient.detachAfter",
-    "sluice.instance.master.socket",
-    "sluice.instance.source.candidates",
-    "sluice.instance.source.failoverAfter",
-    "sluice.instance.snapshot.mode",
-    "sluice.instance.snapshot.reads",
-    "sluice.instance.snapshot.scanSeconds",
-    "sluice.instance.snapshot.chunkSize",
-    "sluice.instance.snapshot.parallelism",
-    "canal.instance.parser.parallel",
-    "canal.instance.parser.parallelThreadSize",
-    "canal.instance.parser.parallelBufferSize",
-    "canal.instance.multi.stream.on",
-    "canal.mq.topic",
-    "canal.mq.dynamicTopic",
-    "canal.mq.partition",
-    "canal.mq.partitionsNum",
-    "canal.mq.partitionHash",
-    "canal.mq.dynamicTopicPartitionNum",
-    "canal.mq.enableDynamicQueuePartition",
-];
-
-/// MQ client settings are passed through to the client library unchanged.
-const PASS_THROUGH_PREFIXES: &[&str] =
-    &["kafka.", "rocketmq.", "rabbitmq.", "pulsarmq.", "sluice."];
-
 fn read(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|cause| ConfigError::Read {
         path: path.to_path_buf(),
         cause,
     })
-}
-
-/// Typed access to a properties file, with errors that name file and line.
-struct Reader<'a> {
-    path: &'a Path,
-    primary: &'a Properties,
-    fallback: Option<&'a HashMap<String, Property>>,
-}
-
-impl Reader<'_> {
-    fn get(&self, key: &str) -> Option<&Property> {
-        self.primary
-            .get(key)
-            .or_else(|| self.fallback.and_then(|f| f.get(key)))
-    }
-
-    fn string(&self, key: &str, default: &str) -> String {
-        match self.get(key) {
-            Some(p) if !p.value.trim().is_empty() => p.value.trim().to_string(),
-            _ => default.to_string(),
-        }
-    }
-
-    /// A folder set by `key`: absolute as written, relative from `dir` (the
-    /// folder of canal.properties); `None` when not set.
-    fn path_from(&self, key: &str, dir: &Path) -> Option<PathBuf> {
-        let value = self.string(key, "");
-        if value.is_empty() {
-            return None;
-        }
-        let path = Path::new(&value);
-        let path = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            dir.join(path)
-        };
-        Some(std::fs::canonicalize(&path).unwrap_or(path))
-    }
-
-    fn bad(&self, key: &str, p: &Property, expected: &str) -> ConfigError {
-        ConfigError::BadValue {
-            path: self.path.to_path_buf(),
-            line: p.line,
-            key: key.to_string(),
-            value: p.value.clone(),
-            expected: expected.to_string(),
-        }
-    }
-
-    fn parse<T: std::str::FromStr>(
-        &self,
-        key: &str,
-        default: T,
-        what: &str,
-    ) -> Result<T, ConfigError> {
-        match self.get(key) {
-            Some(p) if !p.value.trim().is_empty() => {
-                p.value.trim().parse().map_err(|_| self.bad(key, p, what))
-            }
-            _ => Ok(default),
-        }
-    }
-
-    fn optional<T: std::str::FromStr>(
-        &self,
-        key: &str,
-        what: &str,
-    ) -> Result<Option<T>, ConfigError> {
-        match self.get(key) {
-            Some(p) if !p.value.trim().is_empty() => p
-                .value
-                .trim()
-                .parse()
-                .map(Some)
-                .map_err(|_| self.bad(key, p, what)),
-            _ => Ok(None),
-        }
-    }
-
-    fn bool(&self, key: &str, default: bool) -> Result<bool, ConfigError> {
-        match self.get(key) {
-            Some(p) if !p.value.trim().is_empty() => {
-                match p.value.trim().to_ascii_lowercase().as_str() {
-                    "true" => Ok(true),
-                    "false" => Ok(false),
-                    _ => Err(self.bad(key, p, "expected true or false")),
-                }
-            }
-            _ => Ok(default),
-        }
-    }
-
-    fn choice<T: Copy>(
-        &self,
-        key: &str,
-        default: T,
-        options: &[(&str, T)],
-    ) -> Result<T, ConfigError> {
-        match self.get(key) {
-            Some(p) if !p.value.trim().is_empty() => {
-                let v = p.value.trim();
-                options
-                    .iter()
-                    .find(|(name, _)| name.eq_ignore_ascii_case(v))
-                    .map(|(_, t)| *t)
-                    .ok_or_else(|| {
-                        let names: Vec<_> = options.iter().map(|(n, _)| *n).collect();
-                        self.bad(key, p, &format!("expected one of {}", names.join(", ")))
-                    })
-            }
-            _ => Ok(default),
-        }
-    }
-
-    /// An integer of at least `min`.
-    fn at_least(&self, key: &str, default: u64, min: u64, what: &str) -> Result<u64, ConfigError> {
-        let v = self.parse(key, default, what)?;
-        match self.get(key) {
-            Some(p) if v < min => Err(self.bad(key, p, what)),
-            _ => Ok(v),
-        }
-    }
-
-    /// An optional integer from `min` to Java's `Integer.MAX_VALUE` (Canal
-    /// keeps partition numbers in Java ints).
-    fn optional_java_int(
-        &self,
-        key: &str,
-        min: u32,
-        what: &str,
-    ) -> Result<Option<u32>, ConfigError> {
-        let v: Option<u32> = self.optional(key, what)?;
-        match (v, self.get(key)) {
-            (Some(n), Some(p)) if n < min || n > i32::MAX as u32 => Err(self.bad(key, p, what)),
-            _ => Ok(v),
-        }
-    }
-
-    fn mq_server(&self) -> Result<MqServerConfig, ConfigError> {
-        let d = MqServerConfig::default();
-        let count = |key, default: usize, what| {
-            self.at_least(key, default as u64, 1, what)
-                .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
-        };
-        let timeout: i64 = self.parse(
-            "canal.mq.canalGetTimeout",
-            d.canal_get_timeout.as_millis() as i64,
-            "expected milliseconds (0 or less: do not wait)",
-        )?;
-        Ok(MqServerConfig {
-            flat_message: self.bool("canal.mq.flatMessage", d.flat_message)?,
-            canal_batch_size: count(
-                "canal.mq.canalBatchSize",
-                d.canal_batch_size,
-                "expected a batch size (at least 1)",
-            )?,
-            canal_get_timeout: Duration::from_millis(timeout.max(0) as u64),
-            database_hash: self.bool("canal.mq.database.hash", d.database_hash)?,
-            send_thread_size: count(
-                "canal.mq.send.thread.size",
-                d.send_thread_size,
-                "expected a number of threads (at least 1)",
-            )?,
-            build_thread_size: count(
-                "canal.mq.build.thread.size",
-                d.build_thread_size,
-                "expected a number of threads (at least 1)",
-            )?,
-        })
-    }
-
-    /// `canal.mq.dynamicTopicPartitionNum`: every `,`/`;`-separated rule
-    /// must be `topic:count` with a count Canal can use; the topic
-    /// patterns themselves are compiled by the MQ router.
-    fn topic_partition_counts(&self) -> Result<String, ConfigError> {
-        let key = "canal.mq.dynamicTopicPartitionNum";
-        let value = self.string(key, "");
-        let Some(p) = self.get(key) else {
-            return Ok(value);
-        };
-        for rule in value
-            .split([',', ';'])
-            .map(str::trim)
-            .filter(|r| !r.is_empty())
-        {
-            let count = rule
-                .rsplit_once(':')
-                .map(|(topic, count)| (topic.trim(), count.trim()));
-            match count {
-                Some((topic, count))
-                    if !topic.is_empty()
-                        && count.parse::<i32>().is_ok_and(|n| n >= 1) => {}
-                _ => {
-                    return Err(self.bad(
-                        key,
-                        p,
-                        &format!(
-                            "rule {rule:?}: expected topic:count with a count from 1 to 2147483647, e.g. mytopic:6"
-                        ),
-                    ))
-                }
-            }
-        }
-        Ok(value)
-    }
-
-    fn tcp_limits(&self) -> Result<TcpLimits, ConfigError> {
-        let d = TcpLimits::default();
-        let count = |key, default: usize, what| {
-            self.at_least(key, default as u64, 1, what)
-                .map(|v| usize::try_from(v).unwrap_or(usize::MAX))
-        };
-        let ms = |key, default: Duration| {
-            self.at_least(
-                key,
-                default.as_millis() as u64,
-                1,
-                "expected milliseconds (at least 1)",
-            )
-            .map(Duration::from_millis)
-        };
-        Ok(TcpLimits {
-            max_connections: count(
-                "sluice.tcp.maxConnections",
-                d.max_connections,
-                "expected a number of connections (at least 1)",
-            )?,
-            reserved_fds: usize::try_from(self.parse(
-                "sluice.tcp.reservedFds",
-                d.reserved_fds as u64,
-                "expected a number of file descriptors",
-            )?)
-            .unwrap_or(usize::MAX),
-            login_timeout: ms("sluice.tcp.loginTimeout", d.login_timeout)?,
-            max_failed_logins: u32::try_from(count(
-                "sluice.tcp.maxFailedLogins",
-                d.max_failed_logins as usize,
-                "expected a number of failed logins (at least 1)",
-            )?)
-            .unwrap_or(u32::MAX),
-            login_backoff_max: ms("sluice.tcp.loginBackoffMax", d.login_backoff_max)?,
-        })
-    }
-
-    fn list(&self, key: &str, default: &str) -> Vec<String> {
-        self.string(key, default)
-            .split(',')
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect()
-    }
 }
 
 /// `props` with the values of secret keys replaced by `***`, so a printed
@@ -913,6 +555,30 @@ fn zookeeper_auth(r: &Reader<'_>, conf_dir: &Path) -> Result<Option<Secret>, Con
     Ok(Some(Secret(text.to_string())))
 }
 
+/// `canal.instance.connectionCharset`: the UTF-8 names Java and MySQL
+/// use; anything else is refused at its line.
+fn connection_charset(r: &Reader<'_>) -> Result<ConnectionCharset, ConfigError> {
+    let key = "canal.instance.connectionCharset";
+    match r.get(key) {
+        Some(p) if !p.value.trim().is_empty() => {
+            let v = p.value.trim();
+            if ["UTF-8", "UTF8", "utf8mb4", "utf8mb3"]
+                .iter()
+                .any(|n| n.eq_ignore_ascii_case(v))
+            {
+                Ok(ConnectionCharset::Utf8mb4)
+            } else {
+                Err(r.bad(
+                    key,
+                    p,
+                    "expected UTF-8 (or utf8mb4): Sluice speaks utf8mb4 to the source and decodes each text column in its own character set (utf8, utf8mb4, latin1, ucs2, utf16, utf32; text in another is passed on when it is valid UTF-8, else as hex), so no other connection charset is supported; set UTF-8 or remove the key",
+                ))
+            }
+        }
+        _ => Ok(ConnectionCharset::default()),
+    }
+}
+
 /// `sluice.binlog.maxEventSize` default: 256 MiB (sluice-binlog's default ceiling).
 pub const DEFAULT_BINLOG_MAX_EVENT_SIZE: usize = 256 << 20;
 /// Its highest value: MySQL's largest `max_allowed_packet`.
@@ -949,24 +615,6 @@ fn admin_tcp(r: &Reader<'_>) -> Result<(Option<AdminTcpConfig>, Option<String>),
         }
     }
     Ok((Some(AdminTcpConfig { port, user, passwd }), None))
-}
-
-fn unknown_key_warnings(path: &Path, props: &Properties, known: &[&[&str]]) -> Vec<String> {
-    props
-        .order
-        .iter()
-        .filter(|k| {
-            !known.iter().any(|list| list.contains(&k.as_str()))
-                && !PASS_THROUGH_PREFIXES.iter().any(|p| k.starts_with(p))
-        })
-        .map(|k| {
-            let line = props.get(k).map(|p| p.line).unwrap_or(0);
-            format!(
-                "{}:{line}: unknown key {k} (ignored; check the spelling)",
-                path.display()
-            )
-        })
-        .collect()
 }
 
 impl ServerConfig {
@@ -1100,10 +748,14 @@ impl ServerConfig {
             instance_defaults: props
                 .entries
                 .iter()
-                .filter(|(k, _)| k.starts_with("canal.instance.") || k.starts_with("canal.mq."))
+                .filter(|(k, _)| {
+                    ["canal.instance.", "canal.mq.", "sluice.instance."]
+                        .iter()
+                        .any(|p| k.starts_with(p))
+                })
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect(),
-            warnings: unknown_key_warnings(path, &props, &[KNOWN_SERVER_KEYS, KNOWN_INSTANCE_KEYS])
+            warnings: keys::check(path, &props, keys::Scope::Server)?
                 .into_iter()
                 .chain(admin_tcp_warning)
                 .collect(),
@@ -1329,7 +981,7 @@ impl InstanceConfig {
             db_username: r.string("canal.instance.dbUsername", ""),
             db_password: r.string("canal.instance.dbPassword", ""),
             default_database_name: r.string("canal.instance.defaultDatabaseName", ""),
-            connection_charset: r.string("canal.instance.connectionCharset", "UTF-8"),
+            connection_charset: connection_charset(&r)?,
             ssl_mode: r.choice(
                 "canal.instance.master.sslMode",
                 SslMode::Preferred,
@@ -1406,7 +1058,7 @@ impl InstanceConfig {
             mq_dynamic_topic_partition_num: r.topic_partition_counts()?,
             mq_enable_dynamic_queue_partition: r
                 .bool("canal.mq.enableDynamicQueuePartition", false)?,
-            warnings: unknown_key_warnings(path, &props, &[KNOWN_INSTANCE_KEYS]),
+            warnings: keys::check(path, &props, keys::Scope::Instance)?,
             raw: props,
         })
     }
@@ -1414,3 +1066,5 @@ impl InstanceConfig {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_keys;

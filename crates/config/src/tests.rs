@@ -39,7 +39,7 @@ fn canal_defaults_and_instance_overrides() {
         "server default applies"
     );
     assert_eq!(inst.filter_regex, "shop\\..*");
-    assert_eq!(inst.connection_charset, "UTF-8");
+    assert_eq!(inst.connection_charset, ConnectionCharset::Utf8mb4);
 }
 
 #[test]
@@ -292,7 +292,13 @@ fn mq_server_keys_have_canal_defaults_and_are_checked() {
         "canal.mq.flatMessage = false\ncanal.mq.canalBatchSize = 200\ncanal.mq.canalGetTimeout = -1\ncanal.mq.database.hash = false\ncanal.mq.send.thread.size = 4\ncanal.mq.build.thread.size = 2\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    // The thread sizes are checked, and said not to be acted on.
+    assert_eq!(server.warnings.len(), 1, "{:?}", server.warnings);
+    assert!(
+        server.warnings[0].contains("accepted, not supported: canal.mq.send.thread.size ("),
+        "{:?}",
+        server.warnings
+    );
     assert_eq!(
         server.mq,
         MqServerConfig {
@@ -335,7 +341,14 @@ fn mq_instance_keys_are_read_with_server_defaults_and_checked() {
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     let inst = InstanceConfig::load(&server, "d").unwrap();
-    assert!(inst.warnings.is_empty(), "{:?}", inst.warnings);
+    // RocketMQ's key: read, and said not to be acted on.
+    assert_eq!(inst.warnings.len(), 1, "{:?}", inst.warnings);
+    assert!(
+        inst.warnings[0]
+            .contains("accepted, not supported: canal.mq.enableDynamicQueuePartition ("),
+        "{:?}",
+        inst.warnings
+    );
     assert_eq!(inst.mq_topic, "example");
     assert_eq!(inst.mq_dynamic_topic, "shop\\..*");
     assert_eq!(inst.mq_partition, Some(1));

@@ -664,7 +664,7 @@ fn subscriptions(meta: &DestinationMeta) -> Vec<(i16, &str)> {
 
 impl<S: CursorStore> Mixed<S> {
     fn allowed(&self, destination: &str) -> bool {
-        self.guard.as_ref().map_or(true, |g| g(destination))
+        self.guard.as_ref().is_none_or(|g| g(destination))
     }
 
     fn flush_periodically(&self) {

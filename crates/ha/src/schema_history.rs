@@ -171,7 +171,7 @@ impl ZooKeeperHistoryStore {
     }
 
     fn allowed(&self) -> bool {
-        self.guard.as_ref().map_or(true, |g| g(&self.destination))
+        self.guard.as_ref().is_none_or(|g| g(&self.destination))
     }
 }
 
@@ -433,7 +433,7 @@ async fn write_record(
         for (p, create) in chunk_paths.iter().zip(creates) {
             create.await.map_err(HaError::zk("create", p))?;
         }
-        if !guard.map_or(true, |g| g(destination)) {
+        if !guard.is_none_or(|g| g(destination)) {
             return Err(HaError::NotHolder {
                 destination: destination.to_string(),
             });

@@ -1,16 +1,14 @@
-//! Binlog fixtures for tests: the shared corpus of binlogs written by real
-//! MySQL and MariaDB servers, and any folder of fixture files.
+//! Binlog fixtures for tests: the corpus of binlogs written by real MySQL
+//! and MariaDB servers (`testdata/binlogs` of the repository), and any
+//! folder of fixture files.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The shared corpus: `SLUICE_BINLOG_CORPUS`, else `shared/corpus/binlogs`
-/// beside the repository.
+/// The corpus: `testdata/binlogs` of the repository (its README says
+/// where each file comes from).
 pub fn corpus_dir() -> PathBuf {
-    std::env::var("SLUICE_BINLOG_CORPUS").map_or_else(
-        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs"),
-        PathBuf::from,
-    )
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/binlogs")
 }
 
 /// Every binlog file below `root` (`.gz` files unpacked), named by its path
@@ -54,7 +52,7 @@ pub fn binlog_files(root: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// Every binlog of the shared corpus.
+/// Every binlog of the corpus.
 ///
 /// # Panics
 /// When the corpus is not found (fewer than 20 files), saying where it
@@ -64,7 +62,7 @@ pub fn corpus_binlogs() -> Vec<(String, Vec<u8>)> {
     let files = binlog_files(&dir);
     assert!(
         files.len() >= 20,
-        "binlog corpus not found at {} (set SLUICE_BINLOG_CORPUS)",
+        "binlog corpus not found at {} (testdata/binlogs of the repository)",
         dir.display()
     );
     files

@@ -13,17 +13,12 @@ use std::sync::Arc;
 
 use sluice_binlog::{walk_file, Cell, DecodeError, EventData, LocatedError, RowsKind, TableMap};
 
-/// Where the corpus lives: `SLUICE_BINLOG_CORPUS`, else `shared/corpus/binlogs`
-/// beside the repository (`../shared` from its root).
+/// Where the corpus lives: `testdata/binlogs` of the repository.
 pub fn corpus_dir() -> PathBuf {
-    let beside_repo =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/binlogs");
-    let dir = std::env::var_os("SLUICE_BINLOG_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or(beside_repo);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/binlogs");
     assert!(
         dir.join("MANIFEST.md").is_file(),
-        "binlog corpus not found at {} (set SLUICE_BINLOG_CORPUS to the folder holding MANIFEST.md)",
+        "binlog corpus not found at {} (testdata/binlogs of the repository)",
         dir.display()
     );
     dir
