@@ -61,8 +61,12 @@ pub(crate) const MAX_OPEN: usize = 64;
 /// How often the source task looks for destinations whose figures are due.
 const SOURCE_TICK: Duration = Duration::from_secs(1);
 
-/// Canal's `mode` label of `canal_instance`: instances built from
-/// configuration files, not from a Canal admin ("manager").
+/// Canal's `mode` label of `canal_instance`. Canal says `spring` for an
+/// instance built from configuration files (also when canal-admin serves
+/// them, since Canal 1.1.4) and `manager` only for one the Otter manager
+/// builds (`canal.instance.global.mode = manager` before canal-admin).
+/// Sluice builds every destination from its `instance.properties`,
+/// whatever `canal.instance.global.mode` says: `spring` is what is true.
 const MODE: &str = "spring";
 
 /// The process's recorder; `None` if another one was installed first.

@@ -451,3 +451,79 @@ async fn scrapes_never_connect_to_the_source_and_their_cost_is_bounded() {
     assert!(grown < 128 << 20, "500 scrapes took {} MiB", grown >> 20);
     server.shutdown().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_parser_mode_label_says_whether_entries_are_built_beside_the_reader() {
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let conf = tempfile::tempdir().unwrap();
+    let metrics_port = find_free_port().unwrap();
+    std::fs::write(
+        conf.path().join("canal.properties"),
+        format!(
+            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = {metrics_port}\n\
+             canal.destinations = serial\ncanal.auto.scan = false\n\
+             canal.file.data.dir = {}\n",
+            find_free_port().unwrap(),
+            conf.path().display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(conf.path().join("serial")).unwrap();
+    std::fs::write(
+        conf.path().join("serial/instance.properties"),
+        format!(
+            "canal.instance.master.address = 127.0.0.1:{}\n\
+             canal.instance.dbUsername = root\n\
+             canal.instance.parser.parallel = false\n\
+             canal.instance.filter.regex = w\\\\..*\n",
+            db.port()
+        ),
+    )
+    .unwrap();
+    let server = Server::start(sluice_server::load_config(conf.path()).unwrap())
+        .await
+        .unwrap();
+    let metrics_addr = server
+        .metrics_addr()
+        .expect("/metrics is served")
+        .to_string();
+    let addr = server.local_addr().expect("TCP mode").to_string();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut client = loop {
+        if let Ok(mut c) = SimpleConnector::connect(&addr, "serial", "", "").await {
+            if c.subscribe("").await.is_ok() {
+                break c;
+            }
+        }
+        assert!(Instant::now() < deadline, "cannot subscribe at {addr}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    // Built on the reader, the rows arrive all the same.
+    db.exec("INSERT INTO w.t VALUES (1), (2); INSERT INTO w.t VALUES (3)")
+        .unwrap();
+    receive_inserts(&mut client, 3).await;
+
+    let (_, body) = http_get(&metrics_addr, "/metrics").await;
+    let modes: Vec<&str> = body
+        .lines()
+        .filter(|l| {
+            l.starts_with("canal_instance_parser_mode{") && l.contains("destination=\"serial\"")
+        })
+        .collect();
+    assert_eq!(modes.len(), 1, "{modes:?}");
+    assert!(
+        modes[0].contains("parallel=\"false\"") && modes[0].ends_with(" 1"),
+        "{modes:?}"
+    );
+    // Canal's `mode` of an instance built from configuration files.
+    assert!(
+        body.lines().any(|l| l.starts_with("canal_instance{")
+            && l.contains("destination=\"serial\"")
+            && l.contains("mode=\"spring\"")),
+        "{body}"
+    );
+    drop(client);
+    server.shutdown().await.unwrap();
+}

@@ -495,6 +495,10 @@ pub struct InstanceConfig {
     pub memory_raw_entry: bool,
     pub transaction_size: usize,
     pub get_ddl_isolation: bool,
+    /// `canal.instance.parser.parallel` (default true, as Canal): the
+    /// entries of rows events are built on threads beside the reader;
+    /// false builds them on the reader, one after the other.
+    pub parser_parallel: bool,
     /// `sluice.instance.slowClient.detachAfter` (ms, default 5000; 0 =
     /// never): how long the store may stay full because of clients that do
     /// not ack, while another client is further on, before those clients
@@ -1443,6 +1447,7 @@ impl InstanceConfig {
                 "expected a number of entries",
             )?,
             get_ddl_isolation: r.bool("canal.instance.get.ddl.isolation", false)?,
+            parser_parallel: r.bool("canal.instance.parser.parallel", true)?,
             slow_client_detach_after: match r.parse(
                 "sluice.instance.slowClient.detachAfter",
                 5000u64,
