@@ -44,7 +44,8 @@ const MAX_REQUEST_HEAD: usize = 8 * 1024;
 /// scrapes.
 const UPKEEP_PERIOD: Duration = Duration::from_secs(5);
 
-/// How long a scraper may take to send its request.
+/// How long a scraper may take to send its request, and to read the
+/// answer.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Scrapes answered at once, at most.
@@ -263,8 +264,18 @@ async fn answer(mut stream: TcpStream, scrape: Scrape<'_>) -> std::io::Result<()
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    stream.write_all(response.as_bytes()).await?;
-    stream.shutdown().await
+    // A scraper that does not read its answer does not keep its place.
+    let write = async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    match tokio::time::timeout(REQUEST_TIMEOUT, write).await {
+        Ok(written) => written,
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the scraper did not read the answer in time",
+        )),
+    }
 }
 
 /// How long one reading of a source's binlogs may take.

@@ -476,6 +476,8 @@ async fn the_parser_mode_label_says_whether_entries_are_built_beside_the_reader(
         format!(
             "canal.instance.master.address = 127.0.0.1:{}\n\
              canal.instance.dbUsername = root\n\
+             canal.instance.master.journal.name = binlog.000001\n\
+             canal.instance.master.position = 4\n\
              canal.instance.parser.parallel = false\n\
              canal.instance.filter.regex = w\\\\..*\n",
             db.port()
