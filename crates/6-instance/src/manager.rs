@@ -342,7 +342,10 @@ impl InstanceManager {
             .map_err(|e| ManagerError::Meta(destination.to_string(), e))?,
         );
         destination_handle.set_restart(self.restarter(destination));
-        destination_handle.set_metrics(Arc::new(InstanceMetrics::new(destination)));
+        destination_handle.set_metrics(Arc::new(InstanceMetrics::new(
+            destination,
+            config.parser_parallel,
+        )));
         let (stop_tx, stop_rx) = watch::channel(false);
         destination_handle.set_own_stream_starter(self.own_stream_starter(
             &config,
@@ -461,7 +464,8 @@ impl InstanceManager {
             )
             .with_fence(self.fence.clone())
             .with_progress(progress.clone())
-            .with_snapshot(snapshot.clone());
+            .with_snapshot(snapshot.clone())
+            .with_parallel(config.parser_parallel);
             let _ = state.send(InstanceState::Running);
             match runner.run(source, stop.clone()).await {
                 Ok(()) => break,
@@ -532,7 +536,8 @@ impl InstanceManager {
             };
             let mut runner =
                 InstanceRunner::new(&name, own.clone(), filters.clone(), schema, config.gtid_on)
-                    .with_fence(me.fence.clone());
+                    .with_fence(me.fence.clone())
+                    .with_parallel(config.parser_parallel);
             let (stop, stop_rx) = watch::channel(false);
             let mut instance_stop = instance_stop.clone();
             let span = destination_span(&name);

@@ -34,10 +34,12 @@ pub struct InstanceMetrics {
 }
 
 impl InstanceMetrics {
-    pub fn new(destination: &str) -> InstanceMetrics {
+    /// The handles of `destination`, whose rows events' entries are built
+    /// beside the reader when `parallel` (`canal.instance.parser.parallel`)
+    /// and on it otherwise: Canal's `canal_instance_parser_mode` label.
+    pub fn new(destination: &str, parallel: bool) -> InstanceMetrics {
         let d = destination.to_string();
-        // Entries are built on other tasks, in parallel with reading.
-        gauge!("canal_instance_parser_mode", "destination" => d.clone(), "parallel" => "true")
+        gauge!("canal_instance_parser_mode", "destination" => d.clone(), "parallel" => if parallel { "true" } else { "false" })
             .set(1.0);
         InstanceMetrics {
             received_bytes: counter!("canal_instance_received_binlog_bytes", "destination" => d.clone(), "parser" => PARSER),

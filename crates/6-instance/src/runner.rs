@@ -306,6 +306,9 @@ pub struct InstanceRunner {
     progress: Arc<RunProgress>,
     /// The initial snapshot to run beside the stream, if any.
     snapshot: Option<SnapshotPlan>,
+    /// Whether rows events' entries are built on the build pool (else on
+    /// the reader, in turn).
+    parallel: bool,
     pub stats: RunnerStats,
 }
 
@@ -406,6 +409,9 @@ enum PendingEntry {
     /// The entry of a rows event, being built and serialised on a thread
     /// of the build pool.
     Building(Built<Result<(BuiltEntry, EntryBytes), EntryError>>),
+    /// The entry of a rows event, built on the reader
+    /// (`canal.instance.parser.parallel = false`).
+    Built(Box<Result<(BuiltEntry, EntryBytes), EntryError>>),
     /// The source moved to another server: positions from here on are
     /// that server's, not comparable with those put before.
     SourceChanged,
@@ -441,8 +447,17 @@ impl InstanceRunner {
             fence: None,
             progress: Arc::new(RunProgress::default()),
             snapshot: None,
+            parallel: true,
             stats: RunnerStats::default(),
         }
+    }
+
+    /// Builds rows events' entries on the build pool (`true`, the default)
+    /// or on the reader, one after the other
+    /// (`canal.instance.parser.parallel = false`).
+    pub fn with_parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
     }
 
     /// Asks `fence` before putting each entry into the store.
@@ -747,9 +762,10 @@ impl InstanceRunner {
                             };
                             let entry = match w {
                                 Work::Ready(e) => PendingEntry::Ready(e),
-                                Work::Rows(r) => {
+                                Work::Rows(r) if self.parallel => {
                                     PendingEntry::Building(pool.submit(move || r.build()))
                                 }
+                                Work::Rows(r) => PendingEntry::Built(Box::new(r.build())),
                                 Work::SourceChanged => PendingEntry::SourceChanged,
                                 Work::Snapshot(c) => PendingEntry::Snapshot(c),
                             };
@@ -1207,6 +1223,15 @@ impl Emitter {
                     continue;
                 }
                 PendingEntry::Ready(e) => (*e, None),
+                PendingEntry::Built(built) => match *built {
+                    Ok((e, bytes)) => (e, Some(bytes)),
+                    Err(source) => {
+                        return Err(RunnerError::Entry {
+                            destination: self.name.clone(),
+                            source,
+                        })
+                    }
+                },
                 PendingEntry::Building(building) => match building.await {
                     Ok(Ok(Ok((e, bytes)))) => (e, Some(bytes)),
                     Ok(Ok(Err(source))) => {

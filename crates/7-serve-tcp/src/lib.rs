@@ -25,7 +25,9 @@
 //!   connecting (Canal: no limit); a frame above 64 KiB before login, or
 //!   above 1 MiB after, closes the connection (Canal: unbounded).
 //! * At most `sluice.tcp.maxConnections` (1024) connections are open at
-//!   once, fewer if RLIMIT_NOFILE is low; more are closed on accept.
+//!   once, fewer if RLIMIT_NOFILE is low, and at most
+//!   `sluice.tcp.maxConnectionsPerAddress` (64) from one address; more are
+//!   closed on accept.
 //! * Error texts keep Canal's wording and codes, but where Canal appends a
 //!   Java stack trace Sluice gives the error's message.
 //! * Progress is per client id (the store's design); Canal shares one

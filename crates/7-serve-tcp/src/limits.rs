@@ -94,6 +94,57 @@ pub fn login_address(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// Open connections per address (IPv6 by /64, as [`login_address`]), so
+/// that one peer cannot take every place under the connection cap. Holds
+/// only addresses with a connection open: it never outgrows the cap.
+pub struct AddressConnections {
+    max_per_address: usize,
+    open: Mutex<HashMap<IpAddr, usize>>,
+}
+
+impl AddressConnections {
+    pub fn new(max_per_address: usize) -> AddressConnections {
+        AddressConnections {
+            max_per_address: max_per_address.max(1),
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+        // Plain counts: one a panicking holder left is usable.
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Counts a connection from `ip`, unless its address already has the
+    /// most allowed: then `Err(connections open from it)`.
+    pub fn opened(&self, ip: IpAddr) -> Result<(), usize> {
+        let mut open = self.open();
+        let n = open.entry(login_address(ip)).or_insert(0);
+        if *n >= self.max_per_address {
+            return Err(*n);
+        }
+        *n += 1;
+        Ok(())
+    }
+
+    /// A connection from `ip` counted by [`opened`](Self::opened) closed.
+    pub fn closed(&self, ip: IpAddr) {
+        let mut open = self.open();
+        let key = login_address(ip);
+        if let Some(n) = open.get_mut(&key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&key);
+            }
+        }
+    }
+
+    /// Addresses with a connection open.
+    pub fn addresses(&self) -> usize {
+        self.open().len()
+    }
+}
+
 /// One address's recent failed logins.
 #[derive(Debug, Clone, Copy)]
 struct Failures {
@@ -329,6 +380,26 @@ mod tests {
         if let Some(limit) = limit {
             assert!(cap as u64 + 64 <= limit);
         }
+    }
+
+    #[test]
+    fn connections_are_capped_per_address_and_given_back() {
+        let c = AddressConnections::new(2);
+        assert_eq!(c.opened(A), Ok(()));
+        assert_eq!(c.opened(A), Ok(()));
+        assert_eq!(c.opened(A), Err(2));
+        assert_eq!(c.opened(B), Ok(()), "other addresses are not affected");
+        c.closed(A);
+        assert_eq!(c.opened(A), Ok(()));
+        let v6a: IpAddr = "2001:db8::1".parse().unwrap();
+        let v6b: IpAddr = "2001:db8::2".parse().unwrap();
+        assert_eq!(c.opened(v6a), Ok(()));
+        assert_eq!(c.opened(v6b), Ok(()));
+        assert_eq!(c.opened(v6a), Err(2), "one /64 is one address");
+        for ip in [A, A, B, v6a, v6b] {
+            c.closed(ip);
+        }
+        assert_eq!(c.addresses(), 0);
     }
 
     #[test]

@@ -19,7 +19,10 @@
 //! At most [`ServerOptions::max_connections`] connections are open at once,
 //! and never more than RLIMIT_NOFILE minus [`ServerOptions::reserved_fds`],
 //! so a flood of connections cannot take the descriptors cursors and the
-//! store need; one over the cap is closed as soon as it is accepted.
+//! store need; one over the cap is closed as soon as it is accepted. So is
+//! one over [`ServerOptions::max_connections_per_address`] from its
+//! address (IPv6: its /64), logged with the address, so that one peer
+//! cannot take every place.
 //!
 //! Shutdown ([`ShutdownHandle::shutdown`]) stops accepting and makes every
 //! connection close at its next await point (waiting for a request, a GET
@@ -48,7 +51,7 @@ use tokio::time::Instant;
 use crate::auth::AuthConfig;
 use crate::connections::Connections;
 use crate::frame::{self, Decoded, FrameError};
-use crate::limits::{self, LogBudget, LoginThrottle};
+use crate::limits::{self, AddressConnections, LogBudget, LoginThrottle};
 use crate::session::{Outcome, Phase, Reply, Session, SEED_LEN};
 
 /// Tunables beyond what Canal configures.
@@ -66,6 +69,8 @@ pub struct ServerOptions {
     /// Connections open at once, at most (further capped by RLIMIT_NOFILE
     /// minus `reserved_fds`).
     pub max_connections: usize,
+    /// Connections open at once from one address (IPv6: one /64), at most.
+    pub max_connections_per_address: usize,
     /// File descriptors kept free of client connections.
     pub reserved_fds: usize,
     /// Failed logins from one address before its logins are refused.
@@ -80,6 +85,7 @@ impl ServerOptions {
         ServerOptions {
             auth_timeout: limits.login_timeout,
             max_connections: limits.max_connections,
+            max_connections_per_address: limits.max_connections_per_address,
             reserved_fds: limits.reserved_fds,
             max_failed_logins: limits.max_failed_logins,
             login_backoff_max: limits.login_backoff_max,
@@ -106,6 +112,7 @@ impl Default for ServerOptions {
             auth_timeout: limits.login_timeout,
             keepalive_time: Duration::from_secs(60),
             max_connections: limits.max_connections,
+            max_connections_per_address: limits.max_connections_per_address,
             reserved_fds: limits.reserved_fds,
             max_failed_logins: limits.max_failed_logins,
             login_backoff_max: limits.login_backoff_max,
@@ -267,8 +274,20 @@ impl TcpServer {
                             }
                             continue;
                         }
+                        if let Err(from_address) = guards.per_address.opened(peer.ip()) {
+                            drop(stream);
+                            if let Some(suppressed) = guards.log_per_address.allow(std::time::Instant::now()) {
+                                let address = limits::login_address(peer.ip());
+                                tracing::warn!(%peer, %address, open = from_address, max_connections_per_address = options.max_connections_per_address, suppressed, "connection refused: too many connections from this address (sluice.tcp.maxConnectionsPerAddress)");
+                            }
+                            continue;
+                        }
                         open.fetch_add(1, Ordering::AcqRel);
-                        let slot = Slot(open.clone());
+                        let slot = Slot {
+                            open: open.clone(),
+                            guards: guards.clone(),
+                            peer: peer.ip(),
+                        };
                         let id = next_id.fetch_add(1, Ordering::Relaxed);
                         let conn = Connection {
                             id,
@@ -318,7 +337,9 @@ impl TcpServer {
 /// budgets for lines a flood of peers could multiply.
 struct Guards {
     logins: LoginThrottle,
+    per_address: AddressConnections,
     log_over_cap: LogBudget,
+    log_per_address: LogBudget,
     log_accept: LogBudget,
     log_login_failed: LogBudget,
     log_login_refused: LogBudget,
@@ -331,7 +352,9 @@ impl Guards {
         let budget = || LogBudget::new(10, Duration::from_secs(10));
         Guards {
             logins: LoginThrottle::new(options.max_failed_logins, options.login_backoff_max),
+            per_address: AddressConnections::new(options.max_connections_per_address),
             log_over_cap: budget(),
+            log_per_address: budget(),
             log_accept: budget(),
             log_login_failed: budget(),
             log_login_refused: budget(),
@@ -340,13 +363,18 @@ impl Guards {
     }
 }
 
-/// One open connection's place under the cap, given back on drop (also
-/// when the connection task panics).
-struct Slot(Arc<AtomicUsize>);
+/// One open connection's place under the caps (of the server and of its
+/// address), given back on drop (also when the connection task panics).
+struct Slot {
+    open: Arc<AtomicUsize>,
+    guards: Arc<Guards>,
+    peer: std::net::IpAddr,
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        self.open.fetch_sub(1, Ordering::AcqRel);
+        self.guards.per_address.closed(self.peer);
     }
 }
 

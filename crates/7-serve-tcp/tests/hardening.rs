@@ -1,7 +1,7 @@
 //! What an unauthenticated or hostile peer can make the server do, over
 //! real TCP on 127.0.0.1 with servers built from `canal.properties`: the
-//! connection cap, the frame bound before login, the login timeout and the
-//! per-address backoff after failed logins.
+//! connection cap and the cap per address, the frame bound before login,
+//! the login timeout and the per-address backoff after failed logins.
 
 mod common;
 
@@ -98,9 +98,108 @@ async fn connections_over_the_cap_are_closed_and_clients_keep_working() {
     }
 }
 
+/// Connects from `local` and waits for the handshake: the stream if it
+/// came, `None` if the server closed the connection first.
+async fn handshake_or_closed_from(local: IpAddr, addr: &str) -> Option<TcpStream> {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(std::net::SocketAddr::new(local, 0)).unwrap();
+    let mut s = socket.connect(addr.parse().unwrap()).await.unwrap();
+    let mut header = [0u8; 4];
+    match tokio::time::timeout(3 * SECOND, s.read_exact(&mut header)).await {
+        Ok(Ok(_)) => {
+            let mut body = vec![0u8; u32::from_be_bytes(header) as usize];
+            s.read_exact(&mut body).await.unwrap();
+            Some(s)
+        }
+        Ok(Err(_)) => None,
+        Err(_) => panic!("neither a handshake nor a close within 3 s"),
+    }
+}
+
+/// The log lines written while it is alive (on this thread: the tests run
+/// the server on a current-thread runtime).
+struct CapturedLogs {
+    lines: Arc<std::sync::Mutex<Vec<u8>>>,
+    _guard: tracing::subscriber::DefaultGuard,
+}
+
+impl CapturedLogs {
+    fn start() -> CapturedLogs {
+        let lines = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_max_level(tracing::Level::INFO)
+            .with_writer(move || CaptureWriter(sink.clone()))
+            .finish();
+        CapturedLogs {
+            lines,
+            _guard: tracing::subscriber::set_default(subscriber),
+        }
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.lines.lock().unwrap()).into_owned()
+    }
+}
+
+struct CaptureWriter(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for CaptureWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn connections_over_the_cap_of_one_address_are_closed_and_logged_with_it() {
+    let logs = CapturedLogs::start();
+    let (_d, srv) =
+        server_from("sluice.tcp.maxConnections = 100\nsluice.tcp.maxConnectionsPerAddress = 3\n")
+            .await;
+    let one = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1));
+    let other = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2));
+    let mut held = Vec::new();
+    let mut refused = 0;
+    for _ in 0..6 {
+        match handshake_or_closed_from(one, &srv.addr()).await {
+            Some(s) => held.push(s),
+            None => refused += 1,
+        }
+    }
+    assert_eq!((held.len(), refused), (3, 3));
+    let text = logs.text();
+    assert!(
+        text.contains("too many connections from this address")
+            && text.contains("address=127.0.0.1")
+            && text.contains("sluice.tcp.maxConnectionsPerAddress"),
+        "{text}"
+    );
+    // Another address is not held back by this one.
+    let from_other = handshake_or_closed_from(other, &srv.addr()).await;
+    assert!(from_other.is_some(), "127.0.0.2 refused");
+    // A closed connection gives its address's place back.
+    drop(held.pop());
+    let t = Instant::now();
+    loop {
+        if let Some(s) = handshake_or_closed_from(one, &srv.addr()).await {
+            held.push(s);
+            break;
+        }
+        assert!(t.elapsed() < 5 * SECOND, "no place freed up for 127.0.0.1");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(handshake_or_closed_from(one, &srv.addr()).await.is_none());
+}
+
 #[tokio::test]
 async fn a_large_frame_before_login_closes_the_connection_from_its_header() {
-    let (_d, srv) = server_from("").await;
+    // All from 127.0.0.1: the cap per address is lifted for them.
+    let (_d, srv) = server_from("sluice.tcp.maxConnectionsPerAddress = 1000\n").await;
     // Each peer declares a 1 MiB frame (the bound for requests after login)
     // and sends most of it.
     const PEERS: usize = 96;

@@ -6,6 +6,11 @@
 //! on a loopback address). The OpenAPI 3 document it serves, written by
 //! hand, is `admin-openapi.json` beside this file.
 //!
+//! Before any of that, [`guard`] refuses what a web page could send: a
+//! `Host` that is not this API's (`421`), an `Origin` not listed in
+//! `sluice.admin.http.allowOrigins` (`403`), a POST that is not
+//! `Content-Type: application/json` (`415`).
+//!
 //! With ZooKeeper (`canal.zkServers`) the elections decide where each
 //! destination runs: start and stop are refused (release moves a
 //! destination to a standby), reload acts where the destination runs, and
@@ -40,6 +45,8 @@ use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
 use crate::ServerError;
+
+mod guard;
 
 /// The OpenAPI 3 document of this API.
 pub const OPENAPI: &str = include_str!("admin-openapi.json");
@@ -82,7 +89,7 @@ pub(crate) async fn bind(
 /// Serves the admin API on `listener` until the task is aborted.
 pub(crate) fn serve(
     listener: TcpListener,
-    token: Option<String>,
+    config: &AdminHttpConfig,
     manager: Arc<InstanceManager>,
     cluster: Option<ClusterView>,
     connections: Option<Arc<Connections>>,
@@ -91,10 +98,13 @@ pub(crate) fn serve(
     let admin = Arc::new(Admin {
         manager,
         cluster,
-        token,
+        token: config.token.as_ref().map(|t| t.expose().to_string()),
         connections,
     });
-    let app = router(admin);
+    let guard = Arc::new(guard::Guard::new(config, local));
+    let app = router(admin)
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+        .into_make_service_with_connect_info::<guard::LocalAddr>();
     if let Some(addr) = local {
         tracing::info!(%addr, "serving the admin API (its OpenAPI document at /openapi.json)");
     }
@@ -441,9 +451,11 @@ fn manager_error(e: sluice_instance::manager::ManagerError) -> ApiError {
 async fn start(
     State(admin): State<Arc<Admin>>,
     destination: Result<Path<String>, PathRejection>,
+    bytes: Bytes,
 ) -> Answer {
     let destination = path(destination)?;
     admin.known(&destination)?;
+    let _: EmptyRequest = body(&bytes, true)?;
     admin.not_in_cluster("starting a destination by hand")?;
     admin.manager.start(&destination).map_err(manager_error)?;
     Ok(Json(admin.describe(&destination).await?))
@@ -452,9 +464,11 @@ async fn start(
 async fn stop(
     State(admin): State<Arc<Admin>>,
     destination: Result<Path<String>, PathRejection>,
+    bytes: Bytes,
 ) -> Answer {
     let destination = path(destination)?;
     admin.known(&destination)?;
+    let _: EmptyRequest = body(&bytes, true)?;
     admin.not_in_cluster("stopping a destination by hand")?;
     admin.manager.stop_and_hold(&destination).await;
     Ok(Json(admin.describe(&destination).await?))
@@ -463,9 +477,11 @@ async fn stop(
 async fn reload(
     State(admin): State<Arc<Admin>>,
     destination: Result<Path<String>, PathRejection>,
+    bytes: Bytes,
 ) -> Answer {
     let destination = path(destination)?;
     admin.known(&destination)?;
+    let _: EmptyRequest = body(&bytes, true)?;
     if admin.manager.state(&destination).is_none() {
         return Err(admin.not_here(
             &destination,
@@ -481,6 +497,11 @@ async fn reload(
         .map_err(manager_error)?;
     Ok(Json(admin.describe(&destination).await?))
 }
+
+/// The body of start, stop and reload: nothing, or `{}`.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EmptyRequest {}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

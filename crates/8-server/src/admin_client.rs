@@ -77,7 +77,9 @@ pub async fn request(
             "{method} {prefix}{path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/json\r\nConnection: close\r\nContent-Length: {}\r\n",
             body.len()
         );
-        if !body.is_empty() {
+        // The API refuses a POST that does not say it is JSON, also with
+        // an empty body.
+        if !body.is_empty() || method.eq_ignore_ascii_case("POST") {
             head.push_str("Content-Type: application/json\r\n");
         }
         if let Some(token) = token {

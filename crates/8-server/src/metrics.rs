@@ -6,17 +6,27 @@
 //! here (once per process, before any destination registers its handles).
 //! What depends on the time of the scrape is set when scraped: Canal's
 //! delay gauges (`now − binlog time` of the last entry put, got, acked,
-//! read), whether each destination runs here, each client's cursor lag, and
-//! from each running destination's source (a short connection per scrape)
-//! the binlog bytes behind its end and the binlog retention runway.
+//! read), whether each destination runs here, each client's cursor lag, the
+//! binlog bytes behind the source's end and the binlog retention runway.
+//! For the last two the source's binlog files and expiry are read by a
+//! task of their own, every `sluice.metrics.sourceRefresh` per running
+//! destination, over one connection per destination that it keeps: a
+//! scrape never talks to a source, so scrapes cannot multiply connections
+//! or logins on it.
+//!
+//! The port takes no login, so what scrapes can cost is bounded: at most
+//! [`MAX_SCRAPES`] are answered at once, and one more waits up to
+//! [`SCRAPE_WAIT`] for a place before it gets `503 Service Unavailable`
+//! (with `Retry-After: 1`); at most [`MAX_OPEN`] connections are held at
+//! once, the others wait unaccepted in the kernel's backlog.
 //!
 //! As in Canal, a port that cannot be bound is logged and the server runs
 //! on without metrics.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use metrics::gauge;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
@@ -24,6 +34,7 @@ use sluice_instance::manager::{InstanceManager, InstanceState};
 use sluice_instance::metrics::{binlog_file_number, now_ms};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
 /// Most bytes of a request head read; the rest is not looked at.
@@ -33,11 +44,30 @@ const MAX_REQUEST_HEAD: usize = 8 * 1024;
 /// scrapes.
 const UPKEEP_PERIOD: Duration = Duration::from_secs(5);
 
-/// How long a scraper may take to send its request.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a scraper may take to send its request, and to read the
+/// answer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Canal's `mode` label of `canal_instance`: instances built from
-/// configuration files, not from a Canal admin ("manager").
+/// Scrapes answered at once, at most.
+pub(crate) const MAX_SCRAPES: usize = 4;
+
+/// How long a scrape waits for one of the [`MAX_SCRAPES`] places before
+/// it is answered `503`.
+pub(crate) const SCRAPE_WAIT: Duration = Duration::from_secs(2);
+
+/// Connections held at once (being answered, waiting for a place, or
+/// sending their request); the next ones are not accepted until one ends.
+pub(crate) const MAX_OPEN: usize = 64;
+
+/// How often the source task looks for destinations whose figures are due.
+const SOURCE_TICK: Duration = Duration::from_secs(1);
+
+/// Canal's `mode` label of `canal_instance`. Canal says `spring` for an
+/// instance built from configuration files (also when canal-admin serves
+/// them, since Canal 1.1.4) and `manager` only for one the Otter manager
+/// builds (`canal.instance.global.mode = manager` before canal-admin).
+/// Sluice builds every destination from its `instance.properties`,
+/// whatever `canal.instance.global.mode` says: `spring` is what is true.
 const MODE: &str = "spring";
 
 /// The process's recorder; `None` if another one was installed first.
@@ -70,13 +100,15 @@ pub(crate) fn install(port: u16) {
     }
 }
 
-/// Serves `/metrics` on `ip:port` and keeps the recorder's histograms
+/// Serves `/metrics` on `ip:port`, keeps the recorder's histograms
 /// drained (also when the port cannot be bound, logged: they would grow
-/// with every request otherwise). The address is `None` when not served;
-/// the task is `None` when the port is 0.
+/// with every request otherwise) and reads the sources' binlog figures
+/// every `source_refresh`. The address is `None` when not served; the task
+/// is `None` when the port is 0.
 pub(crate) async fn serve(
     ip: &str,
     port: u16,
+    source_refresh: Duration,
     manager: Arc<InstanceManager>,
 ) -> (Option<SocketAddr>, Option<JoinHandle<()>>) {
     if port == 0 {
@@ -101,7 +133,7 @@ pub(crate) async fn serve(
     };
     let local = listener.as_ref().map(|(_, a)| *a);
     if let Some(local) = local {
-        tracing::info!(addr = %local, "serving Prometheus metrics at /metrics");
+        tracing::info!(addr = %local, source_refresh_ms = source_refresh.as_millis() as u64, "serving Prometheus metrics at /metrics");
     }
     let task = tokio::spawn(async move {
         let upkeep = async {
@@ -112,9 +144,11 @@ pub(crate) async fn serve(
         };
         match listener {
             Some((listener, _)) => {
+                let sources = Arc::new(SourceFigures::default());
                 tokio::select! {
                     _ = upkeep => {}
-                    _ = accept(listener, handle, manager) => {}
+                    _ = accept(listener, handle, manager.clone(), sources.clone()) => {}
+                    _ = read_sources(manager, sources, source_refresh) => {}
                 }
             }
             None => upkeep.await,
@@ -123,20 +157,37 @@ pub(crate) async fn serve(
     (local, Some(task))
 }
 
-/// Answers scrapes, each on a task of its own.
+/// Answers scrapes, each on a task of its own, at most [`MAX_OPEN`]
+/// connections at once and [`MAX_SCRAPES`] scrapes.
 async fn accept(
     listener: TcpListener,
     handle: &'static PrometheusHandle,
     manager: Arc<InstanceManager>,
+    sources: Arc<SourceFigures>,
 ) {
+    let open = Arc::new(Semaphore::new(MAX_OPEN));
+    let serving = Arc::new(Semaphore::new(MAX_SCRAPES));
     loop {
+        // The semaphores are never closed.
+        let Ok(slot) = open.clone().acquire_owned().await else {
+            return;
+        };
         match listener.accept().await {
             Ok((stream, _)) => {
                 let manager = manager.clone();
+                let sources = sources.clone();
+                let serving = serving.clone();
                 tokio::spawn(async move {
-                    if let Err(error) = answer(stream, handle, &manager).await {
+                    let scrape = Scrape {
+                        handle,
+                        manager: &manager,
+                        sources: &sources,
+                        serving: &serving,
+                    };
+                    if let Err(error) = answer(stream, scrape).await {
                         tracing::debug!(%error, "metrics scrape");
                     }
+                    drop(slot);
                 });
             }
             Err(error) => {
@@ -147,12 +198,16 @@ async fn accept(
     }
 }
 
+/// What answering a scrape needs.
+struct Scrape<'a> {
+    handle: &'a PrometheusHandle,
+    manager: &'a InstanceManager,
+    sources: &'a SourceFigures,
+    serving: &'a Semaphore,
+}
+
 /// Answers one HTTP request and closes the connection.
-async fn answer(
-    mut stream: TcpStream,
-    handle: &PrometheusHandle,
-    manager: &InstanceManager,
-) -> std::io::Result<()> {
+async fn answer(mut stream: TcpStream, scrape: Scrape<'_>) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(512);
     let mut buf = [0u8; 1024];
     let read = tokio::time::timeout(REQUEST_TIMEOUT, async {
@@ -177,13 +232,22 @@ async fn answer(
     let path = target.split('?').next().unwrap_or("");
     let (status, content_type, body) = match (method, path) {
         ("GET", "/metrics" | "/") => {
-            poll_sources(manager).await;
-            refresh(manager);
-            (
-                "200 OK",
-                "text/plain; version=0.0.4; charset=utf-8",
-                handle.render(),
-            )
+            match tokio::time::timeout(SCRAPE_WAIT, scrape.serving.acquire()).await {
+                Ok(Ok(_serving)) => {
+                    refresh(scrape.manager);
+                    scrape.sources.show(scrape.manager);
+                    (
+                        "200 OK",
+                        "text/plain; version=0.0.4; charset=utf-8",
+                        scrape.handle.render(),
+                    )
+                }
+                _ => (
+                    "503 Service Unavailable\r\nRetry-After: 1",
+                    "text/plain; charset=utf-8",
+                    format!("more than {MAX_SCRAPES} scrapes at once: retry in a second\n"),
+                ),
+            }
         }
         ("GET", _) => (
             "404 Not Found",
@@ -200,74 +264,127 @@ async fn answer(
         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    stream.write_all(response.as_bytes()).await?;
-    stream.shutdown().await
+    // A scraper that does not read its answer does not keep its place.
+    let write = async {
+        stream.write_all(response.as_bytes()).await?;
+        stream.shutdown().await
+    };
+    match tokio::time::timeout(REQUEST_TIMEOUT, write).await {
+        Ok(written) => written,
+        Err(_) => Err(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            "the scraper did not read the answer in time",
+        )),
+    }
 }
 
-/// How long a scrape waits for a destination's source to list its binlogs.
+/// How long one reading of a source's binlogs may take.
 const SOURCE_POLL_TIMEOUT: Duration = Duration::from_secs(3);
 
-/// Asks each running destination's source for its binlog files and their
-/// expiry, and sets how many bytes the reader is behind the binlog's end
-/// and, when the source purges binlogs by age, the seconds until the
-/// oldest binlog the slowest client cursor needs may be purged. Measured
-/// from the cursor's own binlog time, which the file's last write follows:
-/// the runway shown is never longer than the real one. A source that does
-/// not answer leaves the last values.
-async fn poll_sources(manager: &InstanceManager) {
-    for (name, state) in manager.states() {
-        if state != InstanceState::Running {
-            continue;
-        }
-        let (Some(destination), Some(config)) = (
-            manager.destination_handle(&name),
-            manager.instance_config(&name),
-        ) else {
-            continue;
-        };
-        let Ok(opts) = sluice_instance::manager::source_connect_options(&config) else {
-            continue;
-        };
-        let logs = match tokio::time::timeout(SOURCE_POLL_TIMEOUT, source_logs(&opts)).await {
-            Ok(Ok(logs)) => logs,
-            Ok(Err(error)) => {
-                tracing::debug!(destination = %name, %error, "binlog metrics: the source did not answer");
+/// The last binlog figures read from each running destination's source.
+#[derive(Default)]
+struct SourceFigures(Mutex<HashMap<String, SourceLogs>>);
+
+impl SourceFigures {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, SourceLogs>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sets, for each running destination whose source was read, how many
+    /// bytes the reader is behind the binlog's end and, when the source
+    /// purges binlogs by age, the seconds until the oldest binlog the
+    /// slowest client cursor needs may be purged. Measured from the
+    /// cursor's own binlog time, which the file's last write follows: the
+    /// runway shown is never longer than the real one. The files are as
+    /// last read (at most `sluice.metrics.sourceRefresh` ago): bytes
+    /// written since are not counted.
+    fn show(&self, manager: &InstanceManager) {
+        let figures = self.lock();
+        for (name, logs) in figures.iter() {
+            let Some(destination) = manager.destination_handle(name) else {
                 continue;
+            };
+            let read = destination.metrics().and_then(|m| m.read_position());
+            if let Some((read_file, read_offset)) = read {
+                let behind: u64 = logs
+                    .files
+                    .iter()
+                    .filter_map(|(file, size)| {
+                        let n = binlog_file_number(file)?;
+                        match n.cmp(&read_file) {
+                            std::cmp::Ordering::Greater => Some(*size),
+                            std::cmp::Ordering::Equal => Some(size.saturating_sub(read_offset)),
+                            std::cmp::Ordering::Less => None,
+                        }
+                    })
+                    .sum();
+                gauge!("sluice_binlog_bytes_behind", "destination" => name.clone())
+                    .set(behind as f64);
             }
-            Err(_) => {
-                tracing::debug!(destination = %name, "binlog metrics: the source did not answer in time");
-                continue;
+            let slowest = destination
+                .store()
+                .cursors()
+                .into_iter()
+                .filter_map(|(_, cursor)| cursor)
+                .min_by_key(|c| c.binlog_key());
+            if let (Some(cursor), Some(expire)) = (slowest, logs.expire_seconds) {
+                if cursor.timestamp > 0 {
+                    let age = (now_ms() - cursor.timestamp).max(0) as f64 / 1000.0;
+                    gauge!("sluice_binlog_retention_runway_seconds", "destination" => name.clone())
+                        .set(expire as f64 - age);
+                }
             }
-        };
-        let read = destination.metrics().and_then(|m| m.read_position());
-        if let Some((read_file, read_offset)) = read {
-            let behind: u64 = logs
-                .files
-                .iter()
-                .filter_map(|(file, size)| {
-                    let n = binlog_file_number(file)?;
-                    match n.cmp(&read_file) {
-                        std::cmp::Ordering::Greater => Some(*size),
-                        std::cmp::Ordering::Equal => Some(size.saturating_sub(read_offset)),
-                        std::cmp::Ordering::Less => None,
-                    }
-                })
-                .sum();
-            gauge!("sluice_binlog_bytes_behind", "destination" => name.clone()).set(behind as f64);
         }
-        let slowest = destination
-            .store()
-            .cursors()
+    }
+}
+
+/// Reads each running destination's binlog files and expiry from its
+/// source, at most once per `period` per destination, over a connection
+/// per destination kept between readings (opened again only after one
+/// failed). A source that does not answer leaves the last figures.
+async fn read_sources(
+    manager: Arc<InstanceManager>,
+    sources: Arc<SourceFigures>,
+    period: Duration,
+) {
+    let mut conns: HashMap<String, sluice_source::Conn> = HashMap::new();
+    let mut read_at: HashMap<String, Instant> = HashMap::new();
+    loop {
+        let running: Vec<String> = manager
+            .states()
             .into_iter()
-            .filter_map(|(_, cursor)| cursor)
-            .min_by_key(|c| c.binlog_key());
-        if let (Some(cursor), Some(expire)) = (slowest, logs.expire_seconds) {
-            if cursor.timestamp > 0 {
-                let age = (now_ms() - cursor.timestamp).max(0) as f64 / 1000.0;
-                gauge!("sluice_binlog_retention_runway_seconds", "destination" => name.clone())
-                    .set(expire as f64 - age);
+            .filter(|(_, state)| *state == InstanceState::Running)
+            .map(|(name, _)| name)
+            .collect();
+        conns.retain(|name, _| running.contains(name));
+        read_at.retain(|name, _| running.contains(name));
+        sources.lock().retain(|name, _| running.contains(name));
+        for name in running {
+            if read_at.get(&name).is_some_and(|t| t.elapsed() < period) {
+                continue;
+            }
+            read_at.insert(name.clone(), Instant::now());
+            let Some(config) = manager.instance_config(&name) else {
+                continue;
+            };
+            let Ok(opts) = sluice_instance::manager::source_connect_options(&config) else {
+                continue;
+            };
+            let kept = conns.remove(&name);
+            match tokio::time::timeout(SOURCE_POLL_TIMEOUT, source_logs(kept, &opts)).await {
+                Ok(Ok((logs, conn))) => {
+                    conns.insert(name.clone(), conn);
+                    sources.lock().insert(name, logs);
+                }
+                Ok(Err(error)) => {
+                    tracing::debug!(destination = %name, %error, "binlog metrics: the source did not answer");
+                }
+                Err(_) => {
+                    tracing::debug!(destination = %name, "binlog metrics: the source did not answer in time");
+                }
             }
         }
+        tokio::time::sleep(SOURCE_TICK.min(period)).await;
     }
 }
 
@@ -278,10 +395,16 @@ struct SourceLogs {
     expire_seconds: Option<u64>,
 }
 
+/// The source's binlog files and expiry, over `kept` or, without one, a
+/// new connection; the connection is given back for the next time.
 async fn source_logs(
+    kept: Option<sluice_source::Conn>,
     opts: &sluice_source::ConnectOptions,
-) -> Result<SourceLogs, sluice_source::SourceError> {
-    let mut conn = sluice_source::Conn::connect(opts).await?;
+) -> Result<(SourceLogs, sluice_source::Conn), sluice_source::SourceError> {
+    let mut conn = match kept {
+        Some(conn) => conn,
+        None => sluice_source::Conn::connect(opts).await?,
+    };
     let files = sluice_source::replica::binary_logs(&mut conn).await?;
     let vars = conn
         .query(
@@ -302,10 +425,11 @@ async fn source_logs(
         Some(s) if s > 0.0 => s,
         _ => var("expire_logs_days").unwrap_or(0.0) * 86_400.0,
     };
-    Ok(SourceLogs {
+    let logs = SourceLogs {
         files,
         expire_seconds: (seconds > 0.0).then_some(seconds as u64),
-    })
+    };
+    Ok((logs, conn))
 }
 
 /// Sets what depends on the time of the scrape.

@@ -139,7 +139,13 @@ impl Server {
         served.set(manager.clone());
         let metrics = {
             let c = manager.server_config();
-            crate::metrics::serve(&c.ip, c.metrics_port, manager.clone()).await
+            crate::metrics::serve(
+                &c.ip,
+                c.metrics_port,
+                c.metrics_source_refresh,
+                manager.clone(),
+            )
+            .await
         };
         let (metrics_addr, metrics) = metrics;
         // What both admin servers need of the ZooKeeper cluster, if any.
@@ -156,17 +162,21 @@ impl Server {
         };
         let (admin_addr, admin) = match admin_listener {
             Some(listener) => {
-                let c = manager.server_config();
                 let cluster = cluster_view()?;
-                let token = c
-                    .admin_http
-                    .as_ref()
-                    .and_then(|a| a.token.as_ref())
-                    .map(|t| t.expose().to_string());
                 let connections = tcp.as_ref().map(|t| t.connections());
-                let (addr, task) =
-                    crate::admin::serve(listener, token, manager.clone(), cluster, connections);
-                (addr, Some(task))
+                match &manager.server_config().admin_http {
+                    Some(config) => {
+                        let (addr, task) = crate::admin::serve(
+                            listener,
+                            config,
+                            manager.clone(),
+                            cluster,
+                            connections,
+                        );
+                        (addr, Some(task))
+                    }
+                    None => (None, None),
+                }
             }
             None => (None, None),
         };

@@ -119,7 +119,7 @@ async fn metrics_are_served_under_canal_names_and_move_with_the_rows() {
         format!(
             "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = {metrics_port}\n\
              canal.destinations = example\ncanal.auto.scan = false\n\
-             canal.file.data.dir = {}\n",
+             canal.file.data.dir = {}\nsluice.metrics.sourceRefresh = 200\n",
             find_free_port().unwrap(),
             conf.path().display()
         ),
@@ -212,7 +212,20 @@ async fn metrics_are_served_under_canal_names_and_move_with_the_rows() {
     }
     receive_inserts(&mut client, 5).await;
     db.exec("SET GLOBAL expire_logs_days = 1").unwrap();
-    let after = Scrape::take(&metrics_addr).await;
+    // The source's figures are read again every 200 ms
+    // (sluice.metrics.sourceRefresh), not by the scrape.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let after = loop {
+        let scrape = Scrape::take(&metrics_addr).await;
+        if scrape
+            .get("sluice_binlog_retention_runway_seconds", &[])
+            .is_some()
+        {
+            break scrape;
+        }
+        assert!(Instant::now() < deadline, "no retention runway within 10 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
 
     // Read to the end of the source's binlogs, whose oldest needed file
     // may be purged in a day less the cursor's age.
@@ -310,4 +323,209 @@ async fn port_zero_serves_no_metrics_and_a_taken_port_does_not_stop_the_server()
     assert!(server.local_addr().is_some());
     server.shutdown().await.unwrap();
     drop(taken);
+}
+
+/// The value of `SHOW GLOBAL STATUS LIKE name` on `db`.
+fn status(db: &MariaDb, name: &str) -> u64 {
+    let rows = db
+        .query(&format!("SHOW GLOBAL STATUS LIKE '{name}'"))
+        .unwrap();
+    rows.first()
+        .and_then(|r| r.get(1)?.as_deref()?.parse().ok())
+        .unwrap_or_else(|| panic!("no status {name}: {rows:?}"))
+}
+
+fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    let kb: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    kb * 1024
+}
+
+/// One scrape on a connection of its own: the status code, or `None` when
+/// the connection broke before an answer.
+async fn scrape_status(addr: String) -> Option<u16> {
+    let mut s = tokio::net::TcpStream::connect(&addr).await.ok()?;
+    s.write_all(format!("GET /metrics HTTP/1.1\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .await
+        .ok()?;
+    let mut response = Vec::new();
+    s.read_to_end(&mut response).await.ok()?;
+    let head = String::from_utf8_lossy(&response[..response.len().min(64)]).into_owned();
+    head.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scrapes_never_connect_to_the_source_and_their_cost_is_bounded() {
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("SET GLOBAL expire_logs_days = 1").unwrap();
+    let conf = tempfile::tempdir().unwrap();
+    let metrics_port = find_free_port().unwrap();
+    std::fs::write(
+        conf.path().join("canal.properties"),
+        format!(
+            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = {metrics_port}\n\
+             canal.destinations = example\ncanal.auto.scan = false\n\
+             canal.file.data.dir = {}\n",
+            find_free_port().unwrap(),
+            conf.path().display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(conf.path().join("example")).unwrap();
+    std::fs::write(
+        conf.path().join("example/instance.properties"),
+        format!(
+            "canal.instance.master.address = 127.0.0.1:{}\n\
+             canal.instance.dbUsername = root\n",
+            db.port()
+        ),
+    )
+    .unwrap();
+    let server = Server::start(sluice_server::load_config(conf.path()).unwrap())
+        .await
+        .unwrap();
+    let metrics_addr = server
+        .metrics_addr()
+        .expect("/metrics is served")
+        .to_string();
+
+    // The source's figures arrive without a scrape asking for them: read
+    // once the destination runs, then every 30 s (the default); the bytes
+    // behind are shown once a transaction was read.
+    db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    for id in 0.. {
+        db.exec(&format!("INSERT INTO w.t VALUES ({id})")).unwrap();
+        let scrape = Scrape::take(&metrics_addr).await;
+        if scrape.get("sluice_binlog_bytes_behind", &[]).is_some() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no binlog figures within 30 s");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Every connection to the source counts in `Connections` (the test's
+    // own status queries may add one).
+    let connections_before = status(&db, "Connections");
+    let rss_before = rss_bytes();
+    let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(rss_before));
+    let sampling = {
+        let peak = peak.clone();
+        tokio::spawn(async move {
+            loop {
+                peak.fetch_max(rss_bytes(), std::sync::atomic::Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    let mut scrapes = tokio::task::JoinSet::new();
+    for _ in 0..500 {
+        scrapes.spawn(scrape_status(metrics_addr.clone()));
+    }
+    let mut answers = std::collections::BTreeMap::<Option<u16>, usize>::new();
+    while let Some(done) = scrapes.join_next().await {
+        *answers.entry(done.unwrap()).or_default() += 1;
+    }
+    sampling.abort();
+    let connections_after = status(&db, "Connections");
+
+    // Each scrape was answered: served, or told to come back.
+    assert!(
+        answers
+            .keys()
+            .all(|status| matches!(status, Some(200) | Some(503))),
+        "{answers:?}"
+    );
+    assert!(
+        answers.get(&Some(200)).copied().unwrap_or(0) >= 4,
+        "{answers:?}"
+    );
+    let connected = connections_after - connections_before;
+    assert!(
+        connected <= 1,
+        "500 scrapes made {connected} connections to the source ({answers:?})"
+    );
+    let grown = peak.load(std::sync::atomic::Ordering::Relaxed) - rss_before;
+    assert!(grown < 128 << 20, "500 scrapes took {} MiB", grown >> 20);
+    server.shutdown().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_parser_mode_label_says_whether_entries_are_built_beside_the_reader() {
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY)")
+        .unwrap();
+    let conf = tempfile::tempdir().unwrap();
+    let metrics_port = find_free_port().unwrap();
+    std::fs::write(
+        conf.path().join("canal.properties"),
+        format!(
+            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = {metrics_port}\n\
+             canal.destinations = serial\ncanal.auto.scan = false\n\
+             canal.file.data.dir = {}\n",
+            find_free_port().unwrap(),
+            conf.path().display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(conf.path().join("serial")).unwrap();
+    std::fs::write(
+        conf.path().join("serial/instance.properties"),
+        format!(
+            "canal.instance.master.address = 127.0.0.1:{}\n\
+             canal.instance.dbUsername = root\n\
+             canal.instance.master.journal.name = binlog.000001\n\
+             canal.instance.master.position = 4\n\
+             canal.instance.parser.parallel = false\n\
+             canal.instance.filter.regex = w\\\\..*\n",
+            db.port()
+        ),
+    )
+    .unwrap();
+    let server = Server::start(sluice_server::load_config(conf.path()).unwrap())
+        .await
+        .unwrap();
+    let metrics_addr = server
+        .metrics_addr()
+        .expect("/metrics is served")
+        .to_string();
+    let addr = server.local_addr().expect("TCP mode").to_string();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut client = loop {
+        if let Ok(mut c) = SimpleConnector::connect(&addr, "serial", "", "").await {
+            if c.subscribe("").await.is_ok() {
+                break c;
+            }
+        }
+        assert!(Instant::now() < deadline, "cannot subscribe at {addr}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    // Built on the reader, the rows arrive all the same.
+    db.exec("INSERT INTO w.t VALUES (1), (2); INSERT INTO w.t VALUES (3)")
+        .unwrap();
+    receive_inserts(&mut client, 3).await;
+
+    let (_, body) = http_get(&metrics_addr, "/metrics").await;
+    let modes: Vec<&str> = body
+        .lines()
+        .filter(|l| {
+            l.starts_with("canal_instance_parser_mode{") && l.contains("destination=\"serial\"")
+        })
+        .collect();
+    assert_eq!(modes.len(), 1, "{modes:?}");
+    assert!(
+        modes[0].contains("parallel=\"false\"") && modes[0].ends_with(" 1"),
+        "{modes:?}"
+    );
+    // Canal's `mode` of an instance built from configuration files.
+    assert!(
+        body.lines().any(|l| l.starts_with("canal_instance{")
+            && l.contains("destination=\"serial\"")
+            && l.contains("mode=\"spring\"")),
+        "{body}"
+    );
+    drop(client);
+    server.shutdown().await.unwrap();
 }

@@ -398,7 +398,7 @@ pub(crate) const KEYS: &[Key] = &[
     ),
     instance("canal.instance.binlog.image"),
     instance("canal.instance.get.ddl.isolation"),
-    instance_unsupported("canal.instance.parser.parallel", PARSER, &[]),
+    instance("canal.instance.parser.parallel"),
     instance_unsupported("canal.instance.parser.parallelThreadSize", PARSER, &[]),
     instance_unsupported("canal.instance.parser.parallelBufferSize", PARSER, &[]),
     instance_unsupported(

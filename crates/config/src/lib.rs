@@ -134,6 +134,10 @@ pub struct TcpLimits {
     /// `sluice.tcp.loginBackoffMax` (ms, default 30000): the longest an
     /// address is refused; the wait starts at 1 s and doubles per failure.
     pub login_backoff_max: Duration,
+    /// `sluice.tcp.maxConnectionsPerAddress` (default 64): client
+    /// connections open at once from one address (IPv6: one /64); more
+    /// are closed as soon as they are accepted.
+    pub max_connections_per_address: usize,
 }
 
 impl Default for TcpLimits {
@@ -144,6 +148,7 @@ impl Default for TcpLimits {
             login_timeout: Duration::from_secs(10),
             max_failed_logins: 5,
             login_backoff_max: Duration::from_secs(30),
+            max_connections_per_address: 64,
         }
     }
 }
@@ -222,6 +227,11 @@ pub struct ServerConfig {
     pub register_ip: String,
     pub port: u16,
     pub metrics_port: u16,
+    /// `sluice.metrics.sourceRefresh` (ms, default 30000): how often the
+    /// figures `/metrics` shows from each destination's source (binlog
+    /// bytes behind, retention runway) are read again; scrapes never ask
+    /// the source themselves.
+    pub metrics_source_refresh: Duration,
     pub user: String,
     /// Hex of SHA1(SHA1(password)), as Canal stores it.
     pub passwd: String,
@@ -332,6 +342,15 @@ pub struct AdminHttpConfig {
     /// OpenAPI document must carry; required unless `host` is a loopback
     /// address, where its absence lets any local user in.
     pub token: Option<Secret>,
+    /// `sluice.admin.http.allowOrigins` (comma separated, default none):
+    /// the web origins (`scheme://host[:port]`) whose pages may call the
+    /// API; a request with any other `Origin` header is refused.
+    pub allow_origins: Vec<String>,
+    /// `sluice.admin.http.allowHosts` (comma separated, default none): the
+    /// names, beside the address the API listens on (and `localhost` on
+    /// loopback), that requests may carry in their `Host` header (`name`
+    /// for any port, `name:port` for one).
+    pub allow_hosts: Vec<String>,
 }
 
 /// Whether `host` names the loopback interface only: `localhost` or an
@@ -364,7 +383,41 @@ fn admin_http(r: &Reader<'_>) -> Result<Option<AdminHttpConfig>, ConfigError> {
             ));
         }
     }
-    Ok(Some(AdminHttpConfig { host, port, token }))
+    let allow_origins = admin_http_list(r, "sluice.admin.http.allowOrigins", |o| {
+        let o = o.trim_end_matches('/');
+        let (scheme, rest) = o.split_once("://")?;
+        (matches!(scheme, "http" | "https") && !rest.is_empty() && !rest.contains(['/', '?', '#']))
+            .then(|| o.to_ascii_lowercase())
+    }, "expected origins as scheme://host[:port], comma separated (e.g. https://console.example.com), without a path")?;
+    let allow_hosts = admin_http_list(r, "sluice.admin.http.allowHosts", |h| {
+        (!h.contains(['/', '@', '?', '#'])).then(|| h.to_ascii_lowercase())
+    }, "expected host names, host:port or addresses, comma separated (e.g. admin.example.com, admin.example.com:8089), without a scheme or path")?;
+    Ok(Some(AdminHttpConfig {
+        host,
+        port,
+        token,
+        allow_origins,
+        allow_hosts,
+    }))
+}
+
+/// A comma-separated list of `sluice.admin.http.*`, each item checked by
+/// `item` (which gives its normal form); a bad one is refused at its line.
+fn admin_http_list(
+    r: &Reader<'_>,
+    key: &str,
+    item: impl Fn(&str) -> Option<String>,
+    expected: &str,
+) -> Result<Vec<String>, ConfigError> {
+    let mut out = Vec::new();
+    for raw in r.list(key, "") {
+        match (item(&raw), r.get(key)) {
+            (Some(v), _) => out.push(v),
+            (None, Some(p)) => return Err(r.bad(key, p, &format!("{raw:?}: {expected}"))),
+            (None, None) => {}
+        }
+    }
+    Ok(out)
 }
 
 /// When a destination reads the existing rows of its tables.
@@ -483,6 +536,10 @@ pub struct InstanceConfig {
     pub memory_raw_entry: bool,
     pub transaction_size: usize,
     pub get_ddl_isolation: bool,
+    /// `canal.instance.parser.parallel` (default true, as Canal): the
+    /// entries of rows events are built on threads beside the reader;
+    /// false builds them on the reader, one after the other.
+    pub parser_parallel: bool,
     /// `sluice.instance.slowClient.detachAfter` (ms, default 5000; 0 =
     /// never): how long the store may stay full because of clients that do
     /// not ack, while another client is further on, before those clients
@@ -678,6 +735,12 @@ impl ServerConfig {
                 11112,
                 "expected a TCP port (1-65535)",
             )?,
+            metrics_source_refresh: Duration::from_millis(r.at_least(
+                "sluice.metrics.sourceRefresh",
+                30_000,
+                100,
+                "expected milliseconds (at least 100)",
+            )?),
             user: r.string("canal.user", ""),
             passwd: r.string("canal.passwd", ""),
             tcp: r.tcp_limits()?,
@@ -1031,6 +1094,7 @@ impl InstanceConfig {
                 "expected a number of entries",
             )?,
             get_ddl_isolation: r.bool("canal.instance.get.ddl.isolation", false)?,
+            parser_parallel: r.bool("canal.instance.parser.parallel", true)?,
             slow_client_detach_after: match r.parse(
                 "sluice.instance.slowClient.detachAfter",
                 5000u64,

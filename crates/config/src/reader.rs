@@ -251,6 +251,11 @@ impl Reader<'_> {
             )?)
             .unwrap_or(u32::MAX),
             login_backoff_max: ms("sluice.tcp.loginBackoffMax", d.login_backoff_max)?,
+            max_connections_per_address: count(
+                "sluice.tcp.maxConnectionsPerAddress",
+                d.max_connections_per_address,
+                "expected a number of connections (at least 1)",
+            )?,
         })
     }
 

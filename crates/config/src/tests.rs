@@ -204,12 +204,13 @@ fn tcp_limits_default_and_override() {
     let server = ServerConfig::load(dir.path()).unwrap();
     assert_eq!(server.tcp, TcpLimits::default());
     assert_eq!(server.tcp.max_connections, 1024);
+    assert_eq!(server.tcp.max_connections_per_address, 64);
     assert_eq!(server.tcp.login_timeout, Duration::from_secs(10));
 
     write(
         dir.path(),
         "canal.properties",
-        "sluice.tcp.maxConnections = 50\nsluice.tcp.reservedFds = 0\nsluice.tcp.loginTimeout = 2500\nsluice.tcp.maxFailedLogins = 3\nsluice.tcp.loginBackoffMax = 60000\n",
+        "sluice.tcp.maxConnections = 50\nsluice.tcp.reservedFds = 0\nsluice.tcp.loginTimeout = 2500\nsluice.tcp.maxFailedLogins = 3\nsluice.tcp.loginBackoffMax = 60000\nsluice.tcp.maxConnectionsPerAddress = 5\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     assert!(server.warnings.is_empty(), "{:?}", server.warnings);
@@ -221,10 +222,12 @@ fn tcp_limits_default_and_override() {
             login_timeout: Duration::from_millis(2500),
             max_failed_logins: 3,
             login_backoff_max: Duration::from_secs(60),
+            max_connections_per_address: 5,
         }
     );
 
     for bad in [
+        "sluice.tcp.maxConnectionsPerAddress = 0",
         "sluice.tcp.maxConnections = 0",
         "sluice.tcp.loginTimeout = 0",
         "sluice.tcp.maxFailedLogins = many",
@@ -233,6 +236,32 @@ fn tcp_limits_default_and_override() {
         let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
         let key = bad.split(' ').next().unwrap();
         assert!(err.contains(&format!("canal.properties:1: {key}")), "{err}");
+    }
+}
+
+#[test]
+fn metrics_source_refresh_has_a_default_and_a_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "canal.properties", "canal.port = 11111\n");
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.metrics_source_refresh, Duration::from_secs(30));
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.metrics.sourceRefresh = 5000\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert_eq!(server.metrics_source_refresh, Duration::from_secs(5));
+    for bad in [
+        "sluice.metrics.sourceRefresh = 10",
+        "sluice.metrics.sourceRefresh = soon",
+    ] {
+        write(dir.path(), "canal.properties", &format!("{bad}\n"));
+        let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("canal.properties:1: sluice.metrics.sourceRefresh"),
+            "{err}"
+        );
     }
 }
 
@@ -542,6 +571,46 @@ fn admin_http_is_off_by_default_loopback_by_default_and_needs_a_token_elsewhere(
     let admin = server.admin_http.unwrap();
     assert_eq!((admin.host.as_str(), admin.port), ("127.0.0.1", 8089));
     assert_eq!(admin.token, None);
+    assert!(admin.allow_origins.is_empty() && admin.allow_hosts.is_empty());
+
+    write(
+        dir.path(),
+        "canal.properties",
+        "sluice.admin.http.port = 8089\nsluice.admin.http.allowOrigins = https://Console.example.com/, http://127.0.0.1:3000\nsluice.admin.http.allowHosts = Admin.example.com, admin:8089\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    assert!(server.warnings.is_empty(), "{:?}", server.warnings);
+    let admin = server.admin_http.unwrap();
+    assert_eq!(
+        admin.allow_origins,
+        ["https://console.example.com", "http://127.0.0.1:3000"]
+    );
+    assert_eq!(admin.allow_hosts, ["admin.example.com", "admin:8089"]);
+    for (bad, key) in [
+        (
+            "sluice.admin.http.allowOrigins = console.example.com",
+            "allowOrigins",
+        ),
+        (
+            "sluice.admin.http.allowOrigins = https://a.example/console",
+            "allowOrigins",
+        ),
+        (
+            "sluice.admin.http.allowHosts = http://admin.example.com",
+            "allowHosts",
+        ),
+    ] {
+        write(
+            dir.path(),
+            "canal.properties",
+            &format!("sluice.admin.http.port = 8089\n{bad}\n"),
+        );
+        let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains(&format!("canal.properties:2: sluice.admin.http.{key}")),
+            "{err}"
+        );
+    }
 
     write(
         dir.path(),

@@ -137,7 +137,6 @@ fn keys_accepted_and_not_supported_are_one_line_per_file() {
         vec![
             "/conf/canal.properties: accepted, not supported: \
              canal.instance.tsdb.enable (table definitions are tracked by Sluice's own schema history, kept with the cursors), \
-             canal.instance.parser.parallel (decoding runs in Sluice's own pipeline, which sizes itself), \
              canal.mq.send.thread.size (one worker per destination sends its records in binlog order), \
              canal.instance.example.spring.xml (per-destination override: canal.instance.global.* applies to every destination)"
         ]
