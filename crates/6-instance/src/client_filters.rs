@@ -76,7 +76,8 @@ fn covers(outer: &TableFilter, outer_set: &PatternSet, inner: &PatternSet) -> bo
 #[derive(Debug)]
 pub struct ClientFilters {
     configured: Arc<TableFilter>,
-    clients: BTreeMap<ClientId, Arc<TableFilter>>,
+    /// Each client's filter as it subscribed ("" for none), and compiled.
+    clients: BTreeMap<ClientId, (String, Arc<TableFilter>)>,
     stream: StreamFilter,
     stream_set: PatternSet,
 }
@@ -122,7 +123,7 @@ impl ClientFilters {
     ) -> Result<FilterChange, FilterError> {
         let own = self.own_filter(filter)?;
         let widened = !covers(&self.stream.filter, &self.stream_set, &pattern_set(&own));
-        self.clients.insert(client, own);
+        self.clients.insert(client, (filter.to_string(), own));
         self.recompute();
         Ok(FilterChange { widened })
     }
@@ -135,7 +136,19 @@ impl ClientFilters {
             tracing::warn!(destination, client, error = %e, "the stored filter of this client is invalid; it gets the configured filter until it subscribes again");
             self.configured.clone()
         });
-        self.clients.insert(client, own);
+        self.clients.insert(client, (filter.to_string(), own));
+        self.recompute();
+    }
+
+    /// Another configured filter: the clients without one of their own
+    /// get it.
+    pub fn set_configured(&mut self, configured: TableFilter) {
+        self.configured = Arc::new(configured);
+        for (raw, own) in self.clients.values_mut() {
+            if raw.trim().is_empty() {
+                *own = self.configured.clone();
+            }
+        }
         self.recompute();
     }
 
@@ -147,13 +160,13 @@ impl ClientFilters {
 
     /// The client's own filter, if it is subscribed.
     pub fn of(&self, client: ClientId) -> Option<&Arc<TableFilter>> {
-        self.clients.get(&client)
+        self.clients.get(&client).map(|(_, f)| f)
     }
 
     /// What the store hands the client: what its own filter keeps, without
     /// matching again what the stream filtered with that very filter.
     pub fn selection(&self, client: ClientId) -> Option<Selection> {
-        let own = self.clients.get(&client)?;
+        let (_, own) = self.clients.get(&client)?;
         let same = pattern_set(own) == self.stream_set;
         Some(Selection::new(
             own.clone(),
@@ -171,7 +184,7 @@ impl ClientFilters {
         let sets: Vec<PatternSet> = if self.clients.is_empty() {
             vec![pattern_set(&self.configured)]
         } else {
-            self.clients.values().map(|f| pattern_set(f)).collect()
+            self.clients.values().map(|(_, f)| pattern_set(f)).collect()
         };
         let union: PatternSet = if sets.iter().any(Option::is_none) {
             None

@@ -199,6 +199,16 @@ impl InstanceDestination {
         self.lock_filters().configured().clone()
     }
 
+    /// Sets the configured filter (the runner's, which the clients
+    /// without a filter of their own get), if it is another.
+    pub fn set_configured_filter(&self, configured: &TableFilter) {
+        let mut filters = self.lock_filters();
+        if filters.configured().as_str() != configured.as_str() {
+            filters.set_configured(configured.clone());
+            self.apply_filters(&filters);
+        }
+    }
+
     /// Hands every client its selection after the filters changed.
     fn apply_filters(&self, filters: &ClientFilters) {
         self.stream_version

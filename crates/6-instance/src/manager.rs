@@ -534,8 +534,12 @@ impl InstanceManager {
                 failover: source_failover(&config, &connect),
                 ..Default::default()
             };
+            let own_filters = RunnerFilters {
+                tables: (*parent.client_filter(client)).clone(),
+                ..filters.clone()
+            };
             let mut runner =
-                InstanceRunner::new(&name, own.clone(), filters.clone(), schema, config.gtid_on)
+                InstanceRunner::new(&name, own.clone(), own_filters, schema, config.gtid_on)
                     .with_fence(me.fence.clone())
                     .with_parallel(config.parser_parallel);
             let (stop, stop_rx) = watch::channel(false);

@@ -433,6 +433,8 @@ impl InstanceRunner {
         schema: Box<dyn SchemaHook>,
         gtid_on: bool,
     ) -> Self {
+        // The configured filter is what clients without one of their own get.
+        destination.set_configured_filter(&filters.tables);
         InstanceRunner {
             name: name.to_string(),
             stream: destination.stream_filter(),

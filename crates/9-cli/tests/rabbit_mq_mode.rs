@@ -389,3 +389,69 @@ async fn rabbit_mq_mode_delivers_the_initial_snapshot_as_marked_inserts() -> Res
     let _ = server.wait();
     outcome.with_context(|| log_tail(&log))
 }
+
+/// A Canal client that subscribed with a filter while the destination was
+/// served over TCP stays in the stored subscriptions; once the server runs
+/// in RabbitMQ mode, the worker still publishes every table the configured
+/// filter keeps, not just that client's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rabbit_mq_mode_publishes_what_the_configuration_keeps_whatever_a_tcp_client_subscribed_with(
+) -> Result<()> {
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    db.exec(
+        "CREATE DATABASE shop; CREATE TABLE shop.orders (id INT PRIMARY KEY, name VARCHAR(64)); \
+         CREATE TABLE shop.other (id INT PRIMARY KEY)",
+    )?;
+    let broker = RabbitMq::start()?;
+    let conf = tempfile::tempdir()?;
+    let log = conf.path().join("server.log");
+    // First over TCP: client 1002 subscribes to shop.other only.
+    let canal_port = find_free_port()?;
+    std::fs::write(
+        conf.path().join("canal.properties"),
+        format!(
+            "canal.port = {canal_port}\ncanal.destinations = example\ncanal.auto.scan = false\n"
+        ),
+    )?;
+    write_example_instance(conf.path(), db.port(), r"shop\\..*");
+    let mut server = spawn_server(conf.path(), &log);
+    let subscribed = async {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let options = sluice_client::ConnectorOptions {
+                client_id: 1002,
+                ..Default::default()
+            };
+            let addr = format!("127.0.0.1:{canal_port}");
+            if let Ok(mut c) =
+                sluice_client::SimpleConnector::connect_with(&addr, "example", "", "", options)
+                    .await
+            {
+                if c.subscribe(r"shop\.other").await.is_ok() {
+                    return Ok(());
+                }
+            }
+            ensure!(Instant::now() < deadline, "no Canal port at {addr}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    .await;
+    let _ = server.kill();
+    let _ = server.wait();
+    subscribed.with_context(|| log_tail(&log))?;
+
+    // Then in RabbitMQ mode, with that subscription still stored.
+    write_conf(conf.path(), db.port(), &broker)?;
+    let mut server = spawn_server(conf.path(), &log);
+    let outcome = async {
+        wait_for_queue(&broker, Duration::from_secs(60)).await?;
+        insert(&db, 1..=50)?;
+        let want: BTreeSet<i64> = (1..=50).collect();
+        let ids = consume_ids(&broker, &want, Duration::from_secs(60)).await?;
+        check_order(&ids, &want)
+    }
+    .await;
+    let _ = server.kill();
+    let _ = server.wait();
+    outcome.with_context(|| log_tail(&log))
+}
