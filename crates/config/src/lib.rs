@@ -284,6 +284,10 @@ pub struct ServerConfig {
     pub conf_dir: PathBuf,
     pub auto_scan: bool,
     pub auto_scan_interval: Duration,
+    /// `canal.auto.reset.latest.pos.mode` (default false): a destination
+    /// whose binlog position is purged skips to the end, unless its
+    /// `sluice.instance.onPurged` says otherwise.
+    pub auto_reset_latest_pos_mode: bool,
     pub server_mode: ServerMode,
     /// `canal.mq.*` of `canal.properties`: how MQ mode reads and writes.
     pub mq: MqServerConfig,
@@ -431,6 +435,22 @@ pub enum SnapshotMode {
     Initial,
 }
 
+/// What a destination does when the binlog it must resume from is no
+/// longer on the source (purged): `sluice.instance.onPurged`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnPurged {
+    /// Stop with an error naming the position, the oldest binlog the
+    /// source has and the ways out.
+    #[default]
+    Fail,
+    /// Read the filtered tables again (the initial snapshot) and stream
+    /// from the end of the binlog: Debezium's `when_needed`.
+    Snapshot,
+    /// Skip to the end of the binlog, logged as a loss with the range
+    /// skipped: Canal's `canal.auto.reset.latest.pos.mode = true`.
+    Latest,
+}
+
 /// How the snapshot reads a table that has a key to chunk by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SnapshotReads {
@@ -508,6 +528,9 @@ pub struct InstanceConfig {
     /// The initial snapshot: `sluice.instance.snapshot.mode`,
     /// `.chunkSize`, `.parallelism`.
     pub snapshot: SnapshotSettings,
+    /// `sluice.instance.onPurged` (`fail`, `snapshot` or `latest`; default
+    /// `fail`, or `latest` with `canal.auto.reset.latest.pos.mode = true`).
+    pub on_purged: OnPurged,
     pub db_username: String,
     pub db_password: String,
     /// `canal.instance.defaultDatabaseName`: the database the connections
@@ -793,6 +816,7 @@ impl ServerConfig {
                 5,
                 "expected seconds",
             )?),
+            auto_reset_latest_pos_mode: r.bool("canal.auto.reset.latest.pos.mode", false)?,
             server_mode: r.choice(
                 "canal.serverMode",
                 ServerMode::Tcp,
@@ -899,7 +923,15 @@ impl InstanceConfig {
             ),
         ]);
         props.resolve_placeholders(&vars);
-        Self::from_properties(&path, destination, props, Some(&server.instance_defaults))
+        let purged_key = "sluice.instance.onPurged";
+        let purged_set =
+            props.get(purged_key).is_some() || server.instance_defaults.contains_key(purged_key);
+        let mut config =
+            Self::from_properties(&path, destination, props, Some(&server.instance_defaults))?;
+        if !purged_set && server.auto_reset_latest_pos_mode {
+            config.on_purged = OnPurged::Latest;
+        }
+        Ok(config)
     }
 
     pub fn from_properties(
@@ -969,6 +1001,15 @@ impl InstanceConfig {
             Some(ms) => Duration::from_millis(ms),
             None => Duration::from_secs(detect_interval.saturating_mul(detect_retries)),
         };
+        let on_purged = r.choice(
+            "sluice.instance.onPurged",
+            OnPurged::Fail,
+            &[
+                ("fail", OnPurged::Fail),
+                ("snapshot", OnPurged::Snapshot),
+                ("latest", OnPurged::Latest),
+            ],
+        )?;
         let defaults = SnapshotSettings::default();
         let snapshot = SnapshotSettings {
             mode: r.choice(
@@ -1041,6 +1082,7 @@ impl InstanceConfig {
             source_candidates,
             failover_after,
             snapshot,
+            on_purged,
             db_username: r.string("canal.instance.dbUsername", ""),
             db_password: r.string("canal.instance.dbPassword", ""),
             default_database_name: r.string("canal.instance.defaultDatabaseName", ""),
