@@ -71,9 +71,10 @@ pub trait ColumnRules: Send + Sync + fmt::Debug {
     /// to) is shown.
     fn keeps(&self, schema: &str, table: &str, column: &str) -> bool;
 
-    /// The projection of `table`, `None` when no rule names it. A column
-    /// whose name is unknown (a table described by a binlog without
-    /// column names) is not shown: a rule cannot be checked against it.
+    /// The projection of `table`, `None` when no rule names it or it
+    /// keeps every column. A column whose name is unknown (a table
+    /// described by a binlog without column names) is not shown: a rule
+    /// cannot be checked against it.
     fn projection(&self, table: &Table<'_>) -> Option<ColumnProjection> {
         let (schema, name) = (table.schema(), table.name());
         if !self.applies_to(schema, name) {
@@ -86,6 +87,9 @@ pub trait ColumnRules: Send + Sync + fmt::Debug {
                     .is_some_and(|c| !c.name.is_empty() && self.keeps(schema, name, c.name))
             })
             .collect();
+        if kept.iter().all(|k| *k) {
+            return None;
+        }
         Some(ColumnProjection::new(kept))
     }
 }
