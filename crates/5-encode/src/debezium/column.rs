@@ -476,44 +476,6 @@ pub(crate) fn push_field_schema(out: &mut String, plan: &ColumnPlan, options: &D
     out.push('}');
 }
 
-/// A masked value: the mask's text, or (a hash of a NULL) what a null is
-/// written as.
-fn push_masked(
-    out: &mut String,
-    plan: &ColumnPlan,
-    def: &ColumnDef,
-    value: &Value<'_>,
-    mask: &Mask,
-    max_chars: Option<usize>,
-    scratch: &mut Scratch,
-) -> Result<(), ValueProblem> {
-    let text: Option<String> = if value.is_null() {
-        None
-    } else {
-        // The text Debezium's converter gives the value: the decoded
-        // string, the ENUM label, the SET's labels joined by commas.
-        scratch.text.clear();
-        let mut plain = String::new();
-        push_value(
-            &mut plain,
-            &ColumnPlan {
-                mask: None,
-                ..plan.clone()
-            },
-            def,
-            value,
-            &DebeziumOptions::new(""),
-            scratch,
-        )?;
-        Some(serde_json::from_str::<String>(&plain).unwrap_or_default())
-    };
-    match mask.apply(text.as_deref(), max_chars) {
-        Some(masked) => push_str(out, &masked),
-        None => out.push_str(plan.null()),
-    }
-    Ok(())
-}
-
 /// Why a value could not be written.
 pub(crate) enum ValueProblem {
     /// The decoded value is not of the column's kind.
@@ -556,7 +518,7 @@ pub(crate) fn push_value(
         });
     };
     if let Some((mask, max_chars)) = &plan.mask {
-        return push_masked(out, plan, def, value, mask, *max_chars, scratch);
+        return super::masks::push_masked(out, plan, def, value, mask, *max_chars, scratch);
     }
     if value.is_null() {
         out.push_str(plan.null());
