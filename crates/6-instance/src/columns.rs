@@ -39,3 +39,17 @@ pub fn instance_rules(config: &InstanceConfig) -> Option<Arc<dyn ColumnRules>> {
     }
     rules
 }
+
+/// The rules of a white and a black list written in Canal's syntax
+/// (`db.table:col1/col2,...`, e.g. `sluice tail --columns`); the error
+/// names the list (`white_name` or `black_name`) and the rule at fault.
+pub fn parse_canal_rules(
+    (white_name, white): (&str, &str),
+    (black_name, black): (&str, &str),
+) -> Result<Option<Arc<dyn ColumnRules>>, String> {
+    let white =
+        sluice_config::parse_field_rules(white).map_err(|e| format!("{white_name}: {e}"))?;
+    let black =
+        sluice_config::parse_field_rules(black).map_err(|e| format!("{black_name}: {e}"))?;
+    Ok(canal_rules(&white, &black))
+}
