@@ -1,10 +1,17 @@
 //! The engine's configuration, read from Debezium's property names so that
 //! a Debezium engine's `Properties` carry over: `name`, `topic.prefix`,
-//! `database.*`, the include/exclude lists, `snapshot.mode`,
-//! `offset.storage*`, `schema.history.internal*` (and the older
-//! `database.history*`), `offset.flush.interval.ms`, `max.batch.size`, the
-//! converter options; plus Sluice's own `sluice.*` keys and the leader
+//! `database.*`, the include/exclude lists (databases, tables and
+//! `column.include.list` / `column.exclude.list`), the column masks
+//! (`column.mask.with.N.chars`, `column.mask.hash[.v2].ALGORITHM.with.salt.SALT`),
+//! `snapshot.mode`, `offset.storage*`, `schema.history.internal*` (and the
+//! older `database.history*`), `offset.flush.interval.ms`, `max.batch.size`,
+//! the converter options; plus Sluice's own `sluice.*` keys and the leader
 //! latch's `leader.latch.*` keys.
+//!
+//! Every documented property is accepted with every other: one that the
+//! others make moot (`snapshot.mode` beside `sluice.start`, ...) is named in
+//! [`EngineConfig::warnings`], never refused; a wrong value or an unknown
+//! property is an error naming it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -249,7 +256,8 @@ impl EngineConfig {
     }
 
     /// A configuration from Debezium properties. Unknown properties are an
-    /// error naming them (a misspelt key would otherwise be ignored).
+    /// error naming them (a misspelt key would otherwise be ignored); known
+    /// ones that do not apply with the others are warnings.
     pub fn from_properties<K, V>(
         properties: impl IntoIterator<Item = (K, V)>,
     ) -> Result<EngineConfig, EngineError>
