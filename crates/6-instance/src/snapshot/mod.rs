@@ -1921,6 +1921,9 @@ async fn deliver(
         let built = tokio::task::spawn_blocking(move || {
             let base = chunk_row_key_base(&entry_plan, &at_file, pos, from.as_deref());
             let keep = columns.and_then(|rules| rules.projection(&entry_plan.table()));
+            if let Some(k) = &keep {
+                warn_hidden_key(&entry_plan, k, from.is_none());
+            }
             chunk_entry(
                 gtid_on,
                 &entry_plan,
@@ -2078,6 +2081,29 @@ pub async fn table_plan(
         select,
         key,
     }))
+}
+
+/// Says once per table read (at its first chunk) that the column filters
+/// hide a column of the key its chunks are matched with the stream by:
+/// neither side's entries show it, so a chunk during whose read the
+/// stream changes the table is read again.
+fn warn_hidden_key(plan: &TablePlan, keep: &ColumnProjection, first_chunk: bool) {
+    if !first_chunk {
+        return;
+    }
+    let hidden: Vec<&str> = plan
+        .key
+        .iter()
+        .filter(|&&i| !keep.keeps(i))
+        .filter_map(|&i| plan.columns.get(i).map(|c| c.name.as_str()))
+        .collect();
+    if !hidden.is_empty() {
+        tracing::warn!(
+            table = %format!("{}.{}", plan.schema.db, plan.schema.name),
+            hidden = ?hidden,
+            "the column filters hide key columns of this table: its snapshot chunks cannot be matched with the stream's changes, and a chunk is read again whenever the table changes while it is read; list the key in canal.instance.filter.field (or take it off the black list) to avoid this"
+        );
+    }
 }
 
 impl TablePlan {
