@@ -364,6 +364,18 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_hiding_nothing_gives_no_projection() {
+        let m = map("shop", "users", 2);
+        let info = infos(&["id", "name"], "id");
+        let rules = CanalColumnRules::new(
+            std::iter::empty::<(&str, [&str; 0])>(),
+            [("shop.users", ["email"])],
+        );
+        assert!(rules.applies_to("SHOP", "users"));
+        assert_eq!(kept(&rules, &table(&m, Some(&info))), None);
+    }
+
+    #[test]
     fn unnamed_columns_of_a_ruled_table_are_not_shown() {
         let m = map("shop", "users", 3);
         let t = table(&m, None);
