@@ -137,7 +137,7 @@ fn flat_messages_leave_black_listed_columns_out_everywhere() {
     assert_eq!(types, ["INSERT", "UPDATE", "UPDATE", "DELETE"]);
     for m in &messages {
         let text = m.to_string();
-        for hidden in ["email", "phone", "example.org", "555"] {
+        for hidden in ["email", "phone", "example.org", "555-"] {
             assert!(!text.contains(hidden), "{hidden} in {text}");
         }
         assert_eq!(m["sql"], "");
@@ -322,7 +322,7 @@ fn debezium_records_leave_excluded_columns_out_and_mask_others() {
     );
     for v in &values {
         let text = v.to_string();
-        for hidden in ["phone", "555", "example.org", "alice"] {
+        for hidden in ["phone", "555-", "example.org", "alice"] {
             assert!(!text.contains(hidden), "{hidden} in {text}");
         }
     }

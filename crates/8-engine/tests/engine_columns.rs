@@ -52,7 +52,7 @@ fn value(r: &ChangeRecord) -> Value {
 }
 
 fn assert_nothing_hidden(text: &str) {
-    for hidden in ["phone", "555", "example.org", "ann"] {
+    for hidden in ["phone", "555-", "example.org", "ann"] {
         assert!(!text.contains(hidden), "{hidden} in {text}");
     }
 }
