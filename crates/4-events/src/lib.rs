@@ -11,10 +11,16 @@
 //! An output is an [`Encoder`]: Canal entries, Canal FlatMessage JSON,
 //! Debezium JSON and `sluice tail`'s JSON lines are encoders of this one
 //! model, so adding an output never touches the pipeline.
+//!
+//! Column filters ([`columns`]) travel with the table of a rows event
+//! ([`Table::keep`]), resolved once per table description: every encoder
+//! honours them, none matches rules itself.
 
+pub mod columns;
 mod model;
 mod statement;
 
+pub use columns::{CanalColumnRules, ColumnProjection, ColumnRules, Projections};
 pub use model::*;
 pub use statement::{classify_statement, StatementClass, StatementKind};
 

@@ -6,6 +6,7 @@ use std::fmt;
 use sluice_binlog::events::{mariadb_gtid_flags, EventData};
 use sluice_binlog::{ColumnDef, DecodeError, EventHeader, RowImage, RowsEvent, RowsKind, TableMap};
 
+use crate::columns::ColumnProjection;
 use crate::statement::{classify_statement, StatementClass};
 
 /// What the schema stage knows of a column beyond the binlog's own
@@ -104,6 +105,10 @@ pub struct Table<'a> {
     pub map: &'a TableMap,
     /// One entry per column when the schema knows the table at this position.
     pub info: Option<&'a [ColumnInfo]>,
+    /// The columns outputs show, when column filters name the table
+    /// (`None`: every column). An encoder leaves the others out of
+    /// everything it writes: values, names, types, schemas.
+    pub keep: Option<&'a ColumnProjection>,
 }
 
 impl<'a> Table<'a> {
@@ -142,6 +147,19 @@ impl<'a> Table<'a> {
     pub fn columns(&self) -> impl Iterator<Item = Column<'a>> + 'a {
         let t = *self;
         (0..t.column_count()).filter_map(move |i| t.column(i))
+    }
+    /// Whether outputs show column `index` (see [`Table::keep`]).
+    #[inline]
+    pub fn keeps(&self, index: usize) -> bool {
+        match self.keep {
+            None => true,
+            Some(k) => k.keeps(index),
+        }
+    }
+    /// The columns outputs show.
+    pub fn kept_columns(&self) -> impl Iterator<Item = Column<'a>> + 'a {
+        let t = *self;
+        t.columns().filter(move |c| t.keeps(c.index))
     }
 }
 
@@ -191,10 +209,18 @@ impl<'a> RowsChange<'a> {
             table: Table {
                 map: &event.table,
                 info,
+                keep: None,
             },
             op: Op::of(event.kind),
             event,
         }
+    }
+
+    /// The same change with only the columns of `keep` shown (`None`:
+    /// every column).
+    pub fn with_projection(mut self, keep: Option<&'a ColumnProjection>) -> Self {
+        self.table.keep = keep;
+        self
     }
 
     /// The rows, in event order, each with its images still undecoded
@@ -283,6 +309,14 @@ impl<'a> ChangeEvent<'a> {
             | ChangeEvent::Commit { position, .. }
             | ChangeEvent::Statement(Statement { position, .. })
             | ChangeEvent::Rows(RowsChange { position, .. }) => position,
+        }
+    }
+    /// The same event, a rows event showing only the columns of `keep`
+    /// (see [`RowsChange::with_projection`]); other events as they are.
+    pub fn with_projection(self, keep: Option<&'a ColumnProjection>) -> Self {
+        match self {
+            ChangeEvent::Rows(r) => ChangeEvent::Rows(r.with_projection(keep)),
+            other => other,
         }
     }
     pub fn txn(&self) -> &'a TransactionState {

@@ -23,7 +23,7 @@ use sluice_canal::proto::{
 };
 use sluice_canal::EntryPosition;
 use sluice_events::{
-    ChangeEvent, Encoder, Op, Position, RowKey, RowsChange, Statement, StatementKind,
+    ChangeEvent, Encoder, Op, Position, RowKey, RowsChange, Statement, StatementKind, Table,
     TransactionState,
 };
 
@@ -420,8 +420,10 @@ impl CanalEncoder {
                 None => {
                     let Some(row) = event_rows.next() else { break };
                     let row = row.map_err(err)?;
-                    render_image(row.before.as_ref(), defs, columns, text, before).map_err(err)?;
-                    render_image(row.after.as_ref(), defs, columns, text, after).map_err(err)?;
+                    render_image(row.before.as_ref(), &table, defs, columns, text, before)
+                        .map_err(err)?;
+                    render_image(row.after.as_ref(), &table, defs, columns, text, after)
+                        .map_err(err)?;
                     row.key
                 }
                 Some(values) => {
@@ -429,7 +431,7 @@ impl CanalEncoder {
                         break;
                     }
                     before.clear();
-                    select_row(values, count, columns, text, after)?;
+                    select_row(values, count, &table, columns, text, after)?;
                     RowKey {
                         file: at.file,
                         offset: at.offset,
@@ -649,6 +651,16 @@ struct Rendered {
 }
 
 impl Rendered {
+    /// A column left out: absent from a MINIMAL image, or not shown.
+    const ABSENT: Rendered = Rendered {
+        state: ABSENT,
+        partial: false,
+        sql_type: 0,
+        start: 0,
+        end: 0,
+        len: 0,
+    };
+
     /// A NULL of `column`.
     fn null(column: &ColumnLayout) -> Rendered {
         Rendered {
@@ -716,15 +728,21 @@ impl Fill {
 /// Cell `row` of select rows, as the after image of an insert: each value's
 /// text as the server sent it (every column's text is Canal's, checked by
 /// the caller); a value that is not UTF-8 sends the rows the other way.
+/// Columns the table does not show are left out, as absent ones.
 fn select_row(
     values: &dyn SelectRows,
     row: usize,
+    table: &Table<'_>,
     columns: &[ColumnLayout],
     text: &mut String,
     out: &mut Vec<Rendered>,
 ) -> Result<(), Fill> {
     out.clear();
     for (i, column) in columns.iter().enumerate() {
+        if !table.keeps(i) {
+            out.push(Rendered::ABSENT);
+            continue;
+        }
         let r = match values.text(row, i).map_err(|NotUtf8| Fill::NotText)? {
             None => Rendered::null(column),
             Some(v) => {
@@ -745,9 +763,11 @@ fn select_row(
     Ok(())
 }
 
-/// Renders every cell of an image (none when there is no image).
+/// Renders every cell of an image (none when there is no image); a column
+/// the table does not show is left out, as an absent one is, unread.
 fn render_image(
     image: Option<&sluice_binlog::RowImage<'_>>,
+    table: &Table<'_>,
     defs: &[ColumnDef],
     columns: &[ColumnLayout],
     text: &mut String,
@@ -758,15 +778,13 @@ fn render_image(
         return Ok(());
     };
     for (i, cell) in image.cells().enumerate() {
-        let r = match cell? {
-            Cell::Absent => Rendered {
-                state: ABSENT,
-                partial: false,
-                sql_type: 0,
-                start: 0,
-                end: 0,
-                len: 0,
-            },
+        let cell = cell?;
+        if !table.keeps(i) {
+            out.push(Rendered::ABSENT);
+            continue;
+        }
+        let r = match cell {
+            Cell::Absent => Rendered::ABSENT,
             Cell::Present(v) => {
                 let column = &columns[i];
                 if v.is_null() {

@@ -150,19 +150,27 @@ impl TailEncoder {
         l.extend_from_slice(b",\"");
         l.extend_from_slice(key.as_bytes());
         l.extend_from_slice(b"\":[");
+        // `at`: the value's place in the line's arrays, which leave out
+        // the columns the table does not show.
+        let mut at = 0;
         for (i, cell) in img.cells().enumerate() {
-            if i > 0 {
+            let cell = cell.map_err(TailError::Rows)?;
+            if !table.keeps(i) {
+                continue;
+            }
+            if at > 0 {
                 l.push(b',');
             }
-            match cell.map_err(TailError::Rows)? {
+            at += 1;
+            match cell {
                 Cell::Absent => {
-                    self.absent.push(i);
+                    self.absent.push(at - 1);
                     l.extend_from_slice(b"null");
                 }
                 Cell::Present(v) if v.is_null() => l.extend_from_slice(b"null"),
                 Cell::Present(v) => {
                     if v.is_partial_json() {
-                        self.partial.push(i);
+                        self.partial.push(at - 1);
                     }
                     let def = table.map.columns.get(i).ok_or_else(|| {
                         TailError::Rows(DecodeError::Invalid {
@@ -370,10 +378,15 @@ fn write_position(out: &mut Vec<u8>, file: &str, pos: u64, gtid: Option<&str>) {
 /// binlog names.
 fn write_column_names(out: &mut Vec<u8>, table: &Table<'_>) {
     out.push(b'[');
+    let mut first = true;
     for i in 0..table.column_count() {
-        if i > 0 {
+        if !table.keeps(i) {
+            continue;
+        }
+        if !first {
             out.push(b',');
         }
+        first = false;
         match table.column(i).map(|c| c.name).filter(|n| !n.is_empty()) {
             Some(name) => write_str(out, name),
             None => {

@@ -5,6 +5,7 @@
 
 pub mod build_pool;
 pub mod client_filters;
+pub mod columns;
 pub mod cursor_writer;
 pub mod destination;
 pub mod manager;

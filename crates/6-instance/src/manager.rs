@@ -418,6 +418,7 @@ impl InstanceManager {
             settings: config.snapshot,
             state: snapshot_state,
         });
+        let columns = crate::columns::instance_rules(&config);
         loop {
             if *stop.borrow() {
                 break;
@@ -465,7 +466,8 @@ impl InstanceManager {
             .with_fence(self.fence.clone())
             .with_progress(progress.clone())
             .with_snapshot(snapshot.clone())
-            .with_parallel(config.parser_parallel);
+            .with_parallel(config.parser_parallel)
+            .with_columns(columns.clone());
             let _ = state.send(InstanceState::Running);
             match runner.run(source, stop.clone()).await {
                 Ok(()) => break,
@@ -499,6 +501,7 @@ impl InstanceManager {
     ) -> OwnStreamStarter {
         let manager = Arc::downgrade(self);
         let (config, connect, filters) = (config.clone(), connect.clone(), filters.clone());
+        let columns = crate::columns::canal_rules(&config.filter_field, &config.filter_black_field);
         Arc::new(move |parent: &InstanceDestination, client, from| {
             let me = manager
                 .upgrade()
@@ -541,7 +544,8 @@ impl InstanceManager {
             let mut runner =
                 InstanceRunner::new(&name, own.clone(), own_filters, schema, config.gtid_on)
                     .with_fence(me.fence.clone())
-                    .with_parallel(config.parser_parallel);
+                    .with_parallel(config.parser_parallel)
+                    .with_columns(columns.clone());
             let (stop, stop_rx) = watch::channel(false);
             let mut instance_stop = instance_stop.clone();
             let span = destination_span(&name);

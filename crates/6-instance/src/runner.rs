@@ -17,7 +17,10 @@ use sluice_binlog::events::EventData;
 use sluice_binlog::{RowsKind, TableMap};
 use sluice_canal::{EntryPosition, TableFilter};
 use sluice_encode::canal::{BuiltEntry, CanalEncoder, EntryError, EntryKind};
-use sluice_events::{ChangeBuilder, ColumnInfo, Encoder, Position, RowsChange, TransactionState};
+use sluice_events::{
+    ChangeBuilder, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Position, Projections,
+    RowsChange, Table, TransactionState,
+};
 use sluice_source::position::GtidState;
 use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
 use sluice_store::{EntryBytes, EntryMeta, FilterVersion, Frame, StoreError, TableName};
@@ -309,6 +312,8 @@ pub struct InstanceRunner {
     /// Whether rows events' entries are built on the build pool (else on
     /// the reader, in turn).
     parallel: bool,
+    /// Column filters, resolved per table description (none: every column).
+    columns: Option<Projections>,
     pub stats: RunnerStats,
 }
 
@@ -338,6 +343,8 @@ struct RowsWork {
     owned: OwnedRowsEvent,
     table: Arc<TableMap>,
     columns: Option<Arc<[ColumnInfo]>>,
+    /// The columns shown, when column filters name the table.
+    keep: Option<ColumnProjection>,
     txn: TransactionState,
     gtid_on: bool,
     file: String,
@@ -356,6 +363,7 @@ impl RowsWork {
             owned,
             table,
             columns,
+            keep,
             txn,
             gtid_on,
             file,
@@ -377,7 +385,8 @@ impl RowsWork {
             server_id,
             timestamp,
         };
-        let change = RowsChange::new(position, &txn, &rows, columns.as_deref());
+        let change = RowsChange::new(position, &txn, &rows, columns.as_deref())
+            .with_projection(keep.as_ref());
         CanalEncoder::serialised_rows_entry_on_this_thread(gtid_on, &change)
     }
 }
@@ -450,6 +459,7 @@ impl InstanceRunner {
             progress: Arc::new(RunProgress::default()),
             snapshot: None,
             parallel: true,
+            columns: None,
             stats: RunnerStats::default(),
         }
     }
@@ -459,6 +469,13 @@ impl InstanceRunner {
     /// (`canal.instance.parser.parallel = false`).
     pub fn with_parallel(mut self, parallel: bool) -> Self {
         self.parallel = parallel;
+        self
+    }
+
+    /// Publishes only the columns `rules` show (`canal.instance.filter.field`
+    /// and `.black.field`), in the stream's entries and the snapshot's.
+    pub fn with_columns(mut self, rules: Option<Arc<dyn ColumnRules>>) -> Self {
+        self.columns = rules.map(Projections::new);
         self
     }
 
@@ -863,6 +880,7 @@ impl InstanceRunner {
             state: plan.state.clone(),
             gtid_on: self.encoder.gtid_on,
             keeps: Arc::new(keeps),
+            columns: self.columns.as_ref().map(|p| p.rules().clone()),
             chunks,
             reads: Arc::new(tokio::sync::Semaphore::new(
                 plan.settings.parallelism.max(1),
@@ -1020,6 +1038,7 @@ impl InstanceRunner {
         };
         let mut data = data;
         let mut columns = None;
+        let mut keep = None;
         match &mut data {
             EventData::Query(q) => {
                 let sql = q.query_text();
@@ -1040,6 +1059,14 @@ impl InstanceRunner {
                     return Ok(Vec::new());
                 }
                 let (table, cols) = self.schema.describe(&at, &rows.table).map_err(schema_err)?;
+                keep = self.columns.as_mut().and_then(|p| {
+                    let described = Table {
+                        map: &table,
+                        info: cols.as_deref(),
+                        keep: None,
+                    };
+                    p.get(rows.table_id, &described)
+                });
                 if let Some(owned) = owned {
                     let filtered = match rows.kind {
                         RowsKind::Write => self.filters.dml_insert,
@@ -1053,6 +1080,7 @@ impl InstanceRunner {
                         owned,
                         table,
                         columns: cols,
+                        keep,
                         txn: self.changes.state().clone(),
                         gtid_on: self.encoder.gtid_on,
                         file: position.file.to_string(),
@@ -1069,6 +1097,7 @@ impl InstanceRunner {
         }
         let mut entries = Vec::new();
         if let Some(event) = self.changes.on_event(position, &data, columns.as_deref()) {
+            let event = event.with_projection(keep.as_ref());
             self.encoder
                 .encode(&event, &mut entries)
                 .map_err(|source| RunnerError::Entry {

@@ -20,7 +20,10 @@ use std::sync::Arc;
 use sluice_binlog::events::EventData;
 use sluice_canal::TableFilter;
 use sluice_config::InstanceConfig;
-use sluice_events::{ChangeBuilder, ChangeEvent, ColumnInfo, Encoder, Position, Statement};
+use sluice_events::{
+    ChangeBuilder, ChangeEvent, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Position,
+    Projections, Statement, Table,
+};
 use sluice_source::position::ResumePosition;
 use sluice_source::{BinlogStream, Event, SourceConfig, SourceError, StreamItem};
 
@@ -185,11 +188,13 @@ pub enum StreamError {
     },
 }
 
-/// A source to read, how to follow its schema and which changes to pass.
+/// A source to read, how to follow its schema, which changes to pass and
+/// which of their columns to show.
 pub struct ChangeStream {
     source: SourceConfig,
     schema: Box<dyn SchemaHook>,
     filter: Option<Box<dyn ChangeFilter>>,
+    columns: Option<Arc<dyn ColumnRules>>,
 }
 
 impl std::fmt::Debug for ChangeStream {
@@ -198,6 +203,7 @@ impl std::fmt::Debug for ChangeStream {
             .field("source", &self.source.connect.host)
             .field("start", &self.source.start)
             .field("filtered", &self.filter.is_some())
+            .field("columns", &self.columns)
             .finish_non_exhaustive()
     }
 }
@@ -210,7 +216,15 @@ impl ChangeStream {
             source,
             schema,
             filter: None,
+            columns: None,
         }
+    }
+
+    /// Shows only the columns `rules` keep: each rows event's table gets
+    /// its projection, resolved once per table description.
+    pub fn with_columns(mut self, rules: Option<Arc<dyn ColumnRules>>) -> Self {
+        self.columns = rules;
+        self
     }
 
     /// Passes only the changes `filter` lets through.
@@ -221,7 +235,7 @@ impl ChangeStream {
 
     /// The stream of a destination: its source address, credentials, TLS
     /// mode, replica id and configured start position, its Canal table
-    /// filters, and its schema tracked as the instance tracks it, with the
+    /// and column filters, and its schema tracked as the instance tracks it, with the
     /// history in `{data_dir}/{destination}/schema.history` (which no
     /// running instance of the destination may share).
     pub fn for_instance(config: &InstanceConfig, data_dir: &Path) -> Result<Self, StreamError> {
@@ -249,7 +263,9 @@ impl ChangeStream {
             server_id: (config.slave_id != 0).then_some(config.slave_id),
             ..Default::default()
         };
-        Ok(ChangeStream::new(source, schema).with_filter(filter))
+        Ok(ChangeStream::new(source, schema)
+            .with_filter(filter)
+            .with_columns(crate::columns::instance_rules(config)))
     }
 
     /// The source this stream reads, to adjust before [`ChangeStream::run`]
@@ -267,6 +283,7 @@ impl ChangeStream {
             BinlogStream,
             Box<dyn SchemaHook>,
             Option<Box<dyn ChangeFilter>>,
+            Option<Projections>,
         ),
         StreamError,
     > {
@@ -274,6 +291,7 @@ impl ChangeStream {
             source,
             mut schema,
             filter,
+            columns,
         } = self;
         let stream = BinlogStream::connect(source).await?;
         let (file, offset) = (stream.position().file.clone(), stream.position().offset);
@@ -284,7 +302,7 @@ impl ChangeStream {
                 pos: offset,
                 message,
             })?;
-        Ok((stream, schema, filter))
+        Ok((stream, schema, filter, columns.map(Projections::new)))
     }
 
     /// Reads the source until the end of its binlog when `stop_at_end` is
@@ -317,7 +335,7 @@ impl ChangeStream {
         S: ChangeSink<E::Output>,
         I: Interleave<S>,
     {
-        let (mut stream, mut schema, filter) = self.connect().await?;
+        let (mut stream, mut schema, filter, mut columns) = self.connect().await?;
         let mut builder = ChangeBuilder::new();
         let mut outputs = Vec::new();
         // Where the stream has read up to.
@@ -356,8 +374,10 @@ impl ChangeStream {
                 read.1 = ev.next_pos;
             }
             let info = follow_schema(&mut ev, schema.as_mut())?;
+            let keep = projection(columns.as_mut(), &ev, info.as_deref());
             let end = ev.ends_transaction;
             if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
+                let change = change.with_projection(keep.as_ref());
                 if passes(filter.as_deref(), &change) {
                     encoder
                         .encode(&change, &mut outputs)
@@ -406,7 +426,7 @@ impl ChangeStream {
         F: FnMut() -> E,
         S: ChangeSink<E::Output>,
     {
-        let (mut stream, mut schema, filter) = self.connect().await?;
+        let (mut stream, mut schema, filter, mut columns) = self.connect().await?;
         let mut pool = parallel::Pool::start(workers, make_encoder)
             .map_err(|e| StreamError::Worker(format!("starting an encoding thread: {e}")))?;
         let mut pending = parallel::Pending::default();
@@ -453,13 +473,14 @@ impl ChangeStream {
                 Ok(info) => info,
                 Err(e) => break Err(e),
             };
+            let keep = projection(columns.as_mut(), &ev, info.as_deref());
             let end = ev.ends_transaction;
             // Every event moves the transaction's event count (Debezium's
             // offset `event`), so no state is shared between two events.
             pending.state_changed();
             if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
                 if passes(filter.as_deref(), &change) {
-                    pending.push_change(&change, &ev, info.as_ref());
+                    pending.push_change(&change, &ev, info.as_ref(), keep);
                 }
             }
             if end.is_some() {
@@ -479,6 +500,25 @@ impl ChangeStream {
         tracing::info!(position = %stream.position(), "end of the binlog reached");
         Ok(stream.position().clone())
     }
+}
+
+/// The columns shown of a rows event's table (`ev`, its table described
+/// by the schema), when column filters name it.
+fn projection(
+    columns: Option<&mut Projections>,
+    ev: &Event<'_>,
+    info: Option<&[ColumnInfo]>,
+) -> Option<ColumnProjection> {
+    let columns = columns?;
+    let EventData::Rows(r) = &ev.data else {
+        return None;
+    };
+    let table = Table {
+        map: &r.table,
+        info,
+        keep: None,
+    };
+    columns.get(r.table_id, &table)
 }
 
 /// Whether `change` passes `filter`.

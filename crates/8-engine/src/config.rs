@@ -1,18 +1,27 @@
 //! The engine's configuration, read from Debezium's property names so that
 //! a Debezium engine's `Properties` carry over: `name`, `topic.prefix`,
-//! `database.*`, the include/exclude lists, `snapshot.mode`,
-//! `offset.storage*`, `schema.history.internal*` (and the older
-//! `database.history*`), `offset.flush.interval.ms`, `max.batch.size`, the
-//! converter options; plus Sluice's own `sluice.*` keys and the leader
+//! `database.*`, the include/exclude lists (databases, tables and
+//! `column.include.list` / `column.exclude.list`), the column masks
+//! (`column.mask.with.N.chars`, `column.mask.hash[.v2].ALGORITHM.with.salt.SALT`),
+//! `snapshot.mode`, `offset.storage*`, `schema.history.internal*` (and the
+//! older `database.history*`), `offset.flush.interval.ms`, `max.batch.size`,
+//! the converter options; plus Sluice's own `sluice.*` keys and the leader
 //! latch's `leader.latch.*` keys.
+//!
+//! Every documented property is accepted with every other: one that the
+//! others make moot (`snapshot.mode` beside `sluice.start`, ...) is named in
+//! [`EngineConfig::warnings`], never refused; a wrong value or an unknown
+//! property is an error naming it.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use regex::Regex;
-use sluice_encode::debezium::DebeziumOptions;
-use sluice_events::Statement;
+use sluice_encode::debezium::{ColumnMasks, DebeziumColumnRules, DebeziumOptions};
+use sluice_events::{ColumnRules, Statement};
 use sluice_instance::stream::ChangeFilter;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
@@ -105,6 +114,10 @@ pub struct EngineConfig {
     pub server_id: Option<u32>,
     pub start: StartAt,
     pub tables: TableSelection,
+    /// `column.include.list` / `column.exclude.list`: the columns records
+    /// show (the key keeps every primary-key column, as Debezium's).
+    pub columns: DebeziumColumnRules,
+    /// The Debezium output's options, the column masks among them.
     pub debezium: DebeziumOptions,
     pub offsets: OffsetStorage,
     pub history: HistoryStorage,
@@ -135,6 +148,17 @@ pub struct EngineConfig {
     /// `topic.heartbeat.prefix` (default `__debezium-heartbeat`): heartbeat
     /// records go to `<prefix>.<topic.prefix>`.
     pub heartbeat_topic_prefix: String,
+    /// Properties set that do not apply with the others, each named with
+    /// why (the engine logs them, one line each, when it is built).
+    pub warnings: Vec<String>,
+}
+
+impl EngineConfig {
+    /// The column rules of the change stream and the snapshot, `None`
+    /// without `column.include.list` and `column.exclude.list`.
+    pub fn column_rules(&self) -> Option<Arc<dyn ColumnRules>> {
+        (!self.columns.is_empty()).then(|| Arc::new(self.columns.clone()) as Arc<dyn ColumnRules>)
+    }
 }
 
 /// The properties the Debezium encoder takes as they are.
@@ -153,6 +177,51 @@ const ENCODER_PROPERTIES: &[&str] = &[
     "tombstones.on.delete",
     "skipped.operations",
     "provide.transaction.metadata",
+];
+
+/// Every property the engine reads (besides the mask properties, whose
+/// names carry their settings): one set but not read because the others
+/// make it moot is a warning, never an error.
+const DOCUMENTED_PROPERTIES: &[&str] = &[
+    "name",
+    "database.hostname",
+    "database.port",
+    "database.user",
+    "database.password",
+    "database.server.id",
+    "database.include.list",
+    "database.exclude.list",
+    "table.include.list",
+    "table.exclude.list",
+    "column.include.list",
+    "column.exclude.list",
+    "snapshot.mode",
+    "snapshot.fetch.size",
+    "incremental.snapshot.chunk.size",
+    "sluice.start",
+    "sluice.encode.threads",
+    "offset.storage",
+    "offset.storage.file.filename",
+    "offset.storage.zookeeper.connect.string",
+    "offset.storage.zookeeper.path",
+    "offset.storage.zookeeper.session.timeout.ms",
+    "offset.storage.zookeeper.connection.timeout.ms",
+    "schema.history.internal",
+    "schema.history.internal.file.filename",
+    "schema.history.internal.zookeeper.connect.string",
+    "schema.history.internal.zookeeper.path",
+    "schema.history.internal.zookeeper.session.timeout.ms",
+    "schema.history.internal.zookeeper.connection.timeout.ms",
+    "offset.flush.interval.ms",
+    "offset.commit.policy",
+    "max.batch.size",
+    "heartbeat.interval.ms",
+    "topic.heartbeat.prefix",
+    "include.schema.changes",
+    "leader.latch.zookeeper.connect.string",
+    "leader.latch.path",
+    "leader.latch.id",
+    "leader.latch.session.timeout.ms",
 ];
 
 /// Properties read and not used (they configure Java classes or features
@@ -187,7 +256,8 @@ impl EngineConfig {
     }
 
     /// A configuration from Debezium properties. Unknown properties are an
-    /// error naming them (a misspelt key would otherwise be ignored).
+    /// error naming them (a misspelt key would otherwise be ignored); known
+    /// ones that do not apply with the others are warnings.
     pub fn from_properties<K, V>(
         properties: impl IntoIterator<Item = (K, V)>,
     ) -> Result<EngineConfig, EngineError>
@@ -199,8 +269,14 @@ impl EngineConfig {
             .into_iter()
             .map(|(k, v)| (k.as_ref().trim().to_string(), v.as_ref().trim().to_string()))
             .collect();
+        let mut warnings: Vec<String> = Vec::new();
         // Debezium 1.x names, as the reference design's fleets have them.
         if let Some(v) = p.remove("database.server.name") {
+            if p.contains_key("topic.prefix") {
+                warnings.push(
+                    "database.server.name does not apply: topic.prefix is set and wins".into(),
+                );
+            }
             p.entry("topic.prefix".into()).or_insert(v);
         }
         for (old, new) in [
@@ -227,9 +303,18 @@ impl EngineConfig {
             ),
         ] {
             if let Some(v) = p.remove(old) {
+                if p.contains_key(new) {
+                    warnings.push(format!("{old} does not apply: {new} is set and wins"));
+                }
                 p.entry(new.into()).or_insert(v);
             }
         }
+        // Debezium's masks: the property's name carries its settings.
+        let masks: Vec<(String, String)> = p
+            .iter()
+            .filter(|(k, _)| ColumnMasks::is_mask_property(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let mut used: Vec<&str> = Vec::new();
         let mut get = |key: &'static str| -> Option<String> {
             used.push(key);
@@ -272,27 +357,35 @@ impl EngineConfig {
                 })?),
             };
 
+        // Both are read whatever the other says: a value either way is
+        // checked, and `sluice.start` wins.
+        let mode = match get("snapshot.mode").as_deref().map(str::to_ascii_lowercase) {
+            None => None,
+            Some(m) => Some(match m.as_str() {
+                "initial" | "when_needed" => StartAt::Initial,
+                "no_data" | "schema_only" | "recovery" | "schema_only_recovery" => StartAt::Latest,
+                "never" => StartAt::Earliest,
+                _ => {
+                    return Err(invalid(
+                        "snapshot.mode",
+                        format!(
+                            "{m:?}: supported are initial, when_needed, no_data, schema_only, never"
+                        ),
+                    ))
+                }
+            }),
+        };
         let start = match get("sluice.start") {
-            Some(s) => StartAt::Position(
-                s.parse()
-                    .map_err(|e: String| invalid("sluice.start", e))?,
-            ),
-            None => match get("snapshot.mode").as_deref().map(str::to_ascii_lowercase) {
-                None => StartAt::Initial,
-                Some(m) => match m.as_str() {
-                    "initial" | "when_needed" => StartAt::Initial,
-                    "no_data" | "schema_only" | "recovery" | "schema_only_recovery" => {
-                        StartAt::Latest
-                    }
-                    "never" => StartAt::Earliest,
-                    _ => {
-                        return Err(invalid(
-                            "snapshot.mode",
-                            format!("{m:?}: supported are initial, when_needed, no_data, schema_only, never"),
-                        ))
-                    }
-                },
-            },
+            Some(s) => {
+                if mode.is_some() {
+                    warnings.push(
+                        "snapshot.mode does not apply: sluice.start sets where the stream starts (no snapshot is taken)"
+                            .into(),
+                    );
+                }
+                StartAt::Position(s.parse().map_err(|e: String| invalid("sluice.start", e))?)
+            }
+            None => mode.unwrap_or(StartAt::Initial),
         };
 
         let tables = TableSelection::new(
@@ -302,15 +395,39 @@ impl EngineConfig {
             get("table.exclude.list").as_deref(),
         )?;
 
-        let mut encoder_props = Vec::new();
+        let include_columns = get("column.include.list");
+        let exclude_columns = get("column.exclude.list");
+        if include_columns.is_some() && exclude_columns.is_some() {
+            warnings.push(
+                "column.include.list and column.exclude.list are both set (Debezium refuses that): a column must match the include list and not the exclude list"
+                    .into(),
+            );
+        }
+        let columns =
+            DebeziumColumnRules::new(include_columns.as_deref(), exclude_columns.as_deref())
+                .map_err(|e| match e {
+                    sluice_encode::debezium::DebeziumError::Pattern {
+                        property,
+                        pattern,
+                        reason,
+                    } => invalid(&property, format!("{pattern:?}: {reason}")),
+                    e => invalid("column.include.list / column.exclude.list", e.to_string()),
+                })?;
+
+        let mut encoder_props: Vec<(&str, String)> = Vec::new();
         for key in ENCODER_PROPERTIES {
             if let Some(v) = get(key) {
                 encoder_props.push((*key, v));
             }
         }
-        let debezium =
+        let mut debezium =
             DebeziumOptions::from_properties(encoder_props.iter().map(|(k, v)| (*k, v.as_str())))
                 .map_err(|e| invalid("topic.prefix / converter options", e.to_string()))?;
+        for (key, value) in &masks {
+            debezium
+                .set(key, value)
+                .map_err(|e| invalid(key, e.to_string()))?;
+        }
 
         let store_session_timeout = Duration::from_millis(number(
             "offset.storage.zookeeper.session.timeout.ms",
@@ -406,7 +523,15 @@ impl EngineConfig {
                 60_000,
             )?;
             match get("offset.commit.policy").as_deref() {
-                Some(c) if c.to_ascii_lowercase().contains("always") => CommitPolicy::Always,
+                Some(c) if c.to_ascii_lowercase().contains("always") => {
+                    if p.contains_key("offset.flush.interval.ms") {
+                        warnings.push(
+                            "offset.flush.interval.ms does not apply: offset.commit.policy commits after every batch"
+                                .into(),
+                        );
+                    }
+                    CommitPolicy::Always
+                }
                 Some(c) if !c.to_ascii_lowercase().contains("periodic") => {
                     return Err(invalid(
                         "offset.commit.policy",
@@ -418,11 +543,20 @@ impl EngineConfig {
             }
         };
         let max_batch_size = number("max.batch.size", get("max.batch.size"), 2048)?.max(1) as usize;
+        let incremental_chunk = get("incremental.snapshot.chunk.size");
         let snapshot_chunk_size = match get("snapshot.fetch.size") {
-            Some(v) => number("snapshot.fetch.size", Some(v), 1024)?,
+            Some(v) => {
+                if incremental_chunk.is_some() {
+                    warnings.push(
+                        "incremental.snapshot.chunk.size does not apply: snapshot.fetch.size is set and wins"
+                            .into(),
+                    );
+                }
+                number("snapshot.fetch.size", Some(v), 1024)?
+            }
             None => number(
                 "incremental.snapshot.chunk.size",
-                get("incremental.snapshot.chunk.size"),
+                incremental_chunk,
                 1024,
             )?,
         }
@@ -450,23 +584,52 @@ impl EngineConfig {
         let encode_threads =
             number("sluice.encode.threads", get("sluice.encode.threads"), 1)?.max(1) as usize;
 
+        let latch_path = get("leader.latch.path");
+        let latch_id = get("leader.latch.id");
+        let latch_timeout = Duration::from_millis(number(
+            "leader.latch.session.timeout.ms",
+            get("leader.latch.session.timeout.ms"),
+            10_000,
+        )?);
         let latch = match get("leader.latch.zookeeper.connect.string") {
-            None => None,
+            None => {
+                for key in [
+                    "leader.latch.path",
+                    "leader.latch.id",
+                    "leader.latch.session.timeout.ms",
+                ] {
+                    if p.contains_key(key) {
+                        warnings.push(format!(
+                            "{key} does not apply: without leader.latch.zookeeper.connect.string there is no latch"
+                        ));
+                    }
+                }
+                None
+            }
             Some(servers) => Some(LatchSettings {
                 servers,
-                path: get("leader.latch.path").unwrap_or_else(|| "/leader".into()),
-                id: get("leader.latch.id").unwrap_or_default(),
-                session_timeout: Duration::from_millis(number(
-                    "leader.latch.session.timeout.ms",
-                    get("leader.latch.session.timeout.ms"),
-                    10_000,
-                )?),
+                path: latch_path.unwrap_or_else(|| "/leader".into()),
+                id: latch_id.unwrap_or_default(),
+                session_timeout: latch_timeout,
             }),
         };
 
+        // A documented property the others made moot: named, not refused.
+        for key in DOCUMENTED_PROPERTIES {
+            if p.contains_key(*key) && !used.contains(key) {
+                warnings.push(format!(
+                    "{key} does not apply with the other properties set and is ignored"
+                ));
+                used.push(key);
+            }
+        }
         let unknown: Vec<&String> = p
             .keys()
-            .filter(|k| !used.contains(&k.as_str()) && !IGNORED_PROPERTIES.contains(&k.as_str()))
+            .filter(|k| {
+                !used.contains(&k.as_str())
+                    && !IGNORED_PROPERTIES.contains(&k.as_str())
+                    && !ColumnMasks::is_mask_property(k)
+            })
             .collect();
         if let Some(first) = unknown.first() {
             return Err(invalid(
@@ -493,6 +656,7 @@ impl EngineConfig {
             server_id,
             start,
             tables,
+            columns,
             debezium,
             offsets,
             history,
@@ -505,6 +669,7 @@ impl EngineConfig {
             include_schema_changes,
             heartbeat_interval,
             heartbeat_topic_prefix,
+            warnings,
         })
     }
 }
@@ -691,6 +856,91 @@ mod tests {
         let mut p = base();
         p.push(("table.include.list", "inv.(x"));
         assert!(EngineConfig::from_properties(p).is_err());
+    }
+
+    #[test]
+    fn properties_that_do_not_apply_are_warnings() {
+        let mut p = base();
+        p.extend([
+            ("sluice.start", "binlog.000003:4"),
+            ("snapshot.mode", "initial"),
+            ("column.include.list", "shop\\.users\\..*"),
+            ("column.exclude.list", "shop\\.users\\.email"),
+            ("snapshot.fetch.size", "10"),
+            ("incremental.snapshot.chunk.size", "20"),
+            ("leader.latch.path", "/x"),
+            ("offset.commit.policy", "always"),
+            ("offset.flush.interval.ms", "5000"),
+        ]);
+        let c = EngineConfig::from_properties(p).unwrap();
+        assert!(matches!(c.start, StartAt::Position(_)));
+        assert_eq!(c.snapshot_chunk_size, 10);
+        let all = c.warnings.join("\n");
+        for key in [
+            "snapshot.mode",
+            "column.exclude.list",
+            "incremental.snapshot.chunk.size",
+            "leader.latch.path",
+            "offset.flush.interval.ms",
+        ] {
+            assert!(all.contains(key), "{key} not warned of: {all}");
+        }
+        // Both column lists apply: included and not excluded.
+        use sluice_events::ColumnRules;
+        assert!(c.columns.keeps("shop", "users", "name"));
+        assert!(!c.columns.keeps("shop", "users", "email"));
+        assert!(!c.columns.keeps("shop", "orders", "id"));
+        // A value still has to be right where it does not apply.
+        let mut p = base();
+        p.extend([
+            ("sluice.start", "binlog.000003:4"),
+            ("snapshot.mode", "sometimes"),
+        ]);
+        let e = EngineConfig::from_properties(p).unwrap_err().to_string();
+        assert!(e.contains("snapshot.mode"), "{e}");
+        // Nothing to say about a plain configuration.
+        assert!(EngineConfig::from_properties(base())
+            .unwrap()
+            .warnings
+            .is_empty());
+    }
+
+    #[test]
+    fn column_masks_are_read_from_their_property_names() {
+        let mut p = base();
+        p.extend([
+            ("column.mask.with.5.chars", "shop.users.name"),
+            (
+                "column.mask.hash.SHA-256.with.salt.CzQMA0cB5K",
+                "shop.users.email",
+            ),
+            ("column.mask.hash.v2.MD5.with.salt.x", "shop.users.tier"),
+        ]);
+        let c = EngineConfig::from_properties(p).unwrap();
+        assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+        assert_eq!(
+            c.debezium
+                .masks
+                .mask_for("shop", "users", "name")
+                .as_deref(),
+            Some(&sluice_encode::debezium::Mask::Chars("*****".into()))
+        );
+        assert!(c
+            .debezium
+            .masks
+            .mask_for("shop", "users", "email")
+            .is_some());
+        for (key, value) in [
+            ("column.mask.hash.NOPE.with.salt.x", "a.b.c"),
+            ("column.mask.with.many.chars", "a.b.c"),
+            ("column.mask.with.2.chars", "a.(b"),
+            ("column.exclude.list", "a.(b"),
+        ] {
+            let mut p = base();
+            p.push((key, value));
+            let e = EngineConfig::from_properties(p).unwrap_err().to_string();
+            assert!(e.contains(key), "{key}: {e}");
+        }
     }
 
     #[test]

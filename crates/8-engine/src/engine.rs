@@ -280,6 +280,9 @@ impl EngineBuilder {
             property: "consumer".into(),
             message: "no consumer: call notifying, batch_consumer, notifying_typed or typed_batch_consumer".into(),
         })?;
+        for warning in &config.warnings {
+            tracing::warn!(engine = %config.name, "{warning}");
+        }
         let (stop, stopped) = watch::channel(false);
         Ok(Engine {
             config,
@@ -535,7 +538,9 @@ impl Engine {
             inner: schema,
             context: source_context,
         });
-        let stream = ChangeStream::new(source, schema).with_filter(config.tables.clone());
+        let stream = ChangeStream::new(source, schema)
+            .with_filter(config.tables.clone())
+            .with_columns(config.column_rules());
 
         // Where the stream starts, for the offsets of snapshot reads made
         // before its first transaction.
@@ -559,6 +564,7 @@ impl Engine {
                     reader: snapshot::Reader {
                         connect: config.connect.clone(),
                         tables: config.tables.clone(),
+                        columns: config.column_rules(),
                         chunk_size: config.snapshot_chunk_size,
                         resume: resume.clone(),
                     },
@@ -602,9 +608,10 @@ impl Engine {
             }
             Consumer::Typed(consumer) => {
                 let skipped = debezium.skipped_operations;
-                let feed = snapshot.map(|s| s.start(TypedEncoder::new(skipped)));
+                let masks = debezium.masks.clone();
+                let feed = snapshot.map(|s| s.start(TypedEncoder::new(skipped, masks.clone())));
                 term.stream(stream, consumer.as_mut(), feed, move || {
-                    TypedEncoder::new(skipped)
+                    TypedEncoder::new(skipped, masks.clone())
                 })
                 .await
             }

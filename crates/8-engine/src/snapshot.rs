@@ -51,7 +51,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use sluice_encode::debezium::{DebeziumEncoder, DebeziumRecord, SnapshotMarker};
-use sluice_events::{Position, RowsChange, TransactionState};
+use sluice_events::{ColumnRules, Position, RowsChange, TransactionState};
 use sluice_instance::snapshot::{self as chunks, TablePlan};
 use sluice_instance::stream::ChangeFilter;
 use sluice_source::{Conn, ConnectOptions, RawResultSet, SourceError};
@@ -355,6 +355,9 @@ impl<P> Feed<P> {
 pub(crate) struct Reader {
     pub connect: ConnectOptions,
     pub tables: TableSelection,
+    /// `column.include.list` / `.exclude.list`: the columns each table's
+    /// rows show (none: all).
+    pub columns: Option<Arc<dyn ColumnRules>>,
     /// Rows per chunk.
     pub chunk_size: usize,
     /// Where an earlier run stopped; `None`: a fresh snapshot.
@@ -481,7 +484,12 @@ impl Reader {
                         server_id: 0,
                         timestamp: now,
                     };
-                    let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
+                    let keep = self
+                        .columns
+                        .as_ref()
+                        .and_then(|rules| rules.projection(&plan.table()));
+                    let change = RowsChange::new(position, &txn, &event, Some(&plan.columns))
+                        .with_projection(keep.as_ref());
                     let starts = first_record;
                     let marker = |j: usize| {
                         let last_row = j + 1 == take && last_of_table;

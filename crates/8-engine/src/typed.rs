@@ -39,7 +39,7 @@
 use std::sync::Arc;
 
 use sluice_binlog::{Cell, Charset, ColumnDef, ColumnType, DecodeError, RowImage};
-use sluice_encode::debezium::SkippedOperations;
+use sluice_encode::debezium::{ColumnMasks, Mask, SkippedOperations};
 use sluice_events::{ChangeEvent, Encoder, Op, RowsChange, StatementKind, Table};
 
 pub use sluice_binlog::temporal::{Date, DateTime, Time, Timestamp};
@@ -245,19 +245,41 @@ impl Unplaced for PendingTyped {
 enum Kind {
     Bool,
     Text,
-    Binary { pad_to: usize },
+    Binary {
+        pad_to: usize,
+    },
     Labels(Vec<String>),
     Other,
+    /// A character column a Debezium mask names: its value read as the
+    /// inner kind, then masked (a hash cut to the declared length).
+    Masked(Arc<Mask>, Box<Kind>, Option<usize>),
+}
+
+/// The `n` of a declared `char(n)` / `varchar(n)`: what a hash is cut to.
+fn declared_length(declared: &str) -> Option<usize> {
+    let d = declared.trim().to_ascii_lowercase();
+    if !(d.starts_with("char")
+        || d.starts_with("varchar")
+        || d.starts_with("nchar")
+        || d.starts_with("nvarchar"))
+    {
+        return None;
+    }
+    let (_, rest) = d.split_once('(')?;
+    rest.split_once(')')?.0.trim().parse().ok()
 }
 
 /// The change-event encoder of typed records.
 pub(crate) struct TypedEncoder {
     skipped: SkippedOperations,
+    /// Debezium's column masks, applied to character values as the JSON
+    /// records have them.
+    masks: ColumnMasks,
 }
 
 impl TypedEncoder {
-    pub fn new(skipped: SkippedOperations) -> Self {
-        TypedEncoder { skipped }
+    pub fn new(skipped: SkippedOperations, masks: ColumnMasks) -> Self {
+        TypedEncoder { skipped, masks }
     }
 
     fn skips(&self, op: Operation) -> bool {
@@ -309,24 +331,32 @@ impl TypedEncoder {
             return Ok(());
         }
         let table = &rows.table;
-        let columns: Arc<[String]> = table
-            .columns()
-            .map(|c| {
-                if c.name.is_empty() {
-                    format!("@{}", c.index + 1)
-                } else {
-                    c.name.to_string()
-                }
-            })
-            .collect();
+        let name_of = |c: &sluice_events::Column<'_>| {
+            if c.name.is_empty() {
+                format!("@{}", c.index + 1)
+            } else {
+                c.name.to_string()
+            }
+        };
+        // The columns shown (column filters): rows hold only those.
+        let columns: Arc<[String]> = table.kept_columns().map(|c| name_of(&c)).collect();
         let key_columns: Arc<[String]> = table
             .columns()
             .filter(|c| c.is_key)
-            .map(|c| columns[c.index].clone())
+            .map(|c| name_of(&c))
             .collect();
         let kinds: Vec<Kind> = table
             .columns()
-            .map(|c| kind_of(c.def, c.mysql_type))
+            .map(|c| {
+                let kind = kind_of(c.def, c.mysql_type);
+                let mask = (!self.masks.is_empty() && matches!(kind, Kind::Text | Kind::Labels(_)))
+                    .then(|| self.masks.mask_for(table.schema(), table.name(), c.name))
+                    .flatten();
+                match mask {
+                    Some(mask) => Kind::Masked(mask, Box::new(kind), declared_length(c.mysql_type)),
+                    None => kind,
+                }
+            })
             .collect();
         for row in rows.rows() {
             let row = row?;
@@ -415,7 +445,11 @@ fn read_row(
         let (Some(def), Some(kind)) = (table.map.columns.get(i), kinds.get(i)) else {
             break;
         };
-        values.push(match cell? {
+        let cell = cell?;
+        if !table.keeps(i) {
+            continue;
+        }
+        values.push(match cell {
             Cell::Absent => Value::Absent,
             Cell::Present(v) => typed_value(&v, def, kind)?,
         });
@@ -456,6 +490,18 @@ fn typed_value(
     kind: &Kind,
 ) -> Result<Value, DecodeError> {
     use sluice_binlog::Value as V;
+    if let Kind::Masked(mask, inner, max_chars) = kind {
+        let text = match typed_value(v, def, inner)? {
+            Value::Null => None,
+            Value::Text(t) | Value::Enum(t) => Some(t),
+            Value::Set(labels) => Some(labels.join(",")),
+            _ => None,
+        };
+        return Ok(match mask.apply(text.as_deref(), *max_chars) {
+            Some(masked) => Value::Text(masked),
+            None => Value::Null,
+        });
+    }
     Ok(match v {
         V::Null => Value::Null,
         V::Int(i) => Value::Int(*i),

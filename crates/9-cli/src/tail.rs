@@ -56,6 +56,19 @@ pub struct TailArgs {
     #[arg(long)]
     pub filter: Option<String>,
 
+    /// Print only these columns of the tables named, in Canal's
+    /// canal.instance.filter.field syntax: db.table:col1/col2,db2.table2:col3
+    /// (names without regard to case; a table's key columns only when
+    /// listed). Other tables keep all their columns.
+    #[arg(long, value_name = "SPEC")]
+    pub columns: Option<String>,
+
+    /// Leave these columns of the tables named out of every line (their
+    /// names and values), in the same syntax as --columns; a table named by
+    /// --columns shows what --columns lists.
+    #[arg(long, value_name = "SPEC")]
+    pub exclude_columns: Option<String>,
+
     /// The replica server id to use (must be unique among the source's
     /// replicas). Default: derived from host name, local address and process id.
     #[arg(long)]
@@ -121,6 +134,14 @@ pub fn run(args: &TailArgs) -> Result<()> {
         ),
         None => None,
     };
+    let columns = sluice_instance::columns::parse_canal_rules(
+        ("--columns", args.columns.as_deref().unwrap_or("")),
+        (
+            "--exclude-columns",
+            args.exclude_columns.as_deref().unwrap_or(""),
+        ),
+    )
+    .map_err(|e| anyhow!(e))?;
     let schema = if args.no_schema {
         Box::new(BinlogOnly) as Box<dyn SchemaHook>
     } else {
@@ -144,7 +165,7 @@ pub fn run(args: &TailArgs) -> Result<()> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get().min(4)));
     let stdout = std::io::stdout();
     let mut sink = WriteSink(BufWriter::with_capacity(1 << 16, stdout.lock()));
-    let stream = ChangeStream::new(config, schema);
+    let stream = ChangeStream::new(config, schema).with_columns(columns);
     let run = async {
         if threads == 0 {
             stream.run(&mut make_encoder(), &mut sink).await

@@ -422,3 +422,78 @@ fn encoding_threads_print_the_bytes_one_thread_prints() -> Result<()> {
     assert!(one.len() > 1 << 20, "only {} bytes", one.len());
     Ok(())
 }
+
+#[test]
+fn exclude_columns_leaves_them_out_of_every_line() -> Result<()> {
+    let db = MariaDb::start(MariaDbConfig::default())?;
+    db.exec(
+        "CREATE DATABASE shop; \
+         CREATE TABLE shop.users (id INT PRIMARY KEY, name VARCHAR(20), email VARCHAR(40), phone VARCHAR(20)); \
+         CREATE TABLE shop.orders (id INT PRIMARY KEY, email VARCHAR(40)); \
+         INSERT INTO shop.users VALUES (1, 'alice', 'alice@example.org', '555-0101'); \
+         UPDATE shop.users SET email = 'alicia@example.org' WHERE id = 1; \
+         INSERT INTO shop.orders VALUES (7, 'kept@example.org'); \
+         DELETE FROM shop.users WHERE id = 1",
+    )?;
+    for threads in ["0", "2"] {
+        let (lines, _) = tail(
+            &db,
+            &[
+                "--from",
+                "earliest",
+                "--threads",
+                threads,
+                "--exclude-columns",
+                "SHOP.users:Email/phone",
+            ],
+        )?;
+        let users: Vec<&Json> = lines
+            .iter()
+            .filter(|l| l["type"] == "row" && l["table"] == "users")
+            .collect();
+        // The update of the hidden email alone is still printed.
+        let ops: Vec<&str> = users
+            .iter()
+            .map(|l| l["op"].as_str().unwrap_or("?"))
+            .collect();
+        assert_eq!(ops, ["insert", "update", "delete"]);
+        for l in &users {
+            assert_eq!(l["columns"], serde_json::json!(["id", "name"]));
+            let text = l.to_string();
+            assert!(
+                !text.contains("example.org") && !text.contains("555-"),
+                "{text}"
+            );
+        }
+        assert_eq!(users[0]["after"], serde_json::json!(["1", "alice"]));
+        assert_eq!(users[1]["before"], users[1]["after"]);
+        // Another table's column of the same name is untouched.
+        let order = lines
+            .iter()
+            .find(|l| l["type"] == "row" && l["table"] == "orders")
+            .context("the order row")?;
+        assert_eq!(order["after"], serde_json::json!(["7", "kept@example.org"]));
+    }
+
+    // A white list: only its columns, the key too only when listed.
+    let (lines, _) = tail(&db, &["--from", "earliest", "--columns", "shop.users:name"])?;
+    let first = lines
+        .iter()
+        .find(|l| l["type"] == "row" && l["table"] == "users")
+        .context("a users row")?;
+    assert_eq!(first["columns"], serde_json::json!(["name"]));
+    assert_eq!(first["after"], serde_json::json!(["alice"]));
+
+    // A wrong rule is an error naming the flag.
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(["tail", "--source", &db.url(), "--stop-at-end"])
+        .args(["--exclude-columns", "shop.users"])
+        .output()?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("--exclude-columns") && stderr.contains("shop.users"),
+        "{stderr}"
+    );
+    Ok(())
+}

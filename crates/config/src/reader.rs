@@ -259,6 +259,14 @@ impl Reader<'_> {
         })
     }
 
+    /// A column filter in Canal's syntax (see [`crate::parse_field_rules`]).
+    pub(crate) fn field_rules(&self, key: &str) -> Result<Vec<crate::FieldRule>, ConfigError> {
+        match self.get(key) {
+            Some(p) => crate::parse_field_rules(&p.value).map_err(|e| self.bad(key, p, &e)),
+            None => Ok(Vec::new()),
+        }
+    }
+
     pub(crate) fn list(&self, key: &str, default: &str) -> Vec<String> {
         self.string(key, default)
             .split(',')

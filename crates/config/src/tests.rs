@@ -682,3 +682,66 @@ fn snapshot_settings_default_to_four_parts_read_at_once_and_are_read() {
         (2, SnapshotReads::Ranges, 100)
     );
 }
+
+#[test]
+fn column_filters_are_read_in_canal_syntax_and_a_wrong_one_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "canal.properties",
+        "canal.destinations = example\n",
+    );
+    write(
+        dir.path(),
+        "example/instance.properties",
+        "canal.instance.master.address = 127.0.0.1:3306\ncanal.instance.filter.field = shop.users:id/name , shop.orders: id / total\ncanal.instance.filter.black.field = shop.Users:email,,\n",
+    );
+    let server = ServerConfig::load(dir.path()).unwrap();
+    let inst = InstanceConfig::load(&server, "example").unwrap();
+    assert_eq!(
+        inst.filter_field,
+        vec![
+            FieldRule {
+                table: "shop.users".into(),
+                columns: vec!["id".into(), "name".into()]
+            },
+            FieldRule {
+                table: "shop.orders".into(),
+                columns: vec!["id".into(), "total".into()]
+            },
+        ]
+    );
+    assert_eq!(
+        inst.filter_black_field,
+        vec![FieldRule {
+            table: "shop.Users".into(),
+            columns: vec!["email".into()]
+        }]
+    );
+    assert!(inst.warnings.is_empty(), "{:?}", inst.warnings);
+
+    for (value, why) in [
+        ("shop.users", "no ':'"),
+        ("shop.users:a:b", "more than one ':'"),
+        ("users:email", "not db.table"),
+        ("shop.:email", "not db.table"),
+        ("shop.users:", "an empty column name"),
+        ("shop.users:a//b", "an empty column name"),
+        ("shop.users:a,SHOP.USERS:b", "named twice"),
+    ] {
+        write(
+            dir.path(),
+            "example/instance.properties",
+            &format!("canal.instance.master.address = 127.0.0.1:3306\n\ncanal.instance.filter.black.field = {value}\n"),
+        );
+        let e = InstanceConfig::load(&server, "example")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("instance.properties:3: canal.instance.filter.black.field")
+                && e.contains(why),
+            "{value}: {e}"
+        );
+    }
+    assert_eq!(parse_field_rules(" , ").unwrap(), vec![]);
+}

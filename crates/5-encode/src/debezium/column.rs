@@ -2,9 +2,13 @@
 //! connector maps it, §1.8 of the Debezium spec), its field schema and its
 //! JSON value, from the decoder's typed [`Value`]s.
 
+use std::sync::Arc;
+
 use sluice_binlog::temporal::civil_from_days;
 use sluice_binlog::{Charset, ColumnDef, ColumnType, Value};
 use sluice_events::Column;
+
+use super::masks::Mask;
 
 use super::text::{
     days_from_civil, decimal_unscaled_bytes, push_base64, push_escaped, push_hex, push_i64,
@@ -153,6 +157,11 @@ pub(crate) struct ColumnPlan {
     /// The column's DEFAULT as Debezium writes it (JSON text): in the
     /// field's schema, and in place of a null value.
     pub default: Option<String>,
+    /// Shown in `before`/`after` and the value schema (column filters).
+    pub kept: bool,
+    /// The mask of its values (a character column a mask property names),
+    /// with the declared length a hash is cut to.
+    pub mask: Option<(Arc<Mask>, Option<usize>)>,
 }
 
 impl ColumnPlan {
@@ -171,9 +180,35 @@ impl ColumnPlan {
             kind: kind_of(column, options),
             optional: column.def.nullable && !column.is_key,
             default: None,
+            kept: true,
+            mask: None,
         };
         plan.default = default_json(column.default, &plan, options);
         plan
+    }
+
+    /// Whether a mask applies to the column's kind: Debezium masks the
+    /// JDBC character kinds, which its MySQL connector gives CHAR,
+    /// VARCHAR, the TEXT types, ENUM and SET.
+    pub fn maskable(&self) -> bool {
+        matches!(self.kind, Kind::Text | Kind::Enum(_) | Kind::Set(_))
+    }
+
+    /// The declared length of a `char(n)`/`varchar(n)` column: what a
+    /// hash mask is cut to.
+    pub fn declared_length(column: &Column<'_>) -> Option<usize> {
+        let declared = declared(column);
+        let (_, rest) = declared.split_once('(')?;
+        let (n, _) = rest.split_once(')')?;
+        if !(declared.starts_with("char")
+            || declared.starts_with("varchar")
+            || declared.starts_with("nchar")
+            || declared.starts_with("nvarchar")
+            || declared.starts_with("national"))
+        {
+            return None;
+        }
+        n.trim().parse().ok()
     }
 
     /// What a null is written as: the DEFAULT when there is one (Kafka's
@@ -340,6 +375,9 @@ pub(crate) fn push_field_schema(out: &mut String, plan: &ColumnPlan, options: &D
         push_i64(out, precision as i64);
         out.push_str("\"}");
     };
+    // A mask adds its parameter after the type's own (Debezium's
+    // `MaskStrings.alterFieldSchema`).
+    let masked = plan.mask.is_some();
     let allowed = |out: &mut String, ty: &str, name: &str, labels: &[String]| {
         named(out, ty, name);
         out.push_str(",\"parameters\":{\"allowed\":\"");
@@ -349,7 +387,11 @@ pub(crate) fn push_field_schema(out: &mut String, plan: &ColumnPlan, options: &D
             }
             push_escaped(out, l);
         }
-        out.push_str("\"}");
+        out.push('"');
+        if masked {
+            out.push_str(",\"masked\":\"true\"");
+        }
+        out.push('}');
     };
     match &plan.kind {
         Kind::Boolean => simple(out, "boolean"),
@@ -381,7 +423,12 @@ pub(crate) fn push_field_schema(out: &mut String, plan: &ColumnPlan, options: &D
         }
         Kind::DateTime(DateTimeRepr::Iso) => named(out, "string", "io.debezium.time.IsoTimestamp"),
         Kind::Timestamp { .. } => named(out, "string", "io.debezium.time.ZonedTimestamp"),
-        Kind::Text => simple(out, "string"),
+        Kind::Text => {
+            simple(out, "string");
+            if masked {
+                out.push_str(",\"parameters\":{\"masked\":\"true\"}");
+            }
+        }
         Kind::Binary { .. } => match options.binary_handling_mode {
             BinaryHandlingMode::Bytes => simple(out, "bytes"),
             _ => simple(out, "string"),
@@ -470,6 +517,9 @@ pub(crate) fn push_value(
             (false, None, _) => "0",
         });
     };
+    if let Some((mask, max_chars)) = &plan.mask {
+        return super::masks::push_masked(out, plan, def, value, mask, *max_chars, scratch);
+    }
     if value.is_null() {
         out.push_str(plan.null());
         return Ok(());

@@ -27,6 +27,8 @@
 
 mod column;
 pub use column::{binary_padding, labels as enum_set_labels};
+mod masks;
+pub use masks::{ColumnMasks, DebeziumColumnRules, HashAlgorithm, Mask};
 mod schema_change;
 mod text;
 
@@ -36,8 +38,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use sluice_binlog::{Cell, DecodeError, RowImage};
 use sluice_events::{
-    ChangeEvent, ColumnDef, ColumnInfo, Encoder, Op, Position, RowsChange, Statement,
-    StatementKind, Table, TransactionState,
+    ChangeEvent, ColumnDef, ColumnInfo, ColumnProjection, Encoder, Op, Position, RowsChange,
+    Statement, StatementKind, Table, TransactionState,
 };
 
 use column::{push_field_schema, push_value, ColumnPlan, Scratch, ValueProblem};
@@ -273,6 +275,10 @@ pub struct DebeziumOptions {
     /// `provide.transaction.metadata` (default false): the `transaction`
     /// block in data events and BEGIN/END records to `<prefix>.transaction`.
     pub provide_transaction_metadata: bool,
+    /// `column.mask.with.N.chars`, `column.mask.hash[.v2].ALGORITHM.with.salt.SALT`
+    /// (default none): values of character columns replaced (see
+    /// [`ColumnMasks`]).
+    pub masks: ColumnMasks,
 }
 
 impl DebeziumOptions {
@@ -291,6 +297,7 @@ impl DebeziumOptions {
             tombstones_on_delete: true,
             skipped_operations: SkippedOperations::default(),
             provide_transaction_metadata: false,
+            masks: ColumnMasks::default(),
         }
     }
 
@@ -420,6 +427,7 @@ impl DebeziumOptions {
                     })
                 }
             },
+            p if ColumnMasks::is_mask_property(p) => self.masks.add(p, v)?,
             _ => return Err(DebeziumError::UnknownProperty(property.to_string())),
         }
         Ok(())
@@ -447,6 +455,12 @@ pub enum DebeziumError {
         property: &'static str,
         value: String,
         reason: &'static str,
+    },
+    #[error("{property}: {pattern:?}: {reason}")]
+    Pattern {
+        property: String,
+        pattern: String,
+        reason: String,
     },
     #[error("topic.prefix is required")]
     MissingTopicPrefix,
@@ -480,6 +494,8 @@ struct TablePlan {
     /// rebuilds it.
     defs: Vec<ColumnDef>,
     info: Option<Vec<ColumnInfo>>,
+    /// The columns shown (column filters), `None`: all.
+    keep: Option<ColumnProjection>,
     topic: String,
     db: String,
     table: String,
@@ -608,7 +624,10 @@ impl DebeziumEncoder {
     fn plan(&mut self, table: &Table<'_>) -> Arc<TablePlan> {
         let (db, name) = (table.schema(), table.name());
         if let Some(plan) = self.plans.get(db).and_then(|t| t.get(name)) {
-            if plan.defs == table.map.columns && plan.info.as_deref() == table.info {
+            if plan.defs == table.map.columns
+                && plan.info.as_deref() == table.info
+                && plan.keep.as_ref() == table.keep
+            {
                 return Arc::clone(plan);
             }
         }
@@ -622,7 +641,20 @@ impl DebeziumEncoder {
 
     fn build_plan(&self, table: &Table<'_>) -> TablePlan {
         let o = &self.options;
-        let columns: Vec<ColumnPlan> = table.columns().map(|c| ColumnPlan::new(&c, o)).collect();
+        let columns: Vec<ColumnPlan> = table
+            .columns()
+            .map(|c| {
+                let mut plan = ColumnPlan::new(&c, o);
+                plan.kept = table.keeps(c.index);
+                if plan.maskable() {
+                    plan.mask = o
+                        .masks
+                        .mask_for(table.schema(), table.name(), &plan.name)
+                        .map(|m| (m, ColumnPlan::declared_length(&c)));
+                }
+                plan
+            })
+            .collect();
         let key: Vec<usize> = table
             .columns()
             .filter(|c| c.is_key)
@@ -637,14 +669,20 @@ impl DebeziumEncoder {
                 if n > 0 {
                     key_prefix.push(',');
                 }
-                push_field_schema(&mut key_prefix, &columns[i], o);
+                // The key as Debezium writes it: every primary-key column,
+                // whatever the column filters and masks say.
+                let key_column = ColumnPlan {
+                    mask: None,
+                    ..columns[i].clone()
+                };
+                push_field_schema(&mut key_prefix, &key_column, o);
             }
             key_prefix.push_str("],\"optional\":false,\"name\":");
             push_str(&mut key_prefix, &format!("{base}.Key"));
             key_prefix.push_str("},\"payload\":");
 
             let mut row = String::from("{\"type\":\"struct\",\"fields\":[");
-            for (n, c) in columns.iter().enumerate() {
+            for (n, c) in columns.iter().filter(|c| c.kept).enumerate() {
                 if n > 0 {
                     row.push(',');
                 }
@@ -669,6 +707,7 @@ impl DebeziumEncoder {
         TablePlan {
             defs: table.map.columns.clone(),
             info: table.info.map(<[ColumnInfo]>::to_vec),
+            keep: table.keep.cloned(),
             topic: base,
             db: table.schema().to_string(),
             table: table.name().to_string(),
@@ -833,7 +872,7 @@ impl DebeziumEncoder {
                 s.push(',');
             }
             first = false;
-            self.push_cell(&mut s, plan, i, &cell)?;
+            self.push_cell(&mut s, plan, i, &cell, true)?;
         }
         s.push('}');
         if self.options.schemas_enable {
@@ -842,15 +881,27 @@ impl DebeziumEncoder {
         Ok(Some(s))
     }
 
+    /// Column `index`'s field; `in_key`: as the key has it, never masked.
     fn push_cell(
         &mut self,
         out: &mut String,
         plan: &TablePlan,
         index: usize,
         cell: &Cell<'_>,
+        in_key: bool,
     ) -> Result<(), DebeziumError> {
         let (Some(column), Some(def)) = (plan.columns.get(index), plan.defs.get(index)) else {
             return Ok(());
+        };
+        let unmasked;
+        let column = if in_key && column.mask.is_some() {
+            unmasked = ColumnPlan {
+                mask: None,
+                ..column.clone()
+            };
+            &unmasked
+        } else {
+            column
         };
         out.push_str(&column.field);
         match cell {
@@ -885,12 +936,17 @@ impl DebeziumEncoder {
             return Ok(());
         };
         out.push('{');
+        let mut first = true;
         for (i, cell) in image.cells().enumerate() {
             let cell = cell?;
-            if i > 0 {
+            if plan.keep.is_some() && !plan.columns.get(i).is_some_and(|c| c.kept) {
+                continue;
+            }
+            if !first {
                 out.push(',');
             }
-            self.push_cell(out, plan, i, &cell)?;
+            first = false;
+            self.push_cell(out, plan, i, &cell, false)?;
         }
         out.push('}');
         Ok(())
@@ -1148,6 +1204,7 @@ impl DebeziumEncoder {
                 Arc::new(self.build_plan(&Table {
                     map: &map,
                     info: None,
+                    keep: None,
                 }))
             }
         };

@@ -52,7 +52,9 @@ use sluice_canal::proto::Pair;
 use sluice_canal::EntryPosition;
 use sluice_config::{SnapshotReads, SnapshotSettings};
 use sluice_encode::canal::{BuiltEntry, CanalEncoder, NotUtf8, SelectRows};
-use sluice_events::{ColumnInfo, Position, RowsChange, TransactionState};
+use sluice_events::{
+    ColumnInfo, ColumnProjection, ColumnRules, Position, RowsChange, TransactionState,
+};
 use sluice_meta::{PendingChunk, SnapshotProgress, TableProgress};
 use sluice_schema::model::TableSchema;
 use sluice_source::{Conn, ConnectOptions, RawResultSet, SourceError};
@@ -210,6 +212,8 @@ pub struct SnapshotContext {
     pub gtid_on: bool,
     /// Whether the filters keep `schema.table`.
     pub keeps: Arc<TableKeep>,
+    /// Column filters: the columns each table's rows show (none: all).
+    pub columns: Option<Arc<dyn ColumnRules>>,
     pub chunks: mpsc::Sender<ChunkDelivery>,
     /// One permit per chunk SELECT that may run at once on the source
     /// (`parallelism` of them).
@@ -1913,9 +1917,21 @@ async fn deliver(
     } else {
         let gtid_on = ctx.gtid_on;
         let (at_file, entry_plan) = (file.clone(), plan.clone());
+        let columns = ctx.columns.clone();
         let built = tokio::task::spawn_blocking(move || {
             let base = chunk_row_key_base(&entry_plan, &at_file, pos, from.as_deref());
-            chunk_entry(gtid_on, &entry_plan, &rows, (&at_file, pos), &base)
+            let keep = columns.and_then(|rules| rules.projection(&entry_plan.table()));
+            if let Some(k) = &keep {
+                warn_hidden_key(&entry_plan, k, from.is_none());
+            }
+            chunk_entry(
+                gtid_on,
+                &entry_plan,
+                &rows,
+                (&at_file, pos),
+                &base,
+                keep.as_ref(),
+            )
         })
         .await;
         converted_for = started.elapsed();
@@ -2065,6 +2081,40 @@ pub async fn table_plan(
         select,
         key,
     }))
+}
+
+/// Says once per table read (at its first chunk) that the column filters
+/// hide a column of the key its chunks are matched with the stream by:
+/// neither side's entries show it, so a chunk during whose read the
+/// stream changes the table is read again.
+fn warn_hidden_key(plan: &TablePlan, keep: &ColumnProjection, first_chunk: bool) {
+    if !first_chunk {
+        return;
+    }
+    let hidden: Vec<&str> = plan
+        .key
+        .iter()
+        .filter(|&&i| !keep.keeps(i))
+        .filter_map(|&i| plan.columns.get(i).map(|c| c.name.as_str()))
+        .collect();
+    if !hidden.is_empty() {
+        tracing::warn!(
+            table = %format!("{}.{}", plan.schema.db, plan.schema.name),
+            hidden = ?hidden,
+            "the column filters hide key columns of this table: its snapshot chunks cannot be matched with the stream's changes, and a chunk is read again whenever the table changes while it is read; list the key in canal.instance.filter.field (or take it off the black list) to avoid this"
+        );
+    }
+}
+
+impl TablePlan {
+    /// The table as change events describe it.
+    pub fn table(&self) -> sluice_events::Table<'_> {
+        sluice_events::Table {
+            map: &self.map,
+            info: Some(&self.columns),
+            keep: None,
+        }
+    }
 }
 
 /// Key types whose SQL order and literal form Sluice can follow.
@@ -2263,13 +2313,15 @@ fn literal(plan: &TablePlan, index: usize, value: &[u8]) -> Result<String, Strin
 }
 
 /// The chunk as one Canal INSERT entry at `file:pos`, marked as a snapshot
-/// read, and the entry serialised.
+/// read, and the entry serialised; with only the columns of `keep` when
+/// column filters name the table.
 fn chunk_entry(
     gtid_on: bool,
     plan: &TablePlan,
     rows: &RawResultSet,
     (file, pos): (&str, u64),
     row_key_base: &str,
+    keep: Option<&ColumnProjection>,
 ) -> Result<(Box<BuiltEntry>, EntryBytes), String> {
     // The rows' text goes into the entry as it is when it is Canal's for
     // every column (most tables); else each row is parsed into a binlog
@@ -2289,7 +2341,8 @@ fn chunk_entry(
         timestamp: now,
     };
     let marker = [Pair::new(SNAPSHOT_PROP, "true")];
-    let text_change = RowsChange::new(position, &txn, &no_rows, Some(&plan.columns));
+    let text_change =
+        RowsChange::new(position, &txn, &no_rows, Some(&plan.columns)).with_projection(keep);
     let from_text = CanalEncoder::serialised_snapshot_entry_on_this_thread(
         gtid_on,
         &text_change,
@@ -2302,7 +2355,8 @@ fn chunk_entry(
         Some(built) => built,
         None => {
             let event = rows_event(plan, rows, rows.len())?;
-            let change = RowsChange::new(position, &txn, &event, Some(&plan.columns));
+            let change =
+                RowsChange::new(position, &txn, &event, Some(&plan.columns)).with_projection(keep);
             CanalEncoder::serialised_snapshot_entry_on_this_thread(
                 gtid_on,
                 &change,

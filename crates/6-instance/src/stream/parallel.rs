@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use sluice_events::{
-    ChangeEvent, ColumnInfo, Encoder, Position, RowsChange, Statement, StatementClass,
-    TransactionState,
+    ChangeEvent, ColumnInfo, ColumnProjection, Encoder, Position, RowsChange, Statement,
+    StatementClass, TransactionState,
 };
 use sluice_source::{Event, OwnedRowsEvent};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
@@ -49,6 +49,7 @@ enum OwnedKind {
     Rows {
         event: OwnedRowsEvent,
         info: Option<Arc<[ColumnInfo]>>,
+        keep: Option<ColumnProjection>,
     },
 }
 
@@ -116,12 +117,14 @@ impl Pending {
         self.txn = None;
     }
 
-    /// Keeps an owned copy of `change`, read from `ev`.
+    /// Keeps an owned copy of `change`, read from `ev`, with the columns
+    /// shown of its table (`keep`, from column filters).
     pub(super) fn push_change(
         &mut self,
         change: &ChangeEvent<'_>,
         ev: &Event<'_>,
         info: Option<&Arc<[ColumnInfo]>>,
+        keep: Option<ColumnProjection>,
     ) {
         let kind = match change {
             ChangeEvent::Begin { thread_id, .. } => OwnedKind::Begin {
@@ -141,6 +144,7 @@ impl Pending {
                 OwnedKind::Rows {
                     event,
                     info: info.cloned(),
+                    keep,
                 }
             }
         };
@@ -415,12 +419,11 @@ fn encode_one<E: Encoder>(
             }),
             outputs,
         )?,
-        OwnedKind::Rows { event, info } => {
+        OwnedKind::Rows { event, info, keep } => {
             let rows = event.rows_event()?;
-            encoder.encode(
-                &ChangeEvent::Rows(RowsChange::new(position, txn, &rows, info.as_deref())),
-                outputs,
-            )?
+            let change = RowsChange::new(position, txn, &rows, info.as_deref())
+                .with_projection(keep.as_ref());
+            encoder.encode(&ChangeEvent::Rows(change), outputs)?
         }
     }
     Ok(())
