@@ -416,7 +416,7 @@ impl InstanceManager {
         // for the tables asked for on demand).
         let snapshot = Some(SnapshotPlan {
             settings: config.snapshot,
-            state: snapshot_state,
+            state: snapshot_state.clone(),
         });
         let columns = crate::columns::instance_rules(&config);
         loop {
@@ -474,6 +474,27 @@ impl InstanceManager {
                 Err(e @ RunnerError::Fenced { .. }) => {
                     tracing::warn!(destination = %name, error = %e, "instance stopped");
                     break;
+                }
+                Err(RunnerError::Source { source, .. }) if purged(&source).is_some() => {
+                    let (requested, oldest) = purged(&source).unwrap_or_default();
+                    match on_purged(
+                        &name,
+                        &config,
+                        &progress,
+                        &snapshot_state,
+                        requested,
+                        oldest,
+                    ) {
+                        Ok(()) => continue,
+                        Err(message) => {
+                            tracing::error!(destination = %name, "{message}");
+                            let _ = state.send(InstanceState::Failed(message));
+                            // Waits to be stopped: a retry would fail the same way.
+                            let mut stop = stop.clone();
+                            let _ = stop.wait_for(|s| *s).await;
+                            break;
+                        }
+                    }
                 }
                 Err(e) => {
                     tracing::error!(destination = %name, error = %e, retry_in = ?delay, "instance failed; restarting");
@@ -605,6 +626,12 @@ impl InstanceManager {
         destination: &InstanceDestination,
         progress: &RunProgress,
     ) -> Result<(StartPosition, String), ManagerError> {
+        if progress.jumping_to_end() {
+            return Ok((
+                StartPosition::Latest,
+                "from the end of the binlog: the binlog to resume from is no longer on the source (sluice.instance.onPurged)".into(),
+            ));
+        }
         if let Some((p, why)) = progress.resume_point() {
             return Ok((start_at(config, p), why.to_string()));
         }
@@ -1135,4 +1162,50 @@ pub fn configured_start(config: &InstanceConfig) -> StartPosition {
         return StartPosition::Time(ms / 1000);
     }
     StartPosition::Latest
+}
+
+/// The position asked for and the oldest the source has, when `e` says the
+/// binlog to resume from is no longer on the source.
+fn purged(e: &sluice_source::SourceError) -> Option<(&str, &str)> {
+    match e {
+        sluice_source::SourceError::PositionPurged {
+            requested, oldest, ..
+        } => Some((requested, oldest)),
+        sluice_source::SourceError::ReconnectsExhausted { last, .. } => purged(last),
+        _ => None,
+    }
+}
+
+/// What `sluice.instance.onPurged` says to do now that the binlog at
+/// `requested` is gone: the next run starts at the end of the binlog (and,
+/// with `snapshot`, the filtered tables are read again beside it), or the
+/// error that stops the destination, with the ways out.
+fn on_purged(
+    name: &str,
+    config: &InstanceConfig,
+    progress: &RunProgress,
+    snapshot: &SnapshotState,
+    requested: &str,
+    oldest: &str,
+) -> Result<(), String> {
+    use sluice_config::OnPurged;
+    crate::metrics::binlog_purged(name, config.on_purged);
+    match config.on_purged {
+        OnPurged::Fail => Err(format!(
+            "the binlog this destination resumes from ({requested}) is no longer on the source, whose oldest binlog is {oldest}: the changes in between cannot be read, so the destination stops. \
+             Ways out: (1) read the tables again and stream from the end: set sluice.instance.onPurged = snapshot in {name}/instance.properties and start it again; \
+             (2) accept the loss: set sluice.instance.onPurged = latest (or canal.auto.reset.latest.pos.mode = true), or stop it and move each client's cursor with `sluice admin reset-cursor {name} CLIENT_ID --position FILE:4 --confirm {name}` to a binlog the source has, then `sluice admin start {name}`"
+        )),
+        OnPurged::Latest => {
+            tracing::warn!(destination = name, from = requested, oldest, "the binlog to resume from is no longer on the source: skipping to its end (sluice.instance.onPurged = latest); the changes from there to the end are lost");
+            progress.jump_to_end(requested);
+            Ok(())
+        }
+        OnPurged::Snapshot => {
+            tracing::warn!(destination = name, from = requested, oldest, "the binlog to resume from is no longer on the source: reading the filtered tables again and streaming from its end (sluice.instance.onPurged = snapshot)");
+            progress.jump_to_end(requested);
+            snapshot.request_every_table();
+            Ok(())
+        }
+    }
 }

@@ -39,6 +39,7 @@ impl InstanceMetrics {
     /// and on it otherwise: Canal's `canal_instance_parser_mode` label.
     pub fn new(destination: &str, parallel: bool) -> InstanceMetrics {
         let d = destination.to_string();
+        gauge!("sluice_binlog_purged_stopped", "destination" => d.clone()).set(0.0);
         gauge!("canal_instance_parser_mode", "destination" => d.clone(), "parallel" => if parallel { "true" } else { "false" })
             .set(1.0);
         InstanceMetrics {
@@ -152,4 +153,18 @@ pub fn store_info(destination: &str, config: &sluice_store::StoreConfig) {
         "size" => config.max_entries.to_string()
     )
     .set(1.0);
+}
+
+/// The binlog a destination resumes from was purged: counted by what was
+/// done (`sluice.instance.onPurged`), and whether it stopped the destination.
+pub fn binlog_purged(destination: &str, action: sluice_config::OnPurged) {
+    let action = match action {
+        sluice_config::OnPurged::Fail => "fail",
+        sluice_config::OnPurged::Snapshot => "snapshot",
+        sluice_config::OnPurged::Latest => "latest",
+    };
+    counter!("sluice_binlog_purged_total", "destination" => destination.to_string(), "action" => action)
+        .increment(1);
+    gauge!("sluice_binlog_purged_stopped", "destination" => destination.to_string())
+        .set(if action == "fail" { 1.0 } else { 0.0 });
 }

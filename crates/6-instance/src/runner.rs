@@ -209,6 +209,9 @@ struct ProgressState {
     published: Option<EntryPosition>,
     /// The binlog key of the last entry put.
     last_put: Option<(u64, u64)>,
+    /// The next run starts at the end of the binlog: the one to resume
+    /// from (this position) is no longer on the source.
+    jump_from: Option<String>,
 }
 
 impl RunProgress {
@@ -229,6 +232,20 @@ impl RunProgress {
             )),
             (None, None) => None,
         }
+    }
+
+    /// The binlog at `from` is gone: the next run starts at the end of the
+    /// binlog, and nothing before it is resumed from.
+    pub fn jump_to_end(&self, from: &str) {
+        let mut st = self.lock();
+        st.published = None;
+        st.first_start = None;
+        st.jump_from = Some(from.to_string());
+    }
+
+    /// Whether the next run starts at the end of the binlog.
+    pub fn jumping_to_end(&self) -> bool {
+        self.lock().jump_from.is_some()
     }
 
     /// Asks the next run to persist the start position its stream resolves
@@ -985,6 +1002,14 @@ impl InstanceRunner {
             server_id: i64::from(resolved.server_id),
             timestamp: i64::from(resolved.timestamp) * 1000,
         };
+        if let Some(from) = self.progress.lock().jump_from.take() {
+            tracing::warn!(
+                destination = %self.name,
+                from = %from,
+                to = %format_args!("{}:{}", position.journal_name, position.position),
+                "changes lost: the binlog between these positions was purged from the source before it was read"
+            );
+        }
         let Some(first) = self.progress.started(position) else {
             return Ok(());
         };

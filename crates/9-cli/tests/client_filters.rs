@@ -9,15 +9,10 @@ mod common;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Child;
-use std::time::{Duration, Instant};
 
+use common::client::{Client, Row};
 use common::{spawn_server, write_example_instance};
-use sluice_canal::proto::{EntryType, EventType};
-use sluice_client::{Connector, ConnectorOptions, SimpleConnector, TimeUnit};
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
-
-/// A row as a client saw it: table and id.
-type Row = (String, i64);
 
 fn write_conf(dir: &Path, db_port: u16, canal_port: u16, filter: &str) {
     std::fs::write(
@@ -55,108 +50,6 @@ fn rows(tables: &[&str], ids: std::ops::Range<i64>) -> BTreeSet<Row> {
         .iter()
         .flat_map(|t| ids.clone().map(move |id| (t.to_string(), id)))
         .collect()
-}
-
-/// A Canal client of destination `example` with its own id and filter.
-struct Client {
-    addr: String,
-    id: i16,
-    filter: String,
-    conn: SimpleConnector,
-}
-
-impl Client {
-    async fn connect(addr: &str, id: i16, filter: &str) -> Client {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let options = ConnectorOptions {
-                client_id: id,
-                ..ConnectorOptions::default()
-            };
-            match SimpleConnector::connect_with(addr, "example", "", "", options).await {
-                Ok(mut conn) => {
-                    if conn.subscribe(filter).await.is_ok() {
-                        return Client {
-                            addr: addr.to_string(),
-                            id,
-                            filter: filter.to_string(),
-                            conn,
-                        };
-                    }
-                }
-                Err(e) if Instant::now() > deadline => {
-                    panic!("client {id} cannot reach the server at {addr}: {e}")
-                }
-                Err(_) => {}
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-
-    /// Gets and acks until `want` rows arrived and nothing more came for
-    /// a second; every row it got, in order (rows of a batch that was not
-    /// acked come again).
-    async fn take(&mut self, want: usize) -> Vec<Row> {
-        let mut got = Vec::new();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        let mut quiet_since = Instant::now();
-        while Instant::now() < deadline {
-            if got.len() >= want && quiet_since.elapsed() > Duration::from_secs(1) {
-                return got;
-            }
-            let msg = match self
-                .conn
-                .get_without_ack(1000, Some(200), TimeUnit::Milliseconds)
-                .await
-            {
-                Ok(m) => m,
-                Err(_) => {
-                    tokio::time::sleep(Duration::from_millis(200)).await;
-                    *self = Client::connect(&self.addr, self.id, &self.filter).await;
-                    continue;
-                }
-            };
-            if msg.id < 0 {
-                continue;
-            }
-            let before = got.len();
-            for e in &msg.entries {
-                if e.entry_type != Some(EntryType::RowData as i32) {
-                    continue;
-                }
-                let table = e
-                    .header
-                    .as_ref()
-                    .and_then(|h| h.table_name.clone())
-                    .unwrap_or_default();
-                let rc = sluice_client::row_change(e).unwrap();
-                if rc.event_type != Some(EventType::Insert as i32) {
-                    continue;
-                }
-                for rd in &rc.row_datas {
-                    let id = rd.after_columns[0]
-                        .value
-                        .as_deref()
-                        .unwrap()
-                        .parse()
-                        .unwrap();
-                    got.push((table.clone(), id));
-                }
-            }
-            if got.len() > before {
-                quiet_since = Instant::now();
-            }
-            if self.conn.ack(msg.id).await.is_err() {
-                // The server started again under this batch: it comes again.
-                got.truncate(before);
-            }
-        }
-        panic!(
-            "client {} got {} of {want} rows within 60 s: {got:?}",
-            self.id,
-            got.len()
-        )
-    }
 }
 
 /// Every row is one of `want`, each exactly once.

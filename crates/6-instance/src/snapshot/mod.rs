@@ -87,6 +87,9 @@ pub struct SnapshotState {
     /// Tables asked for on demand (`schema`, `table`), not yet taken into
     /// the progress; `wake` tells the stream to start a snapshot for them.
     requested: Mutex<Vec<(String, String)>>,
+    /// Every table the filters keep is asked for (the binlog to resume
+    /// from was purged, see `sluice.instance.onPurged`).
+    every_table: std::sync::atomic::AtomicBool,
     pub wake: tokio::sync::Notify,
 }
 
@@ -257,13 +260,22 @@ impl SnapshotState {
         self.wake.notify_one();
     }
 
+    /// Asks for every table the destination's filters keep, read again
+    /// beside the stream.
+    pub fn request_every_table(&self) {
+        self.every_table
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        self.wake.notify_one();
+    }
+
     /// Whether tables were asked for and not yet taken into the progress.
     pub fn has_requests(&self) -> bool {
-        !self
-            .requested
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .is_empty()
+        self.every_table.load(std::sync::atomic::Ordering::SeqCst)
+            || !self
+                .requested
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_empty()
     }
 
     /// The tables (and parts) of the progress not yet read to their end,
@@ -302,6 +314,18 @@ impl SnapshotState {
         keeps: &TableKeep,
         estimates: &HashMap<(String, String), u64>,
     ) -> bool {
+        if self
+            .every_table
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+        {
+            let mut every: Vec<(String, String)> = estimates
+                .keys()
+                .filter(|(schema, table)| !is_system_schema(schema) && keeps(schema, table))
+                .cloned()
+                .collect();
+            every.sort();
+            self.request(every);
+        }
         let requested = self.take_requests();
         if requested.is_empty() {
             return false;
@@ -899,6 +923,13 @@ pub fn split_bounds((min, max): (i128, i128), parts: u64) -> Vec<i128> {
     (1..parts)
         .map(|i| min - 1 + span / parts * i + span % parts * i / parts)
         .collect()
+}
+
+/// The server's own schemas, never snapshotted.
+fn is_system_schema(schema: &str) -> bool {
+    ["mysql", "information_schema", "performance_schema", "sys"]
+        .iter()
+        .any(|s| s.eq_ignore_ascii_case(schema))
 }
 
 async fn plan(ctx: &SnapshotContext, conn: &mut Conn) -> Result<SnapshotProgress, SnapshotError> {

@@ -1,6 +1,8 @@
 //! Helpers shared by the tests that run `sluice server` processes.
 #![allow(dead_code)]
 
+pub mod client;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
