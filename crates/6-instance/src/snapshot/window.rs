@@ -8,6 +8,14 @@
 //!
 //! Keys are compared as Canal renders them (the same encoder renders the
 //! stream's rows and the chunk's), so both sides agree by construction.
+//!
+//! A row image may leave columns out (`binlog_row_image` MINIMAL or NOBLOB:
+//! the columns an UPDATE did not change). A key column the after image
+//! leaves out kept its value, so it is read from the before image of the
+//! same row; a key no image of the row holds cannot be known, and the chunk
+//! is read again. A table without a key is keyed by whole rows: a stream
+//! row narrower than the chunk's rows (after that same completion) may be
+//! any of several rows, and the chunk is read again too.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -15,7 +23,7 @@ use std::sync::Mutex;
 
 use prost::Message;
 use sluice_canal::proto::{Entry, RowChange};
-use sluice_canal::view::{ColumnView, RowChangeView};
+use sluice_canal::view::{ColumnView, RowChangeView, RowDataView};
 
 /// A row's key: the rendered values of the key columns (or of every column
 /// for a table without a key), `None` for NULL.
@@ -42,6 +50,9 @@ struct Window {
     /// Indexes of the key columns; empty: every column.
     key_columns: Vec<i32>,
     touched: HashSet<RowKey>,
+    /// Keyed by whole rows: the fewest columns of a row noted (rows the
+    /// images left columns out of are narrower than the chunk's rows).
+    narrowest: usize,
     /// A statement may have changed the table (or the source changed
     /// server): the chunk cannot be trusted and is read again.
     invalid: bool,
@@ -84,6 +95,7 @@ impl Windows {
                 part,
                 key_columns,
                 touched: HashSet::new(),
+                narrowest: usize::MAX,
                 invalid: false,
             });
         self.open.store(Self::count(&tables), Ordering::Release);
@@ -166,15 +178,14 @@ impl Windows {
         };
         let shared = rest.iter().all(|w| w.key_columns == first.key_columns);
         for row in change.rows() {
-            for image in [row.before(), row.after()] {
-                if !shared {
-                    note(first, key_of(image.clone(), &first.key_columns));
-                    for w in rest.iter_mut() {
-                        note(w, key_of(image.clone(), &w.key_columns));
-                    }
-                    continue;
+            if !shared {
+                note_row(first, &row);
+                for w in rest.iter_mut() {
+                    note_row(w, &row);
                 }
-                let key = key_of(image, &first.key_columns);
+                continue;
+            }
+            for key in row_keys(&row, &first.key_columns) {
                 for w in rest.iter_mut() {
                     note(w, key.clone());
                 }
@@ -211,10 +222,11 @@ impl Windows {
             let Window {
                 key_columns,
                 touched,
+                narrowest,
                 ..
             } = window;
             let nothing_touched = touched.is_empty();
-            return drop_touched(entry, rows, key_columns, nothing_touched, |k| {
+            return drop_touched(entry, rows, key_columns, *narrowest, nothing_touched, |k| {
                 touched.remove(k)
             });
         }
@@ -225,9 +237,14 @@ impl Windows {
             return Reconciled::Redo;
         }
         let nothing_touched = window.touched.is_empty();
-        drop_touched(entry, rows, &window.key_columns, nothing_touched, |k| {
-            window.touched.contains(k)
-        })
+        drop_touched(
+            entry,
+            rows,
+            &window.key_columns,
+            window.narrowest,
+            nothing_touched,
+            |k| window.touched.contains(k),
+        )
     }
 
     /// How many keys the window `id` of `schema.table` holds; `None` when
@@ -243,11 +260,13 @@ impl Windows {
 }
 
 /// Drops from `entry` (of `rows` rows) the rows whose key `touched` says
-/// the stream touched.
+/// the stream touched. `narrowest`: the fewest columns of a whole row the
+/// stream touched (keyed by whole rows).
 fn drop_touched(
     mut entry: Box<Entry>,
     rows: usize,
     key_columns: &[i32],
+    narrowest: usize,
     nothing_touched: bool,
     mut touched: impl FnMut(&RowKey) -> bool,
 ) -> Reconciled {
@@ -270,6 +289,11 @@ fn drop_touched(
     let mut keep = Vec::with_capacity(total);
     for row in view.rows() {
         match key_of(row.after(), key_columns) {
+            // A touched row narrower than this one: whether it is this one
+            // cannot be told.
+            Ok(Some(key)) if key_columns.is_empty() && key.len() > narrowest => {
+                return Reconciled::Redo
+            }
             Ok(Some(key)) => keep.push(!touched(&key)),
             _ => return Reconciled::Redo,
         }
@@ -316,6 +340,9 @@ fn drop_touched(
 fn note(w: &mut Window, key: Result<Option<RowKey>, ()>) {
     match key {
         Ok(Some(key)) => {
+            if w.key_columns.is_empty() {
+                w.narrowest = w.narrowest.min(key.len());
+            }
             w.touched.insert(key);
         }
         Ok(None) => {}
@@ -323,14 +350,25 @@ fn note(w: &mut Window, key: Result<Option<RowKey>, ()>) {
     }
 }
 
-/// The key of one image: `Ok(None)` for an absent image, `Err` when its
-/// columns cannot be read or a key column is missing.
-fn key_of<'a>(
+/// Notes the keys of both images of a row in a window.
+fn note_row(w: &mut Window, row: &RowDataView<'_>) {
+    for key in row_keys(row, &w.key_columns) {
+        note(w, key);
+    }
+}
+
+/// The values of an image's columns that make the key (every column for
+/// a table without a key), by column index.
+type Values = Vec<(i32, Option<String>)>;
+
+/// The key columns' values in one image: `Ok(None)` for an absent image,
+/// `Err` when its columns cannot be read.
+fn values_of<'a>(
     columns: impl Iterator<Item = Result<ColumnView<'a>, sluice_canal::view::ViewError>>,
     key_columns: &[i32],
-) -> Result<Option<RowKey>, ()> {
+) -> Result<Option<Values>, ()> {
     let mut any = false;
-    let mut values: Vec<(i32, Option<String>)> = Vec::new();
+    let mut values = Values::new();
     for c in columns {
         let c = c.map_err(|_| ())?;
         any = true;
@@ -339,19 +377,67 @@ fn key_of<'a>(
             values.push((c.index, v));
         }
     }
-    if !any {
-        return Ok(None);
-    }
+    Ok(any.then_some(values))
+}
+
+/// The key of an image, from its values and, for the columns it leaves
+/// out, those of `unchanged` (the before image of the same row: a column
+/// an after image leaves out kept its value). `Err` when a key column is
+/// in neither. Without key columns: every column either holds, in column
+/// order.
+fn key_from(image: &Values, unchanged: Option<&Values>, key_columns: &[i32]) -> Result<RowKey, ()> {
+    let find = |k: i32| {
+        image
+            .iter()
+            .chain(unchanged.into_iter().flatten())
+            .find(|(i, _)| *i == k)
+            .map(|(_, v)| v.clone())
+            .ok_or(())
+    };
     if !key_columns.is_empty() {
         // In key order, every key column present.
-        let mut key = Vec::with_capacity(key_columns.len());
-        for k in key_columns {
-            let v = values.iter().find(|(i, _)| i == k).ok_or(())?;
-            key.push(v.1.clone());
-        }
-        return Ok(Some(key));
+        return key_columns.iter().map(|&k| find(k)).collect();
     }
-    Ok(Some(values.into_iter().map(|(_, v)| v).collect()))
+    let mut all: Values = unchanged
+        .into_iter()
+        .flatten()
+        .filter(|(i, _)| !image.iter().any(|(j, _)| j == i))
+        .cloned()
+        .collect();
+    all.extend(image.iter().cloned());
+    all.sort_by_key(|(i, _)| *i);
+    Ok(all.into_iter().map(|(_, v)| v).collect())
+}
+
+/// The keys of a row's before and after images (`Ok(None)` for an image
+/// the row does not have).
+fn row_keys(row: &RowDataView<'_>, key_columns: &[i32]) -> [Result<Option<RowKey>, ()>; 2] {
+    let before = values_of(row.before(), key_columns);
+    let after = values_of(row.after(), key_columns);
+    let before_key = before.as_ref().map_err(|_| ()).and_then(|b| {
+        b.as_ref()
+            .map(|b| key_from(b, None, key_columns))
+            .transpose()
+    });
+    let after_key = match (&after, &before) {
+        (Err(()), _) | (Ok(Some(_)), Err(())) => Err(()),
+        (Ok(None), _) => Ok(None),
+        (Ok(Some(a)), Ok(b)) => key_from(a, b.as_ref(), key_columns).map(Some),
+    };
+    [before_key, after_key]
+}
+
+/// The key of one image on its own (a chunk's rows are whole): `Ok(None)`
+/// for an absent image, `Err` when its columns cannot be read or a key
+/// column is missing.
+fn key_of<'a>(
+    columns: impl Iterator<Item = Result<ColumnView<'a>, sluice_canal::view::ViewError>>,
+    key_columns: &[i32],
+) -> Result<Option<RowKey>, ()> {
+    match values_of(columns, key_columns)? {
+        Some(values) => key_from(&values, None, key_columns).map(Some),
+        None => Ok(None),
+    }
 }
 
 #[cfg(test)]
@@ -379,6 +465,50 @@ mod tests {
             ..Default::default()
         }
         .encode_to_vec()
+    }
+
+    /// A row change of one row with these images, each a list of
+    /// `(column index, value)` (the columns the image holds).
+    fn one_row(before: &[(i32, &str)], after: &[(i32, &str)]) -> Vec<u8> {
+        let columns = |image: &[(i32, &str)]| {
+            image
+                .iter()
+                .map(|&(index, value)| Column {
+                    index: Some(index),
+                    name: Some(format!("c{index}")),
+                    is_null: Some(false),
+                    value: Some(value.to_string()),
+                    ..Default::default()
+                })
+                .collect()
+        };
+        RowChange {
+            row_datas: vec![RowData {
+                before_columns: columns(before),
+                after_columns: columns(after),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    /// A chunk of whole rows of three columns: key, then two values.
+    fn chunk3(rows: &[[&str; 3]]) -> Box<Entry> {
+        let change = RowChange {
+            row_datas: rows
+                .iter()
+                .map(|r| {
+                    let after = one_row(&[], &[(0, r[0]), (1, r[1]), (2, r[2])]);
+                    RowChange::decode(&after[..]).unwrap().row_datas.remove(0)
+                })
+                .collect(),
+            ..Default::default()
+        };
+        Box::new(Entry {
+            store_value: Some(change.encode_to_vec().into()),
+            ..Default::default()
+        })
     }
 
     fn chunk(keys: &[&str]) -> Box<Entry> {
@@ -466,5 +596,77 @@ mod tests {
         let kept = windows.reconcile("s", "t", second, chunk(&["8", "9"]), 2, false);
         assert_eq!(kept_keys(kept), ["8"]);
         assert!(!windows.any_open());
+    }
+
+    #[test]
+    fn a_key_the_after_image_leaves_out_is_the_before_images() {
+        // MINIMAL: the update of row 2 carries its key in the before image
+        // only, the changed column in the after image only.
+        let windows = Windows::default();
+        let id = windows.open("s", "t", 0, vec![0]);
+        windows.observe("s", "t", &one_row(&[(0, "2")], &[(1, "v2")]));
+        assert_eq!(windows.touched("s", "t", id), Some(1), "one key, 2");
+        let kept = windows.reconcile("s", "t", id, chunk(&["1", "2", "3"]), 3, false);
+        assert_eq!(kept_keys(kept), ["1", "3"]);
+
+        // A key of two columns, one of them changed: the old key and the
+        // new one, made of the changed column and the unchanged one.
+        let id = windows.open("s", "t", 0, vec![0, 1]);
+        windows.observe("s", "t", &one_row(&[(0, "a"), (1, "x")], &[(1, "y")]));
+        let kept = windows.reconcile(
+            "s",
+            "t",
+            id,
+            chunk3(&[["a", "x", "-"], ["a", "y", "-"], ["a", "z", "-"]]),
+            3,
+            false,
+        );
+        let Reconciled::Deliver { kept, dropped, .. } = kept else {
+            panic!("delivered")
+        };
+        assert_eq!((kept, dropped), (1, 2));
+
+        // A key column no image of the row holds: the chunk is read again.
+        let id = windows.open("s", "t", 0, vec![0]);
+        windows.observe("s", "t", &one_row(&[(1, "v")], &[(1, "w")]));
+        assert!(matches!(
+            windows.reconcile("s", "t", id, chunk(&["1"]), 1, false),
+            Reconciled::Redo
+        ));
+    }
+
+    #[test]
+    fn whole_rows_are_completed_from_the_before_image_or_read_again() {
+        // No key: an update whose after image holds the changed column
+        // only is the whole before row with that column changed.
+        let windows = Windows::default();
+        let id = windows.open("s", "t", 0, vec![]);
+        windows.observe(
+            "s",
+            "t",
+            &one_row(&[(0, "1"), (1, "a"), (2, "b")], &[(2, "c")]),
+        );
+        let kept = windows.reconcile(
+            "s",
+            "t",
+            id,
+            chunk3(&[["1", "a", "c"], ["2", "a", "b"]]),
+            2,
+            false,
+        );
+        let Reconciled::Deliver { kept, dropped, .. } = kept else {
+            panic!("delivered")
+        };
+        assert_eq!((kept, dropped), (1, 1));
+
+        // An insert whose image leaves a column out (MySQL's MINIMAL logs
+        // the columns the INSERT set): which whole row it is cannot be
+        // told, so the chunk is read again.
+        let id = windows.open("s", "t", 0, vec![]);
+        windows.observe("s", "t", &one_row(&[], &[(0, "3"), (2, "b")]));
+        assert!(matches!(
+            windows.reconcile("s", "t", id, chunk3(&[["2", "a", "b"]]), 1, false),
+            Reconciled::Redo
+        ));
     }
 }
