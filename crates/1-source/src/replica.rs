@@ -518,6 +518,36 @@ mod tests {
     use crate::position::parse_mysql_gtid_set;
 
     #[test]
+    fn a_refusal_names_the_value_the_list_and_the_fixes() {
+        let only = RowImages::OneOf {
+            images: vec!["minimal".into(), "noblob".into()],
+            because: "listed in k".into(),
+            or_else: String::new(),
+        };
+        assert!(only.accepts("MINIMAL") && only.accepts("NOBLOB") && !only.accepts("FULL"));
+        // Without FULL among them, the fix sets the first one listed.
+        assert_eq!(
+            only.refusal("db:3306", "FULL").to_string(),
+            "db:3306: binlog_row_image is FULL, but Sluice needs MINIMAL or NOBLOB (listed in k). \
+             Fix: run SET GLOBAL binlog_row_image = 'MINIMAL' on the source (sessions already open \
+             keep their value) and set binlog_row_image=MINIMAL in the [mysqld] section of its \
+             configuration so that it survives a restart"
+        );
+        let three = RowImages::OneOf {
+            images: vec!["NOBLOB".into(), "MINIMAL".into(), "FULL".into()],
+            because: String::new(),
+            or_else: "widen it".into(),
+        };
+        let msg = three.refusal("db:3306", "FULL_NODUP").to_string();
+        assert!(
+            msg.starts_with("db:3306: binlog_row_image is FULL_NODUP, but Sluice needs NOBLOB, MINIMAL or FULL. Fix: run SET GLOBAL binlog_row_image = 'FULL'")
+                && msg.ends_with(", or widen it"),
+            "{msg}"
+        );
+        assert!(RowImages::Any.accepts("FULL_NODUP"));
+    }
+
+    #[test]
     fn dump_layout() {
         let d = dump_command("binlog.000002", 1234, 77, dump_flags::NON_BLOCK).unwrap();
         assert_eq!(d[0], COM_BINLOG_DUMP);
