@@ -1285,6 +1285,7 @@ impl Emitter {
                 entry: None,
                 kept,
                 dropped,
+                ..
             } => Delivered::Put {
                 seq: None,
                 kept,
@@ -1294,6 +1295,7 @@ impl Emitter {
                 entry: Some(proto),
                 kept,
                 dropped,
+                patched,
             } => {
                 if let Some(fence) = &self.fence {
                     if !fence(&self.name) {
@@ -1302,8 +1304,9 @@ impl Emitter {
                         });
                     }
                 }
-                // Rows dropped: the entry changed and is written anew.
-                let bytes = if dropped == 0 {
+                // Rows dropped or given the stream's values: the entry
+                // changed and is written anew.
+                let bytes = if dropped == 0 && patched == 0 {
                     bytes
                 } else {
                     entry_bytes(&proto)

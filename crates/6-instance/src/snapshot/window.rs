@@ -10,14 +10,27 @@
 //! stream's rows and the chunk's), so both sides agree by construction.
 //!
 //! A row image may leave columns out (`binlog_row_image` MINIMAL or NOBLOB:
-//! the columns an UPDATE did not change). A key column the after image
-//! leaves out kept its value, so it is read from the before image of the
-//! same row; a key no image of the row holds cannot be known, and the chunk
-//! is read again. A table without a key is keyed by whole rows: a stream
-//! row narrower than the chunk's rows (after that same completion) may be
-//! any of several rows, and the chunk is read again too.
+//! the columns an UPDATE did not change, an INSERT's columns left to their
+//! DEFAULT). The stream then delivered changes of the row, not a version
+//! of it, and a consumer that had not the row yet cannot make it from
+//! them. So the window notes what the stream did to each key: deleted it
+//! (or moved it to another key), made it again, or set some columns, with
+//! the last value of each. At the delivery point a chunk row whose key was
+//! deleted or made again is dropped, as is one whose every column the
+//! stream set (the stream's version is whole); one of which the stream set
+//! some columns only goes out with those columns' last values: the row as
+//! it is at the delivery point, since its other columns did not change
+//! after the chunk was read. A key column an after image leaves out kept
+//! its value, so it is read from the before image of the same row; a key
+//! no image of the row holds cannot be known, and the chunk is read again.
+//! So is a chunk the stream moved a row out of (a key changed) with an
+//! image that leaves columns out: that row's other columns are in the
+//! chunk's row under its old key. A table without a key is keyed by whole
+//! rows, each completed from its before image: a stream row narrower than
+//! the chunk's rows may be any of several rows, and the chunk is read
+//! again too.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -49,24 +62,53 @@ struct Window {
     part: u32,
     /// Indexes of the key columns; empty: every column.
     key_columns: Vec<i32>,
-    touched: HashSet<RowKey>,
-    /// Keyed by whole rows: the fewest columns of a row noted (rows the
-    /// images left columns out of are narrower than the chunk's rows).
+    /// What the stream did to each key it touched.
+    touched: HashMap<RowKey, Touch>,
+    /// The fewest columns of a row the stream moved to a key (a key
+    /// changed; for a table without a key, any row it delivered), its
+    /// before image completing its after image: narrower than the chunk's
+    /// rows, the chunk is read again.
     narrowest: usize,
     /// A statement may have changed the table (or the source changed
     /// server): the chunk cannot be trusted and is read again.
     invalid: bool,
 }
 
+/// What the stream did to a row, by key, while a chunk was read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Touch {
+    /// Deleted, or moved to another key: the chunk's row goes.
+    Gone,
+    /// Made again after it was gone: the stream delivered the row.
+    Remade,
+    /// Changed in place: the last value (and `sqlType`) the stream gave
+    /// each column it set, by column index.
+    Set(Vec<SetColumn>),
+}
+
+/// A column value the stream set: index, value (`None`: NULL), `sqlType`.
+type SetColumn = (i32, Option<String>, i32);
+
+/// A chunk row's fate at its delivery point.
+#[derive(Debug)]
+enum Fate {
+    Keep,
+    Drop,
+    /// Keep, with these columns' values.
+    Patch(Vec<SetColumn>),
+}
+
 /// What becomes of a chunk at its delivery point.
 #[derive(Debug)]
 pub enum Reconciled {
     /// Deliver this entry (`None` when every row was dropped), with the
-    /// rows kept and dropped.
+    /// rows kept and dropped, and how many kept rows were given the values
+    /// the stream set (the entry changed when either is not 0).
     Deliver {
         entry: Option<Box<Entry>>,
         kept: usize,
         dropped: usize,
+        patched: usize,
     },
     /// Read the chunk again.
     Redo,
@@ -94,7 +136,7 @@ impl Windows {
                 id,
                 part,
                 key_columns,
-                touched: HashSet::new(),
+                touched: HashMap::new(),
                 narrowest: usize::MAX,
                 invalid: false,
             });
@@ -179,18 +221,17 @@ impl Windows {
         let shared = rest.iter().all(|w| w.key_columns == first.key_columns);
         for row in change.rows() {
             if !shared {
-                note_row(first, &row);
+                note(first, row_touch(&row, &first.key_columns));
                 for w in rest.iter_mut() {
-                    note_row(w, &row);
+                    note(w, row_touch(&row, &w.key_columns));
                 }
                 continue;
             }
-            for key in row_keys(&row, &first.key_columns) {
-                for w in rest.iter_mut() {
-                    note(w, key.clone());
-                }
-                note(first, key);
+            let touch = row_touch(&row, &first.key_columns);
+            for w in rest.iter_mut() {
+                note(w, touch.clone());
             }
+            note(first, touch);
         }
     }
 
@@ -243,7 +284,7 @@ impl Windows {
             &window.key_columns,
             window.narrowest,
             nothing_touched,
-            |k| window.touched.contains(k),
+            |k| window.touched.get(k).cloned(),
         )
     }
 
@@ -259,16 +300,16 @@ impl Windows {
     }
 }
 
-/// Drops from `entry` (of `rows` rows) the rows whose key `touched` says
-/// the stream touched. `narrowest`: the fewest columns of a whole row the
-/// stream touched (keyed by whole rows).
+/// Drops from `entry` (of `rows` rows) the rows `touched` says the stream
+/// deleted, made again or delivered whole, and gives those it changed in
+/// part the values it set. `narrowest`: see [`Window::narrowest`].
 fn drop_touched(
     mut entry: Box<Entry>,
     rows: usize,
     key_columns: &[i32],
     narrowest: usize,
     nothing_touched: bool,
-    mut touched: impl FnMut(&RowKey) -> bool,
+    mut touched: impl FnMut(&RowKey) -> Option<Touch>,
 ) -> Reconciled {
     if nothing_touched {
         // Nothing to drop: the entry goes as built, unread.
@@ -276,6 +317,7 @@ fn drop_touched(
             entry: (rows > 0).then_some(entry),
             kept: rows,
             dropped: 0,
+            patched: 0,
         };
     }
     let Some(bytes) = entry.store_value.as_deref() else {
@@ -285,41 +327,72 @@ fn drop_touched(
         return Reconciled::Redo;
     };
     let total = view.row_count;
-    // Which rows stay, by the same reading as the stream's keys.
-    let mut keep = Vec::with_capacity(total);
+    // What becomes of each row, by the same reading as the stream's keys.
+    let mut fates = Vec::with_capacity(total);
     for row in view.rows() {
-        match key_of(row.after(), key_columns) {
-            // A touched row narrower than this one: whether it is this one
-            // cannot be told.
-            Ok(Some(key)) if key_columns.is_empty() && key.len() > narrowest => {
-                return Reconciled::Redo
-            }
-            Ok(Some(key)) => keep.push(!touched(&key)),
-            _ => return Reconciled::Redo,
+        let Ok(Some(values)) = values_of(row.after()) else {
+            return Reconciled::Redo;
+        };
+        // A row moved here narrower than this one: its other columns may
+        // be in a row of this chunk under another key.
+        if narrowest < values.len() {
+            return Reconciled::Redo;
         }
+        let Ok(key) = key_from(&values, None, key_columns) else {
+            return Reconciled::Redo;
+        };
+        fates.push(match touched(&key) {
+            None => Fate::Keep,
+            Some(Touch::Gone | Touch::Remade) => Fate::Drop,
+            Some(Touch::Set(set)) => {
+                let whole = values
+                    .iter()
+                    .all(|(i, _, _)| key_columns.contains(i) || set.iter().any(|(j, _, _)| j == i));
+                if whole {
+                    Fate::Drop
+                } else {
+                    Fate::Patch(set)
+                }
+            }
+        });
     }
-    let kept = keep.iter().filter(|k| **k).count();
-    if kept == total {
+    let kept = fates.iter().filter(|f| !matches!(f, Fate::Drop)).count();
+    let patched = fates.iter().filter(|f| matches!(f, Fate::Patch(_))).count();
+    if fates.iter().all(|f| matches!(f, Fate::Keep)) {
         return Reconciled::Deliver {
             entry: Some(entry),
             kept,
             dropped: 0,
+            patched,
         };
     }
-    let Ok(mut change) = RowChange::decode(bytes) else {
-        return Reconciled::Redo;
-    };
-    let mut flags = keep.iter();
-    change
-        .row_datas
-        .retain(|_| flags.next().copied().unwrap_or(false));
     if kept == 0 {
         return Reconciled::Deliver {
             entry: None,
             kept,
             dropped: total,
+            patched,
         };
     }
+    let Ok(mut change) = RowChange::decode(bytes) else {
+        return Reconciled::Redo;
+    };
+    let mut fates = fates.into_iter();
+    change.row_datas.retain_mut(|row| match fates.next() {
+        Some(Fate::Keep) => true,
+        Some(Fate::Patch(set)) => {
+            for c in row.after_columns.iter_mut() {
+                if let Some((_, value, sql_type)) = set.iter().find(|(i, _, _)| Some(*i) == c.index)
+                {
+                    c.is_null = Some(value.is_none());
+                    c.value = value.clone();
+                    c.sql_type = Some(*sql_type);
+                }
+            }
+            true
+        }
+        Some(Fate::Drop) | None => false,
+    });
     entry.store_value = Some(change.encode_to_vec().into());
     if let Some(h) = entry.header.as_mut() {
         for p in h.props.iter_mut() {
@@ -332,52 +405,110 @@ fn drop_touched(
         entry: Some(entry),
         kept,
         dropped: total - kept,
+        patched,
     }
 }
 
-/// Notes a key the stream touched in a window (or that it could not read
-/// one).
-fn note(w: &mut Window, key: Result<Option<RowKey>, ()>) {
-    match key {
-        Ok(Some(key)) => {
-            if w.key_columns.is_empty() {
-                w.narrowest = w.narrowest.min(key.len());
+/// What one row of the stream did, for one key: `(key, what)` pairs in
+/// the order they apply, and the width of a row it moved to a key, if any
+/// (see [`Window::narrowest`]).
+type RowTouch = Result<(Vec<(RowKey, Step)>, Option<usize>), ()>;
+
+/// One thing a stream row did to a key.
+#[derive(Debug, Clone)]
+enum Step {
+    /// The row left this key (a delete, or a key change away from it).
+    Leave,
+    /// The row came to this key (an insert, or a key change to it).
+    Arrive(Vec<SetColumn>),
+    /// The row stayed, these columns set.
+    Change(Vec<SetColumn>),
+}
+
+/// Notes what a stream row did in a window (or that it could not be read).
+fn note(w: &mut Window, touch: RowTouch) {
+    let Ok((steps, moved_width)) = touch else {
+        w.invalid = true;
+        return;
+    };
+    if let Some(width) = moved_width {
+        w.narrowest = w.narrowest.min(width);
+    }
+    for (key, step) in steps {
+        let now = w.touched.remove(&key);
+        let next = match (now, step) {
+            (_, Step::Leave) => Touch::Gone,
+            (Some(Touch::Gone | Touch::Remade), Step::Arrive(_)) => Touch::Remade,
+            (Some(Touch::Remade), Step::Change(_)) => Touch::Remade,
+            // A change of a row that is gone: nothing to apply it to.
+            (Some(Touch::Gone), Step::Change(_)) => Touch::Gone,
+            (Some(Touch::Set(mut set)), Step::Arrive(values) | Step::Change(values)) => {
+                for (i, v, t) in values {
+                    match set.iter_mut().find(|(j, _, _)| *j == i) {
+                        Some(slot) => *slot = (i, v, t),
+                        None => set.push((i, v, t)),
+                    }
+                }
+                Touch::Set(set)
             }
-            w.touched.insert(key);
+            (None, Step::Arrive(values) | Step::Change(values)) => Touch::Set(values),
+        };
+        w.touched.insert(key, next);
+    }
+}
+
+/// What a row of the stream did, keyed by `key_columns` (every column when
+/// empty): a delete leaves its key; an insert arrives at its key; an update
+/// changes its key in place, or leaves the old key and arrives at the new
+/// one. The after image is completed from the before image (a column it
+/// leaves out kept its value).
+fn row_touch(row: &RowDataView<'_>, key_columns: &[i32]) -> RowTouch {
+    let before = values_of(row.before())?;
+    let after = values_of(row.after())?;
+    let mut steps = Vec::with_capacity(2);
+    let mut moved_width = None;
+    match (before, after) {
+        (Some(b), None) => steps.push((key_from(&b, None, key_columns)?, Step::Leave)),
+        (None, Some(a)) => {
+            if key_columns.is_empty() {
+                moved_width = Some(a.len());
+            }
+            steps.push((key_from(&a, None, key_columns)?, Step::Arrive(a)));
         }
-        Ok(None) => {}
-        Err(()) => w.invalid = true,
+        (Some(b), Some(a)) => {
+            let old = key_from(&b, None, key_columns)?;
+            let new = key_from(&a, Some(&b), key_columns)?;
+            if old == new {
+                steps.push((new, Step::Change(a)));
+            } else {
+                let mut whole = b
+                    .iter()
+                    .filter(|(i, _, _)| !a.iter().any(|(j, _, _)| j == i))
+                    .cloned()
+                    .collect::<Vec<_>>();
+                whole.extend(a);
+                moved_width = Some(whole.len());
+                steps.push((old, Step::Leave));
+                steps.push((new, Step::Arrive(whole)));
+            }
+        }
+        (None, None) => {}
     }
+    Ok((steps, moved_width))
 }
 
-/// Notes the keys of both images of a row in a window.
-fn note_row(w: &mut Window, row: &RowDataView<'_>) {
-    for key in row_keys(row, &w.key_columns) {
-        note(w, key);
-    }
-}
-
-/// The values of an image's columns that make the key (every column for
-/// a table without a key), by column index.
-type Values = Vec<(i32, Option<String>)>;
-
-/// The key columns' values in one image: `Ok(None)` for an absent image,
-/// `Err` when its columns cannot be read.
+/// Every column of one image, by index, with its value and `sqlType`:
+/// `Ok(None)` for an absent image, `Err` when its columns cannot be read.
 fn values_of<'a>(
     columns: impl Iterator<Item = Result<ColumnView<'a>, sluice_canal::view::ViewError>>,
-    key_columns: &[i32],
-) -> Result<Option<Values>, ()> {
-    let mut any = false;
-    let mut values = Values::new();
+) -> Result<Option<Vec<SetColumn>>, ()> {
+    let mut values = Vec::new();
     for c in columns {
         let c = c.map_err(|_| ())?;
-        any = true;
-        if key_columns.is_empty() || key_columns.contains(&c.index) {
-            let v = (!c.is_null).then(|| c.value.unwrap_or("").to_string());
-            values.push((c.index, v));
-        }
+        let v = (!c.is_null).then(|| c.value.unwrap_or("").to_string());
+        values.push((c.index, v, c.sql_type));
     }
-    Ok(any.then_some(values))
+    Ok((!values.is_empty()).then_some(values))
 }
 
 /// The key of an image, from its values and, for the columns it leaves
@@ -385,59 +516,31 @@ fn values_of<'a>(
 /// an after image leaves out kept its value). `Err` when a key column is
 /// in neither. Without key columns: every column either holds, in column
 /// order.
-fn key_from(image: &Values, unchanged: Option<&Values>, key_columns: &[i32]) -> Result<RowKey, ()> {
+fn key_from(
+    image: &[SetColumn],
+    unchanged: Option<&[SetColumn]>,
+    key_columns: &[i32],
+) -> Result<RowKey, ()> {
     let find = |k: i32| {
         image
             .iter()
             .chain(unchanged.into_iter().flatten())
-            .find(|(i, _)| *i == k)
-            .map(|(_, v)| v.clone())
+            .find(|(i, _, _)| *i == k)
+            .map(|(_, v, _)| v.clone())
             .ok_or(())
     };
     if !key_columns.is_empty() {
         // In key order, every key column present.
         return key_columns.iter().map(|&k| find(k)).collect();
     }
-    let mut all: Values = unchanged
+    let mut all: Vec<&SetColumn> = unchanged
         .into_iter()
         .flatten()
-        .filter(|(i, _)| !image.iter().any(|(j, _)| j == i))
-        .cloned()
+        .filter(|(i, _, _)| !image.iter().any(|(j, _, _)| j == i))
+        .chain(image.iter())
         .collect();
-    all.extend(image.iter().cloned());
-    all.sort_by_key(|(i, _)| *i);
-    Ok(all.into_iter().map(|(_, v)| v).collect())
-}
-
-/// The keys of a row's before and after images (`Ok(None)` for an image
-/// the row does not have).
-fn row_keys(row: &RowDataView<'_>, key_columns: &[i32]) -> [Result<Option<RowKey>, ()>; 2] {
-    let before = values_of(row.before(), key_columns);
-    let after = values_of(row.after(), key_columns);
-    let before_key = before.as_ref().map_err(|_| ()).and_then(|b| {
-        b.as_ref()
-            .map(|b| key_from(b, None, key_columns))
-            .transpose()
-    });
-    let after_key = match (&after, &before) {
-        (Err(()), _) | (Ok(Some(_)), Err(())) => Err(()),
-        (Ok(None), _) => Ok(None),
-        (Ok(Some(a)), Ok(b)) => key_from(a, b.as_ref(), key_columns).map(Some),
-    };
-    [before_key, after_key]
-}
-
-/// The key of one image on its own (a chunk's rows are whole): `Ok(None)`
-/// for an absent image, `Err` when its columns cannot be read or a key
-/// column is missing.
-fn key_of<'a>(
-    columns: impl Iterator<Item = Result<ColumnView<'a>, sluice_canal::view::ViewError>>,
-    key_columns: &[i32],
-) -> Result<Option<RowKey>, ()> {
-    match values_of(columns, key_columns)? {
-        Some(values) => key_from(&values, None, key_columns).map(Some),
-        None => Ok(None),
-    }
+    all.sort_by_key(|(i, _, _)| *i);
+    Ok(all.into_iter().map(|(_, v, _)| v.clone()).collect())
 }
 
 #[cfg(test)]
@@ -568,7 +671,8 @@ mod tests {
             Reconciled::Deliver {
                 entry: None,
                 kept: 0,
-                dropped: 2
+                dropped: 2,
+                patched: 0
             }
         ));
         assert!(!windows.any_open());
@@ -598,35 +702,134 @@ mod tests {
         assert!(!windows.any_open());
     }
 
+    /// The after columns of each row of a delivered chunk, as text.
+    fn delivered(reconciled: Reconciled) -> Vec<String> {
+        let Reconciled::Deliver {
+            entry: Some(entry), ..
+        } = reconciled
+        else {
+            return Vec::new();
+        };
+        let change = RowChange::decode(entry.store_value.unwrap_or_default()).unwrap();
+        change
+            .row_datas
+            .iter()
+            .map(|r| {
+                r.after_columns
+                    .iter()
+                    .map(|c| match (c.is_null, c.value.as_deref()) {
+                        (Some(true), _) => "NULL".to_string(),
+                        (_, v) => v.unwrap_or_default().to_string(),
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    }
+
     #[test]
-    fn a_key_the_after_image_leaves_out_is_the_before_images() {
+    fn a_row_changed_in_part_goes_out_with_the_values_the_stream_set() {
         // MINIMAL: the update of row 2 carries its key in the before image
-        // only, the changed column in the after image only.
+        // only, the changed column in the after image only. The chunk's row
+        // goes out with that column's last value and its other column as
+        // read: the row as it is at the delivery point.
         let windows = Windows::default();
         let id = windows.open("s", "t", 0, vec![0]);
         windows.observe("s", "t", &one_row(&[(0, "2")], &[(1, "v2")]));
+        windows.observe("s", "t", &one_row(&[(0, "2")], &[(1, "v3")]));
         assert_eq!(windows.touched("s", "t", id), Some(1), "one key, 2");
-        let kept = windows.reconcile("s", "t", id, chunk(&["1", "2", "3"]), 3, false);
-        assert_eq!(kept_keys(kept), ["1", "3"]);
+        let chunk = chunk3(&[["1", "a", "b"], ["2", "a", "b"], ["3", "a", "b"]]);
+        let reconciled = windows.reconcile("s", "t", id, chunk, 3, false);
+        assert!(
+            matches!(
+                reconciled,
+                Reconciled::Deliver {
+                    kept: 3,
+                    dropped: 0,
+                    patched: 1,
+                    ..
+                }
+            ),
+            "the entry changed: {reconciled:?}"
+        );
+        assert_eq!(delivered(reconciled), ["1 a b", "2 v3 b", "3 a b"]);
 
-        // A key of two columns, one of them changed: the old key and the
-        // new one, made of the changed column and the unchanged one.
-        let id = windows.open("s", "t", 0, vec![0, 1]);
-        windows.observe("s", "t", &one_row(&[(0, "a"), (1, "x")], &[(1, "y")]));
-        let kept = windows.reconcile(
+        // Every column set (a FULL image), deleted, deleted and made again:
+        // the stream delivered those rows, the chunk's go.
+        let id = windows.open("s", "t", 0, vec![0]);
+        windows.observe(
             "s",
             "t",
-            id,
-            chunk3(&[["a", "x", "-"], ["a", "y", "-"], ["a", "z", "-"]]),
-            3,
-            false,
+            &one_row(
+                &[(0, "1"), (1, "a"), (2, "b")],
+                &[(0, "1"), (1, "x"), (2, "b")],
+            ),
         );
-        let Reconciled::Deliver { kept, dropped, .. } = kept else {
-            panic!("delivered")
-        };
-        assert_eq!((kept, dropped), (1, 2));
+        windows.observe("s", "t", &one_row(&[(0, "2")], &[]));
+        windows.observe("s", "t", &one_row(&[(0, "3")], &[]));
+        windows.observe("s", "t", &one_row(&[], &[(0, "3"), (1, "new")]));
+        let chunk = chunk3(&[
+            ["1", "a", "b"],
+            ["2", "a", "b"],
+            ["3", "a", "b"],
+            ["4", "a", "b"],
+        ]);
+        assert_eq!(
+            delivered(windows.reconcile("s", "t", id, chunk, 4, false)),
+            ["4 a b"]
+        );
 
-        // A key column no image of the row holds: the chunk is read again.
+        // An insert in the window that the chunk read: its columns left to
+        // their DEFAULT are the chunk's.
+        let id = windows.open("s", "t", 0, vec![0]);
+        windows.observe("s", "t", &one_row(&[], &[(0, "5"), (1, "n")]));
+        windows.observe("s", "t", &one_row(&[(0, "5")], &[(1, "n2")]));
+        let chunk = chunk3(&[["5", "n", "default"]]);
+        assert_eq!(
+            delivered(windows.reconcile("s", "t", id, chunk, 1, false)),
+            ["5 n2 default"]
+        );
+        // Had the stream set the last column too, its version would be
+        // whole: the chunk's row goes.
+        let id = windows.open("s", "t", 0, vec![0]);
+        windows.observe("s", "t", &one_row(&[], &[(0, "5"), (1, "n")]));
+        windows.observe("s", "t", &one_row(&[(0, "5")], &[(2, "m")]));
+        let chunk = chunk3(&[["5", "n", "m"]]);
+        assert!(delivered(windows.reconcile("s", "t", id, chunk, 1, false)).is_empty());
+    }
+
+    #[test]
+    fn a_key_change_in_part_sends_the_chunk_to_be_read_again() {
+        // A key of two columns, one changed. With whole images the old key
+        // is gone and the new one delivered: both chunk rows go.
+        let windows = Windows::default();
+        let id = windows.open("s", "t", 0, vec![0, 1]);
+        windows.observe(
+            "s",
+            "t",
+            &one_row(
+                &[(0, "a"), (1, "x"), (2, "v")],
+                &[(0, "a"), (1, "y"), (2, "v")],
+            ),
+        );
+        let rows = chunk3(&[["a", "x", "v"], ["a", "y", "v"], ["a", "z", "v"]]);
+        assert_eq!(
+            delivered(windows.reconcile("s", "t", id, rows, 3, false)),
+            ["a z v"]
+        );
+
+        // MINIMAL: the after image holds the changed key column only; the
+        // row's other columns are in the chunk under the old key, which
+        // goes: the chunk is read again.
+        let id = windows.open("s", "t", 0, vec![0, 1]);
+        windows.observe("s", "t", &one_row(&[(0, "a"), (1, "x")], &[(1, "y")]));
+        let rows = chunk3(&[["a", "x", "v"], ["a", "z", "v"]]);
+        assert!(matches!(
+            windows.reconcile("s", "t", id, rows, 2, false),
+            Reconciled::Redo
+        ));
+
+        // A key column no image of the row holds: read again too.
         let id = windows.open("s", "t", 0, vec![0]);
         windows.observe("s", "t", &one_row(&[(1, "v")], &[(1, "w")]));
         assert!(matches!(
