@@ -15,7 +15,7 @@
 //! | `heartbeat` | heartbeat period asked of the server | `5s` |
 //! | `readTimeout` | silence after which the connection is dead | `30s` |
 //! | `connectTimeout` | | `10s` |
-//! | `requireFullRowImage` | refuse `binlog_row_image` other than FULL | `true` |
+//! | `requireFullRowImage` | refuse `binlog_row_image` other than FULL (`false`: accept any) | `true` |
 //!
 //! Durations are `500ms`, `5s`, `2m` or plain seconds.
 //!
@@ -28,6 +28,7 @@ use crate::auth::AuthPlugin;
 use crate::conn::ConnectOptions;
 use crate::error::{Result, SourceError};
 use crate::position::StartPosition;
+use crate::replica::RowImages;
 use crate::tls::SslMode;
 
 /// How reconnects back off.
@@ -108,7 +109,9 @@ pub struct SourceConfig {
     /// longer than the policy says (see [`crate::failover`]). `None`:
     /// reconnect to this server only.
     pub failover: Option<crate::failover::FailoverPolicy>,
-    pub require_full_row_image: bool,
+    /// The `binlog_row_image` values accepted from the source (default:
+    /// FULL only; the URL's `requireFullRowImage=false` accepts any).
+    pub row_images: RowImages,
     /// Column names come from a schema tracker, not the binlog's metadata.
     pub names_from_schema: bool,
     /// MariaDB: ask for ANNOTATE_ROWS events (the SQL of each row change).
@@ -129,7 +132,7 @@ impl Default for SourceConfig {
             heartbeat_period: Duration::from_secs(5),
             reconnect: ReconnectPolicy::default(),
             failover: None,
-            require_full_row_image: true,
+            row_images: full_row_image_required(),
             names_from_schema: false,
             annotate_rows: false,
             stop_at_end: false,
@@ -187,7 +190,13 @@ impl SourceConfig {
                         bad(format!("serverId '{v}' is not a number from 1 to 4294967295"))
                     })?)
                 }
-                "requirefullrowimage" => cfg.require_full_row_image = parse_bool(&k, v)?,
+                "requirefullrowimage" => {
+                    cfg.row_images = if parse_bool(&k, v)? {
+                        full_row_image_required()
+                    } else {
+                        RowImages::Any
+                    }
+                }
                 other => {
                     return Err(bad(format!(
                         "unknown source URL parameter '{other}' (known: sslMode, sslCa, sslServerName, serverPublicKey, allowPublicKeyRetrieval, allowCleartextPasswords, authPlugin, connectTimeout, readTimeout, heartbeat, serverId, requireFullRowImage)"
@@ -208,6 +217,14 @@ impl SourceConfig {
         self.start = start;
         self
     }
+}
+
+/// What `requireFullRowImage=true` (the default) accepts.
+fn full_row_image_required() -> RowImages {
+    RowImages::full_only(
+        "requireFullRowImage=true",
+        "accept row images that leave columns out with requireFullRowImage=false",
+    )
 }
 
 /// The URL with its password replaced by `***`, for messages.
@@ -310,6 +327,17 @@ mod tests {
         assert_eq!(d.connect.tls.mode, SslMode::Preferred);
         let v6 = SourceConfig::from_url("mysql://u:p@[::1]:3310").unwrap();
         assert_eq!(v6.connect.addr(), "[::1]:3310");
+    }
+
+    #[test]
+    fn require_full_row_image_sets_the_images_accepted() {
+        let full = SourceConfig::from_url("mysql://u@h").unwrap().row_images;
+        assert!(full.accepts("FULL") && !full.accepts("MINIMAL") && !full.accepts("NOBLOB"));
+        let any = SourceConfig::from_url("mysql://u@h?requireFullRowImage=false")
+            .unwrap()
+            .row_images;
+        assert_eq!(any, RowImages::Any);
+        assert!(any.accepts("MINIMAL") && any.accepts("NOBLOB"));
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub enum SourceError {
         addr: String,
         setting: &'static str,
         actual: String,
-        expected: &'static str,
+        expected: String,
         fix: String,
     },
 

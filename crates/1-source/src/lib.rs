@@ -50,6 +50,6 @@ pub use conn::{Conn, ConnectOptions, PendingRows, RawResultSet, RawRow, ResultSe
 pub use error::SourceError;
 pub use failover::FailoverPolicy;
 pub use position::{GtidState, MariadbGtidState, ResumePosition, StartPosition};
-pub use replica::{ServerInfo, AUTO_SERVER_ID_RANGE};
+pub use replica::{RowImages, ServerInfo, AUTO_SERVER_ID_RANGE};
 pub use stream::{BinlogStream, Event, OwnedRowsEvent, StreamItem};
 pub use tls::{SslMode, TlsOptions};

@@ -1,5 +1,6 @@
 //! Posing as a replica on a logged-in connection: the checks that the source
-//! writes what Sluice can read (binlog on, ROW format, full row images), the
+//! writes what Sluice can read (binlog on, ROW format, a row image the reader
+//! accepts), the
 //! session variables a replica sets (checksums, MariaDB capability and GTID
 //! start state, heartbeat period), COM_REGISTER_SLAVE, the dump commands, the
 //! server-id a replica uses, and the position queries (binary logs, master
@@ -55,11 +56,100 @@ pub struct ServerInfo {
     pub binlog_checksum: String,
 }
 
+/// The `binlog_row_image` values a reader accepts from its source, and what
+/// a refusal says. With MINIMAL or NOBLOB the server leaves columns out of
+/// row images (unchanged ones, or unchanged BLOB and TEXT ones); a reader
+/// that must see whole rows accepts FULL only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RowImages {
+    /// Whatever the source writes.
+    Any,
+    /// Only these values (compared without regard to case).
+    OneOf {
+        images: Vec<String>,
+        /// Where the list comes from, or why it is what it is, for the
+        /// refusal: `listed in canal.instance.binlog.image`.
+        because: String,
+        /// How the reader could be made to accept the source's value,
+        /// appended to the refusal's fix; empty when it cannot.
+        or_else: String,
+    },
+}
+
+impl RowImages {
+    /// FULL only, `because` of what; `or_else` tells how to accept more
+    /// (empty: no way).
+    pub fn full_only(because: impl Into<String>, or_else: impl Into<String>) -> Self {
+        RowImages::OneOf {
+            images: vec!["FULL".to_string()],
+            because: because.into(),
+            or_else: or_else.into(),
+        }
+    }
+
+    /// Whether a source whose `@@binlog_row_image` is `image` is accepted.
+    pub fn accepts(&self, image: &str) -> bool {
+        match self {
+            RowImages::Any => true,
+            RowImages::OneOf { images, .. } => {
+                images.iter().any(|i| i.trim().eq_ignore_ascii_case(image))
+            }
+        }
+    }
+
+    /// The refusal of a source whose `binlog_row_image` is `actual`.
+    fn refusal(&self, addr: &str, actual: &str) -> SourceError {
+        let (images, because, or_else) = match self {
+            RowImages::Any => (&[][..], "", ""),
+            RowImages::OneOf {
+                images,
+                because,
+                or_else,
+            } => (images.as_slice(), because.as_str(), or_else.as_str()),
+        };
+        let upper: Vec<String> = images
+            .iter()
+            .map(|i| i.trim().to_ascii_uppercase())
+            .collect();
+        // The value to set: FULL when accepted (every reader takes it), else the first listed.
+        let target = upper
+            .iter()
+            .find(|i| *i == "FULL")
+            .or(upper.first())
+            .cloned()
+            .unwrap_or_else(|| "FULL".to_string());
+        let expected = match upper.as_slice() {
+            [] => "a row image (none is accepted)".to_string(),
+            [one] => one.clone(),
+            [init @ .., last] => format!("{} or {last}", init.join(", ")),
+        };
+        let expected = if because.is_empty() {
+            expected
+        } else {
+            format!("{expected} ({because})")
+        };
+        let mut fix = format!(
+            "run SET GLOBAL binlog_row_image = '{target}' on the source (sessions already open keep their value) and set binlog_row_image={target} in the [mysqld] section of its configuration so that it survives a restart"
+        );
+        if !or_else.is_empty() {
+            fix.push_str(", or ");
+            fix.push_str(or_else);
+        }
+        SourceError::Misconfigured {
+            addr: addr.to_string(),
+            setting: "binlog_row_image",
+            actual: actual.to_string(),
+            expected,
+            fix,
+        }
+    }
+}
+
 /// Which settings the checks insist on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckOptions {
-    /// Refuse MINIMAL and NOBLOB row images (before/after images would miss columns).
-    pub require_full_row_image: bool,
+    /// The row images accepted.
+    pub row_images: RowImages,
     /// Column names come from elsewhere (a schema tracker), so a binlog
     /// without them (`binlog_row_metadata` not FULL) is not worth a warning.
     pub names_from_schema: bool,
@@ -69,14 +159,14 @@ fn misconfigured(
     conn: &Conn,
     setting: &'static str,
     actual: &str,
-    expected: &'static str,
+    expected: &str,
     fix: String,
 ) -> SourceError {
     SourceError::Misconfigured {
         addr: conn.addr().to_string(),
         setting,
         actual: actual.to_string(),
-        expected,
+        expected: expected.to_string(),
         fix,
     }
 }
@@ -128,14 +218,8 @@ pub async fn check_server(conn: &mut Conn, opts: CheckOptions) -> Result<ServerI
             "run SET GLOBAL binlog_format = 'ROW' (applies to new sessions) and set binlog_format=ROW in the [mysqld] section of the server's configuration so that it survives a restart".to_string(),
         ));
     }
-    if opts.require_full_row_image && info.binlog_row_image != "FULL" {
-        return Err(misconfigured(
-            conn,
-            "binlog_row_image",
-            &info.binlog_row_image,
-            "FULL",
-            "run SET GLOBAL binlog_row_image = 'FULL' and set binlog_row_image=FULL in the server's configuration (or accept partial row images: requireFullRowImage=false)".to_string(),
-        ));
+    if !opts.row_images.accepts(&info.binlog_row_image) {
+        return Err(opts.row_images.refusal(conn.addr(), &info.binlog_row_image));
     }
     if let Some(meta) = info
         .binlog_row_metadata
@@ -311,7 +395,7 @@ pub async fn master_status(conn: &mut Conn) -> Result<(String, u64, Option<Strin
             addr: conn.addr().to_string(),
             setting: "log_bin",
             actual: "OFF (SHOW MASTER STATUS is empty)".to_string(),
-            expected: "ON",
+            expected: "ON".to_string(),
             fix: "enable the binary log (log_bin) and restart the server".to_string(),
         });
     };
@@ -432,6 +516,36 @@ pub fn mariadb_connect_state(state: &GtidState) -> Option<String> {
 mod tests {
     use super::*;
     use crate::position::parse_mysql_gtid_set;
+
+    #[test]
+    fn a_refusal_names_the_value_the_list_and_the_fixes() {
+        let only = RowImages::OneOf {
+            images: vec!["minimal".into(), "noblob".into()],
+            because: "listed in k".into(),
+            or_else: String::new(),
+        };
+        assert!(only.accepts("MINIMAL") && only.accepts("NOBLOB") && !only.accepts("FULL"));
+        // Without FULL among them, the fix sets the first one listed.
+        assert_eq!(
+            only.refusal("db:3306", "FULL").to_string(),
+            "db:3306: binlog_row_image is FULL, but Sluice needs MINIMAL or NOBLOB (listed in k). \
+             Fix: run SET GLOBAL binlog_row_image = 'MINIMAL' on the source (sessions already open \
+             keep their value) and set binlog_row_image=MINIMAL in the [mysqld] section of its \
+             configuration so that it survives a restart"
+        );
+        let three = RowImages::OneOf {
+            images: vec!["NOBLOB".into(), "MINIMAL".into(), "FULL".into()],
+            because: String::new(),
+            or_else: "widen it".into(),
+        };
+        let msg = three.refusal("db:3306", "FULL_NODUP").to_string();
+        assert!(
+            msg.starts_with("db:3306: binlog_row_image is FULL_NODUP, but Sluice needs NOBLOB, MINIMAL or FULL. Fix: run SET GLOBAL binlog_row_image = 'FULL'")
+                && msg.ends_with(", or widen it"),
+            "{msg}"
+        );
+        assert!(RowImages::Any.accepts("FULL_NODUP"));
+    }
 
     #[test]
     fn dump_layout() {

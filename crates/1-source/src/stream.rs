@@ -1236,7 +1236,7 @@ impl BinlogStream {
         let info = replica::check_server(
             &mut conn,
             CheckOptions {
-                require_full_row_image: self.config.require_full_row_image,
+                row_images: self.config.row_images.clone(),
                 names_from_schema: self.config.names_from_schema,
             },
         )
@@ -1433,7 +1433,7 @@ impl BinlogStream {
         let info = replica::check_server(
             &mut conn,
             CheckOptions {
-                require_full_row_image: self.config.require_full_row_image,
+                row_images: self.config.row_images.clone(),
                 names_from_schema: true,
             },
         )

@@ -10,7 +10,7 @@ use anyhow::Result;
 use common::{collect_all, config, runtime};
 use sluice_binlog::events::EventData;
 use sluice_binlog::{Cell, Value};
-use sluice_source::{BinlogStream, SourceError, StartPosition, StreamItem};
+use sluice_source::{BinlogStream, RowImages, SourceError, StartPosition, StreamItem};
 use sluice_testkit::{BinlogFormat, BinlogRowImage, MariaDb, MariaDbConfig};
 
 fn connect_err(cfg: sluice_source::SourceConfig) -> SourceError {
@@ -47,7 +47,7 @@ fn statement_format_is_refused_with_the_fix() -> Result<()> {
 }
 
 #[test]
-fn minimal_row_image_is_refused_unless_allowed() -> Result<()> {
+fn a_row_image_not_accepted_is_refused_with_the_fix() -> Result<()> {
     let db = MariaDb::start(MariaDbConfig::default().binlog_row_image(BinlogRowImage::Minimal))?;
     let err = connect_err(config(&db, StartPosition::Latest));
     assert!(
@@ -60,10 +60,36 @@ fn minimal_row_image_is_refused_unless_allowed() -> Result<()> {
         ),
         "{err}"
     );
-    assert!(err.to_string().contains("binlog_row_image=FULL"), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(
+            "binlog_row_image is MINIMAL, but Sluice needs FULL (requireFullRowImage=true)"
+        ) && msg.contains("SET GLOBAL binlog_row_image = 'FULL'")
+            && msg.contains("binlog_row_image=FULL")
+            && msg.contains("requireFullRowImage=false"),
+        "{msg}"
+    );
+    // A list that leaves MINIMAL out names itself, and how to widen it.
+    let mut cfg = config(&db, StartPosition::Latest);
+    cfg.row_images = RowImages::OneOf {
+        images: vec!["full".into(), "NOBLOB".into()],
+        because: "listed in canal.instance.binlog.image".into(),
+        or_else: "add MINIMAL to canal.instance.binlog.image".into(),
+    };
+    let msg = connect_err(cfg).to_string();
+    assert!(
+        msg.contains("binlog_row_image is MINIMAL, but Sluice needs FULL or NOBLOB (listed in canal.instance.binlog.image)")
+            && msg.ends_with(", or add MINIMAL to canal.instance.binlog.image"),
+        "{msg}"
+    );
     db.exec("CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY, a INT, b INT); INSERT INTO shop.t VALUES (1, 2, 3); UPDATE shop.t SET a = 5 WHERE id = 1")?;
+    // A list that holds it, in any case, is a yes.
     let mut cfg = config(&db, StartPosition::Earliest);
-    cfg.require_full_row_image = false;
+    cfg.row_images = RowImages::OneOf {
+        images: vec!["FULL".into(), "minimal".into()],
+        because: String::new(),
+        or_else: String::new(),
+    };
     cfg.stop_at_end = true;
     let c = runtime().block_on(async {
         let mut s = BinlogStream::connect(cfg).await?;

@@ -20,7 +20,7 @@ use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
 use sluice_source::tls::{SslMode, TlsOptions};
-use sluice_source::{FailoverPolicy, SourceConfig};
+use sluice_source::{FailoverPolicy, RowImages, SourceConfig};
 use sluice_store::{
     BatchMode, ClientId, Destination, Destinations, EventStore, StoreConfig, StoreMetrics,
 };
@@ -454,6 +454,7 @@ impl InstanceManager {
                 server_id: (config.slave_id != 0).then_some(config.slave_id),
                 names_from_schema: schema.names_columns(),
                 failover: source_failover(&config, &connect),
+                row_images: source_row_images(&config),
                 ..Default::default()
             };
             let mut runner = InstanceRunner::new(
@@ -556,6 +557,7 @@ impl InstanceManager {
                 server_id: None,
                 server_id_seed: Some(format!("{name}#{client}@{}", connect.addr())),
                 failover: source_failover(&config, &connect),
+                row_images: source_row_images(&config),
                 ..Default::default()
             };
             let own_filters = RunnerFilters {
@@ -996,6 +998,8 @@ async fn position_at_time(
             connect: connect.clone(),
             start: StartPosition::Time(seconds),
             stop_at_end: true,
+            // Positions only: no row is read.
+            row_images: RowImages::Any,
             ..Default::default()
         })
         .await
@@ -1112,6 +1116,20 @@ pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions,
         database: Some(config.default_database_name.clone()).filter(|d| !d.is_empty()),
         ..Default::default()
     })
+}
+
+/// The `binlog_row_image` values the destination's source may have:
+/// `canal.instance.binlog.image`. Canal's entries and FlatMessages leave out
+/// the columns a row image does not hold, as Canal's own do.
+pub fn source_row_images(config: &InstanceConfig) -> RowImages {
+    RowImages::OneOf {
+        images: config.binlog_images.clone(),
+        because: format!(
+            "canal.instance.binlog.image = {}",
+            config.binlog_images.join(",")
+        ),
+        or_else: "add the source's value to canal.instance.binlog.image in instance.properties if the destination's clients can take rows that leave out the columns the image does not hold".to_string(),
+    }
 }
 
 /// Where the instance's stream may go when its source is lost:

@@ -1366,6 +1366,7 @@ impl Emitter {
                 entry: None,
                 kept,
                 dropped,
+                ..
             } => Delivered::Put {
                 seq: None,
                 kept,
@@ -1375,6 +1376,7 @@ impl Emitter {
                 entry: Some(proto),
                 kept,
                 dropped,
+                patched,
             } => {
                 if let Some(fence) = &self.fence {
                     if !fence(&self.name) {
@@ -1383,8 +1385,9 @@ impl Emitter {
                         });
                     }
                 }
-                // Rows dropped: the entry changed and is written anew.
-                let bytes = if dropped == 0 {
+                // Rows dropped or given the stream's values: the entry
+                // changed and is written anew.
+                let bytes = if dropped == 0 && patched == 0 {
                     bytes
                 } else {
                     entry_bytes(&proto)

@@ -261,6 +261,7 @@ impl ChangeStream {
             connect,
             start: crate::manager::configured_start(config),
             server_id: (config.slave_id != 0).then_some(config.slave_id),
+            row_images: crate::manager::source_row_images(config),
             ..Default::default()
         };
         Ok(ChangeStream::new(source, schema)

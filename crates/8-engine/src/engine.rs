@@ -10,7 +10,7 @@ use sluice_ha::latch::{LatchConfig, LeaderLatch};
 use sluice_ha::session::{ZkConfig, ZkSession};
 use sluice_instance::stream::{ChangeSink, ChangeStream, Interleave, StreamError};
 use sluice_source::position::StartPosition;
-use sluice_source::{ConnectGate, SourceConfig};
+use sluice_source::{ConnectGate, RowImages, SourceConfig};
 use tokio::sync::watch;
 
 use crate::config::{CommitPolicy, EngineConfig, StartAt};
@@ -506,6 +506,11 @@ impl Engine {
             start,
             server_id: config.server_id,
             connect_gate: gate,
+            // As Debezium's MySQL connector: its events carry whole rows.
+            row_images: RowImages::full_only(
+                "the embedded engine writes Debezium's change events, whose before and after are whole rows; Debezium's MySQL connector refuses other row images too",
+                "",
+            ),
             ..Default::default()
         };
         let everything =

@@ -707,7 +707,7 @@ async fn snapshot_point(conn: &mut Conn) -> Result<(String, u64), SourceError> {
             addr: conn.addr().to_string(),
             setting: "binlog_snapshot_file",
             actual: "absent (a MySQL server, or the binary log off)".into(),
-            expected: "a MariaDB server with the binary log on",
+            expected: "a MariaDB server with the binary log on".into(),
             fix: "snapshot.mode=initial reads a lock-free snapshot only from MariaDB, which tells the binlog point of a consistent snapshot; on MySQL use snapshot.mode=no_data or never".into(),
         }),
     }

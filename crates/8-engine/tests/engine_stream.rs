@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use sluice_engine::{ChangeRecord, Engine};
-use sluice_testkit::{MariaDb, MariaDbConfig};
+use sluice_testkit::{BinlogRowImage, MariaDb, MariaDbConfig};
 
 fn properties(db: &MariaDb, start: &str, dir: &std::path::Path) -> Vec<(String, String)> {
     common::engine_properties("it", db, start, dir, &[("table.include.list", "w\\.t")])
@@ -109,6 +109,30 @@ async fn a_failing_consumer_stops_the_engine_with_its_error() {
     assert!(e.contains("disk full"), "{e}");
     let c = completed.lock().unwrap().clone().unwrap();
     assert!(c.contains("Err") && c.contains("disk full"), "{c}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_without_full_row_images_is_refused_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let db =
+        MariaDb::start(MariaDbConfig::default().binlog_row_image(BinlogRowImage::Minimal)).unwrap();
+    let (file, pos) = db.current_binlog_position().unwrap();
+    let engine = Engine::builder()
+        .properties(properties(&db, &format!("{file}:{pos}"), dir.path()))
+        .notifying(|_| Ok(()))
+        .build()
+        .unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(30), engine.run())
+        .await
+        .expect("the engine stops");
+    let e = result.unwrap_err().to_string();
+    for part in [
+        "binlog_row_image is MINIMAL, but Sluice needs FULL",
+        "Debezium's change events, whose before and after are whole rows",
+        "SET GLOBAL binlog_row_image = 'FULL'",
+    ] {
+        assert!(e.contains(part), "{part:?} not in: {e}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

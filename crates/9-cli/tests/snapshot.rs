@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use common::{connect_example, spawn_server};
 use sluice_canal::proto::{Entry, EntryType, EventType};
 use sluice_client::{row_change, Connector, SimpleConnector, TimeUnit};
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
+use sluice_testkit::{find_free_port, BinlogRowImage, MariaDb, MariaDbConfig};
 
 /// Every table of the test: name, key columns (empty: the whole row), and
 /// the columns compared.
@@ -111,7 +111,12 @@ fn fixture(big_rows: u64, chunk: usize) -> Fixture {
 
 /// [`fixture`] with `instance_extra` lines in `instance.properties`.
 fn fixture_with(big_rows: u64, chunk: usize, instance_extra: &str) -> Fixture {
-    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).unwrap());
+    fixture_of(MariaDbConfig::default(), big_rows, chunk, instance_extra)
+}
+
+/// [`fixture_with`] on a MariaDB started with `config`.
+fn fixture_of(config: MariaDbConfig, big_rows: u64, chunk: usize, instance_extra: &str) -> Fixture {
+    let db = Arc::new(MariaDb::start(config).unwrap());
     create_tables(&db, big_rows);
     let conf = tempfile::tempdir().unwrap();
     let port = find_free_port().unwrap();
@@ -266,16 +271,18 @@ impl Replica {
                         .push(format!("{table} {row_key:?} (snapshot read: {snapshot})"));
                 }
             }
+            // The row as it was: an update's after image may hold only the
+            // columns it changed (binlog_row_image MINIMAL or NOBLOB).
+            let mut after = Row::new();
             if matches!(et, EventType::Update | EventType::Delete) {
                 let before = row_of(&r.before_columns);
-                if let Some(rows) = self.tables.get_mut(&table) {
-                    rows.remove(&key_of(key, &before));
-                }
+                let rows = self.tables.entry(table.clone()).or_default();
+                after = rows.remove(&key_of(key, &before)).unwrap_or(before);
             }
             if !matches!(et, EventType::Insert | EventType::Update) {
                 continue;
             }
-            let after = row_of(&r.after_columns);
+            after.extend(row_of(&r.after_columns));
             let k = key_of(key, &after);
             let version = after
                 .get("ver")
@@ -467,18 +474,46 @@ async fn a_snapshot_read_by_key_ranges_beside_a_busy_stream_ends_with_the_source
     snapshot_beside_a_busy_stream(200_000, "sluice.instance.snapshot.reads = ranges\n").await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_beside_a_busy_stream_of_minimal_row_images_ends_with_the_source_tables() {
+    // The stream's updates carry the key before and the changed columns
+    // after: the chunks are reconciled with them all the same.
+    let big = 200_000;
+    let fixture = fixture_of(
+        MariaDbConfig::default().binlog_row_image(BinlogRowImage::Minimal),
+        big,
+        20_000,
+        "sluice.instance.snapshot.reads = scan
+sluice.instance.snapshot.scanSeconds = 1
+",
+    );
+    snapshot_of_fixture_beside_a_busy_stream(fixture, big, "scanSeconds = 1").await;
+}
+
 /// A snapshot of the tables, `big` of `big_rows` rows, read with these
 /// `instance.properties` lines while a writer changes every table: the
 /// consumer ends with the source's tables, no row version going
 /// backwards.
 async fn snapshot_beside_a_busy_stream(big_rows: u64, instance_extra: &str) {
-    let big = big_rows;
+    let fixture = fixture_with(big_rows, 20_000, instance_extra);
+    let parts = if instance_extra.contains("parallelism = 4") {
+        "scanSeconds = 1, parallelism = 4"
+    } else {
+        ""
+    };
+    snapshot_of_fixture_beside_a_busy_stream(fixture, big_rows, parts).await;
+}
+
+/// [`snapshot_beside_a_busy_stream`] on a fixture; `scans` says what the
+/// log must show: `scanSeconds = 1` (scans started again), with
+/// `parallelism = 4` (and the big table read in parts).
+async fn snapshot_of_fixture_beside_a_busy_stream(fixture: Fixture, big: u64, scans: &str) {
     let Fixture {
         db,
         conf,
         port,
         log,
-    } = fixture_with(big, 20_000, instance_extra);
+    } = fixture;
 
     let stop_writing = Arc::new(AtomicBool::new(false));
     let writer = start_writer(db.clone(), big as i64, stop_writing.clone());
@@ -533,12 +568,14 @@ async fn snapshot_beside_a_busy_stream(big_rows: u64, instance_extra: &str) {
         replica.repeated_row_keys.len(),
         &replica.repeated_row_keys[..replica.repeated_row_keys.len().min(10)]
     );
-    if instance_extra.contains("scanSeconds = 1") {
+    if scans.contains("scanSeconds = 1") {
         assert!(
             log_has(&log, "initial snapshot: scan stopped"),
             "no scan was started again; the server log ends with:\n{}",
             log_tail(&log)
         );
+    }
+    if scans.contains("parallelism = 4") {
         // The big table was read in parts at once, each with scans of its
         // own: they too end with the source's rows.
         assert!(

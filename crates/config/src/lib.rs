@@ -573,6 +573,8 @@ pub struct InstanceConfig {
     /// are detached and served from a binlog stream of their own.
     pub slow_client_detach_after: Option<Duration>,
     pub binlog_formats: Vec<String>,
+    /// `canal.instance.binlog.image`: the `binlog_row_image` values the
+    /// source may have (`FULL`, `MINIMAL`, `NOBLOB`, upper case, each once).
     pub binlog_images: Vec<String>,
     pub tsdb_enable: bool,
     pub mq_topic: String,
@@ -1200,7 +1202,11 @@ impl InstanceConfig {
                 ms => Some(Duration::from_millis(ms)),
             },
             binlog_formats: r.list("canal.instance.binlog.format", "ROW,STATEMENT,MIXED"),
-            binlog_images: r.list("canal.instance.binlog.image", "FULL,MINIMAL,NOBLOB"),
+            binlog_images: r.list_of(
+                "canal.instance.binlog.image",
+                "FULL,MINIMAL,NOBLOB",
+                &["FULL", "MINIMAL", "NOBLOB"],
+            )?,
             tsdb_enable: r.bool("canal.instance.tsdb.enable", true)?,
             mq_topic: r.string("canal.mq.topic", ""),
             mq_dynamic_topic: r.string("canal.mq.dynamicTopic", ""),

@@ -267,6 +267,38 @@ impl Reader<'_> {
         }
     }
 
+    /// A comma-separated list each of whose items is one of `options`
+    /// (any case), given as `options` spell them.
+    pub(crate) fn list_of(
+        &self,
+        key: &str,
+        default: &str,
+        options: &[&str],
+    ) -> Result<Vec<String>, ConfigError> {
+        let mut out = Vec::new();
+        for item in self.list(key, default) {
+            let Some(known) = options.iter().find(|o| o.eq_ignore_ascii_case(&item)) else {
+                // The default is a valid list: a bad item was written.
+                let written = Property {
+                    value: default.to_string(),
+                    line: 0,
+                };
+                return Err(self.bad(
+                    key,
+                    self.get(key).unwrap_or(&written),
+                    &format!(
+                        "'{item}' is not one of {} (a comma-separated list of them)",
+                        options.join(", ")
+                    ),
+                ));
+            };
+            if !out.iter().any(|o| o == known) {
+                out.push(known.to_string());
+            }
+        }
+        Ok(out)
+    }
+
     pub(crate) fn list(&self, key: &str, default: &str) -> Vec<String> {
         self.string(key, default)
             .split(',')

@@ -476,3 +476,26 @@ fn sluice_instance_keys_in_canal_properties_are_defaults_for_every_destination()
     .unwrap();
     assert_eq!(inst.snapshot.chunk_size, 100);
 }
+
+#[test]
+fn binlog_image_lists_the_row_images_accepted() {
+    assert_eq!(
+        instance("").unwrap().binlog_images,
+        ["FULL", "MINIMAL", "NOBLOB"],
+        "Canal's default"
+    );
+    assert_eq!(
+        instance("canal.instance.binlog.image = noblob, Full,FULL\n")
+            .unwrap()
+            .binlog_images,
+        ["NOBLOB", "FULL"],
+        "any case, each once, in the order written"
+    );
+    let e = instance("canal.instance.binlog.image = FULL,MINIMUM\n")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        e,
+        "/conf/example/instance.properties:2: canal.instance.binlog.image = \"FULL,MINIMUM\": 'MINIMUM' is not one of FULL, MINIMAL, NOBLOB (a comma-separated list of them)"
+    );
+}

@@ -23,7 +23,9 @@
 //! chunk's delivery point. When the stream has delivered
 //! everything before that point, the chunk goes into the store there,
 //! without the rows the stream touched meanwhile (it delivered a version
-//! of them at least as new). So every row reaches the consumer in its
+//! of them at least as new); rows the stream changed with row images that
+//! leave columns out (MINIMAL, NOBLOB) go with the values it set instead
+//! ([`window`]). So every row reaches the consumer in its
 //! state at some point of the binlog, and every change after that point
 //! exactly once, in binlog order: no row version ever goes backwards, and
 //! no lock is taken.
