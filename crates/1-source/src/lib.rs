@@ -39,6 +39,7 @@ pub mod error;
 pub mod failover;
 pub mod handshake;
 pub mod packet;
+pub mod password;
 pub mod position;
 pub mod replica;
 pub mod stream;

@@ -304,6 +304,7 @@ impl InstanceManager {
             dml_update: config.filter_dml_update,
             dml_delete: config.filter_dml_delete,
             transaction_entry: config.filter_transaction_entry,
+            table_error: config.filter_table_error,
         };
         let store = Arc::new(
             EventStore::new(StoreConfig {

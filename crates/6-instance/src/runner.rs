@@ -121,6 +121,10 @@ pub struct RunnerFilters {
     pub dml_update: bool,
     pub dml_delete: bool,
     pub transaction_entry: bool,
+    /// `canal.instance.filter.table.error`: a rows event whose table cannot
+    /// be described or whose rows cannot be decoded is skipped (logged
+    /// with table and position) instead of stopping the destination.
+    pub table_error: bool,
 }
 
 impl Default for RunnerFilters {
@@ -135,6 +139,7 @@ impl Default for RunnerFilters {
             dml_update: false,
             dml_delete: false,
             transaction_entry: false,
+            table_error: false,
         }
     }
 }
@@ -557,6 +562,7 @@ impl InstanceRunner {
             progress: self.progress.clone(),
             version: self.stream.version,
             last_table: None,
+            skip_table_errors: self.filters.table_error,
         };
         let pool = BuildPool::entries().map_err(|source| RunnerError::Threads {
             destination: self.name.clone(),
@@ -1083,7 +1089,18 @@ impl InstanceRunner {
                 if !self.table_allowed(&rows.table.schema, &rows.table.table) {
                     return Ok(Vec::new());
                 }
-                let (table, cols) = self.schema.describe(&at, &rows.table).map_err(schema_err)?;
+                let (table, cols) = match self.schema.describe(&at, &rows.table) {
+                    Ok(described) => described,
+                    Err(message) if self.filters.table_error => {
+                        skipped_table_error(&self.name, &rows.table, &at, &message);
+                        return Ok(Vec::new());
+                    }
+                    Err(message) => {
+                        return Err(schema_err(format!(
+                            "{message} (canal.instance.filter.table.error = true skips the rows events of such a table instead)"
+                        )))
+                    }
+                };
                 keep = self.columns.as_mut().and_then(|p| {
                     let described = Table {
                         map: &table,
@@ -1123,12 +1140,19 @@ impl InstanceRunner {
         let mut entries = Vec::new();
         if let Some(event) = self.changes.on_event(position, &data, columns.as_deref()) {
             let event = event.with_projection(keep.as_ref());
-            self.encoder
-                .encode(&event, &mut entries)
-                .map_err(|source| RunnerError::Entry {
-                    destination: self.name.clone(),
-                    source,
-                })?;
+            match self.encoder.encode(&event, &mut entries) {
+                Ok(()) => {}
+                Err(source) if self.filters.table_error => {
+                    tracing::warn!(destination = %self.name, error = %source, "rows event skipped: its rows cannot be decoded (canal.instance.filter.table.error)");
+                    entries.clear();
+                }
+                Err(source) => {
+                    return Err(RunnerError::Entry {
+                        destination: self.name.clone(),
+                        source,
+                    })
+                }
+            }
         }
         Ok(entries
             .into_iter()
@@ -1191,6 +1215,17 @@ impl Drop for SnapshotTask {
     }
 }
 
+/// Logs a rows event skipped because its table cannot be described.
+fn skipped_table_error(destination: &str, table: &TableMap, at: &EventPlace<'_>, message: &str) {
+    tracing::warn!(
+        destination,
+        table = %format_args!("{}.{}", table.schema, table.table),
+        at = %format_args!("{}:{}", at.file, at.pos),
+        error = message,
+        "rows event skipped: its table cannot be described (canal.instance.filter.table.error)"
+    );
+}
+
 /// Resolves when tables are asked for on demand; pending forever without a
 /// snapshot plan.
 async fn snapshot_asked(plan: &Option<SnapshotPlan>) {
@@ -1247,6 +1282,9 @@ struct Emitter {
     empty_suppressed: u64,
     counters: Arc<EmitCounters>,
     progress: Arc<RunProgress>,
+    /// `canal.instance.filter.table.error`: an entry that cannot be built
+    /// is skipped.
+    skip_table_errors: bool,
     /// The stream filter version of the entry being emitted.
     version: FilterVersion,
     last_table: Option<Arc<TableName>>,
@@ -1290,6 +1328,10 @@ impl Emitter {
                 },
                 PendingEntry::Building(building) => match building.await {
                     Ok(Ok(Ok((e, bytes)))) => (e, Some(bytes)),
+                    Ok(Ok(Err(source))) if self.skip_table_errors => {
+                        tracing::warn!(destination = %self.name, error = %source, "rows event skipped: its rows cannot be decoded (canal.instance.filter.table.error)");
+                        continue;
+                    }
                     Ok(Ok(Err(source))) => {
                         return Err(RunnerError::Entry {
                             destination: self.name.clone(),

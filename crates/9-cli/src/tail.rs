@@ -13,6 +13,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use regex::Regex;
 use sluice_encode::tail::TailEncoder;
+use sluice_source::password::{source_password, PASSWORD_ENV};
 use sluice_source::{SourceConfig, StartPosition};
 
 use sluice_instance::runner::{BinlogOnly, SchemaHook};
@@ -114,8 +115,11 @@ pub fn run(args: &TailArgs) -> Result<()> {
     if let Some(password) = source_password(
         !config.connect.password.is_empty(),
         args.password_file.as_deref(),
+        "--password-file",
         env_password.as_deref(),
-    )? {
+    )
+    .map_err(|e| anyhow!(e))?
+    {
         config.connect.password = password;
     }
     if let Some(id) = args.server_id {
@@ -180,59 +184,6 @@ pub fn run(args: &TailArgs) -> Result<()> {
         }
         Err(e) => Err(e.into()),
     }
-}
-
-/// The environment variable that may hold the source's password.
-const PASSWORD_ENV: &str = "SLUICE_SOURCE_PASSWORD";
-
-/// The password from `--password-file` or [`PASSWORD_ENV`], if one is
-/// given; at most one of them and the URL may hold it. A password in the
-/// URL is accepted with a warning: any local user can read a command line.
-fn source_password(
-    in_url: bool,
-    file: Option<&std::path::Path>,
-    env: Option<&std::ffi::OsStr>,
-) -> Result<Option<String>> {
-    let given: Vec<&str> = [
-        (in_url, "a password in --source"),
-        (file.is_some(), "--password-file"),
-        (env.is_some(), PASSWORD_ENV),
-    ]
-    .into_iter()
-    .filter_map(|(set, name)| set.then_some(name))
-    .collect();
-    if given.len() > 1 {
-        return Err(anyhow!(
-            "the source's password is given more than once ({}): keep one",
-            given.join(" and ")
-        ));
-    }
-    if in_url {
-        tracing::warn!(
-            "the password in --source is visible to every local user (ps, /proc/PID/cmdline): \
-             give it in {PASSWORD_ENV} or a --password-file instead"
-        );
-    }
-    if let Some(path) = file {
-        let text = std::fs::read_to_string(path).with_context(|| {
-            format!(
-                "cannot read the source's password from --password-file {}",
-                path.display()
-            )
-        })?;
-        let password = text
-            .strip_suffix('\n')
-            .map(|t| t.strip_suffix('\r').unwrap_or(t))
-            .unwrap_or(&text);
-        return Ok(Some(password.to_string()));
-    }
-    if let Some(value) = env {
-        let password = value.to_str().ok_or_else(|| {
-            anyhow!("{PASSWORD_ENV} is not valid UTF-8: the password must be UTF-8 text")
-        })?;
-        return Ok(Some(password.to_string()));
-    }
-    Ok(None)
 }
 
 fn tracked_schema(

@@ -68,7 +68,7 @@ fn keys_not_acted_on_and_unknown_keys_are_logged_at_start() {
     let path = dir.path().join("canal.properties").display().to_string();
     let want = [
         format!(
-            "{path}: accepted, not supported: canal.instance.tsdb.enable (table definitions are tracked by Sluice's own schema history, kept with the cursors), canal.instance.parser.parallel ("
+            "{path}: accepted, not supported: canal.instance.tsdb.enable (table definitions are tracked by Sluice's own schema history, kept with the cursors)"
         ),
         format!("{path}:4: unknown key canal.prot (ignored): did you mean canal.port?"),
     ];
