@@ -173,7 +173,7 @@ fn keys_other_parts_of_sluice_read_are_known() {
     .unwrap();
     assert!(cfg.warnings.is_empty(), "{:#?}", cfg.warnings);
     let inst = instance(
-        "sluice.instance.onPurged = stop\n\
+        "sluice.instance.onPurged = fail\n\
          canal.instance.filter.table.error = true\n\
          canal.instance.filter.field = a.b:c\n\
          canal.instance.filter.black.field = a.b:d\n\

@@ -97,8 +97,9 @@ pub fn insert_ids(entries: &[Entry], open: &mut Vec<i64>) -> (Vec<i64>, Vec<i64>
 
 /// How many replicas MariaDB is sending its binlog to.
 pub fn binlog_dumps(db: &MariaDb) -> usize {
-    db.query("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'")
-        .unwrap()[0][0]
+    let sql = "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE COMMAND = 'Binlog Dump'";
+    // A connection the server dropped is opened again by the next query.
+    db.query(sql).or_else(|_| db.query(sql)).unwrap()[0][0]
         .as_deref()
         .unwrap()
         .parse()
