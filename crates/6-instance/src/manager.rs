@@ -29,10 +29,8 @@ use tracing::Instrument;
 
 use crate::destination::{InstanceDestination, OwnStream, OwnStreamStarter};
 use crate::metrics::InstanceMetrics;
-use crate::runner::{
-    BinlogOnly, Fence, InstanceRunner, RunProgress, RunnerError, RunnerFilters, SchemaHook,
-    SnapshotPlan,
-};
+use crate::runner::{Fence, InstanceRunner, RunProgress, RunnerError, RunnerFilters, SnapshotPlan};
+use crate::schema_hook::{BinlogOnly, SchemaHook};
 use crate::snapshot::SnapshotState;
 
 /// The span of a destination's tasks: what the source, binlog and schema

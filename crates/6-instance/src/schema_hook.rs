@@ -1,5 +1,7 @@
-//! The schema tracker as an instance's [`SchemaHook`]: its history lives in
-//! `{data dir}/{destination}/schema.history` unless the server chooses
+//! How a stream learns its tables: the [`SchemaHook`] every reader asks
+//! (statements in binlog order, a description per rows event), the
+//! binlog-only hook, and the schema tracker as a hook. The tracker's
+//! history lives in `{data dir}/{destination}/schema.history` unless the server chooses
 //! another [`SchemaHistoryStore`] (ZooKeeper in a cluster), it is seeded
 //! from the source server at the very first start, and it gives every rows
 //! event the column names, types, signedness, charsets, labels and keys of
@@ -12,7 +14,81 @@ use sluice_events::ColumnInfo;
 use sluice_schema::{BinlogPosition, MetadataSource, SchemaHistoryStore, SchemaTracker};
 use sluice_source::conn::{Conn, ConnectOptions};
 
-use crate::runner::{Description, EventPlace, SchemaHook};
+/// Where an event is, for the schema hook.
+#[derive(Debug, Clone, Copy)]
+pub struct EventPlace<'a> {
+    pub file: &'a str,
+    pub pos: u64,
+    /// The position just after the event: where its effect begins.
+    pub next_pos: u64,
+    /// The QUERY event's status variables (sql_mode, collations), else empty.
+    pub status_vars: &'a [u8],
+}
+
+/// A rows event's table as the schema knows it: the table map with column
+/// names, signedness, charsets and labels, and Canal's column info.
+pub type Description = (Arc<TableMap>, Option<Arc<[ColumnInfo]>>);
+
+/// Keeps table descriptions right: sees every statement, and describes the
+/// table of every rows event. The schema tracker implements it; [`BinlogOnly`]
+/// uses what the binlog itself carries.
+pub trait SchemaHook: Send {
+    /// Whether column names come from here (a schema tracker) rather than
+    /// from the binlog's own metadata.
+    fn names_columns(&self) -> bool {
+        true
+    }
+    /// The stream starts at `file:pos` (after a connect, not a reconnect).
+    fn on_start(&mut self, _file: &str, _pos: u64) -> Result<(), String> {
+        Ok(())
+    }
+    /// The event of the [`on_query`](Self::on_query) call that follows:
+    /// its header's `server_id` and time (seconds since the epoch), and the
+    /// executed GTID set once it is applied, when the source has GTIDs. For
+    /// hooks that record them with the statement (Debezium's history
+    /// positions carry them).
+    fn on_statement_source(&mut self, _server_id: u32, _timestamp: u32, _gtids: Option<&str>) {}
+    /// The source changed server (a failover): `file:pos`, on the new
+    /// server, is where its first event is.
+    fn on_source_change(&mut self, _file: &str, _pos: u64) -> Result<(), String> {
+        Ok(())
+    }
+    /// A statement other than BEGIN/COMMIT, in binlog order.
+    fn on_query(&mut self, at: &EventPlace<'_>, schema: &str, sql: &str) -> Result<(), String>;
+    /// The table of a rows event: a description whose column definitions
+    /// carry names, signedness, charsets and labels, and Canal's column info.
+    fn describe(
+        &mut self,
+        at: &EventPlace<'_>,
+        table: &Arc<TableMap>,
+    ) -> Result<Description, String>;
+}
+
+/// Whether a statement (trimmed) goes to [`SchemaHook::on_query`]: every
+/// one but the transaction controls BEGIN, COMMIT and `XA ...`.
+pub fn changes_schema_history(sql: &str) -> bool {
+    let upper: String = sql.chars().take(8).collect::<String>().to_ascii_uppercase();
+    upper != "BEGIN" && upper != "COMMIT" && !upper.starts_with("XA ")
+}
+
+/// Column names and types from the binlog's own metadata only.
+pub struct BinlogOnly;
+
+impl SchemaHook for BinlogOnly {
+    fn names_columns(&self) -> bool {
+        false
+    }
+    fn on_query(&mut self, _: &EventPlace<'_>, _: &str, _: &str) -> Result<(), String> {
+        Ok(())
+    }
+    fn describe(
+        &mut self,
+        _: &EventPlace<'_>,
+        table: &Arc<TableMap>,
+    ) -> Result<Description, String> {
+        Ok((table.clone(), None))
+    }
+}
 
 /// An instance's schema tracker.
 pub struct TrackedSchema {

@@ -27,7 +27,7 @@ use sluice_events::{
 use sluice_source::position::ResumePosition;
 use sluice_source::{BinlogStream, Event, SourceConfig, SourceError, StreamItem};
 
-use crate::runner::{EventPlace, SchemaHook};
+use crate::schema_hook::{EventPlace, SchemaHook};
 
 mod parallel;
 
@@ -579,7 +579,7 @@ fn follow_schema(
         EventData::Query(q) => {
             let text = q.query_text();
             let sql = text.trim();
-            if crate::runner::changes_schema_history(sql) {
+            if crate::schema_hook::changes_schema_history(sql) {
                 place.status_vars = q.status_vars;
                 schema.on_statement_source(server_id, timestamp, gtids.as_deref());
                 schema
