@@ -1,0 +1,586 @@
+//! The running part of an instance: reads the source's binlog stream, keeps
+//! the schema up to date, turns events into Canal entries, filters them and
+//! puts them into the store (which applies back-pressure to the source).
+//!
+//! Exactly once at transaction granularity, without holding transactions in
+//! memory: entries go to the store as they are read, so a transaction larger
+//! than the store streams through. When the source reconnects inside a
+//! transaction it replays that transaction from its start; the runner knows
+//! how many of its events it already handled and drops their entries.
+//!
+//! Here: the reader's loop. `filters` holds Canal's destination-wide
+//! filters, `progress` what the runs of an instance share, `work` what the
+//! reader hands on, `store_sink` puts it into the store, `snapshot_side`
+//! runs the initial snapshot beside the stream.
+
+mod filters;
+mod progress;
+mod read;
+mod snapshot_side;
+mod store_sink;
+mod work;
+
+pub use filters::*;
+pub use progress::*;
+use snapshot_side::*;
+use store_sink::*;
+use work::*;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use prost::Message;
+use sluice_binlog::events::EventData;
+use sluice_binlog::{RowsKind, TableMap};
+use sluice_canal::{EntryPosition, TableFilter};
+use sluice_encode::canal::{BuiltEntry, CanalEncoder, EntryError, EntryKind};
+use sluice_events::{
+    ChangeBuilder, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Position, Projections,
+    RowsChange, Table, TransactionState,
+};
+use sluice_source::position::GtidState;
+use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
+use sluice_store::{EntryBytes, EntryMeta, FilterVersion, Frame, StoreError, TableName};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
+use tracing::Instrument;
+
+use crate::build_pool::{BuildPool, Built};
+use crate::client_filters::StreamFilter;
+use crate::destination::InstanceDestination;
+// Where they were first defined; the schema hook's own module owns them.
+pub use crate::schema_hook::{
+    changes_schema_history, BinlogOnly, Description, EventPlace, SchemaHook,
+};
+use crate::snapshot::{ChunkDelivery, Delivered, Reconciled, SnapshotContext, SnapshotState};
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunnerError {
+    #[error("destination {destination}: source: {source}")]
+    Source {
+        destination: String,
+        source: Box<SourceError>,
+    },
+    #[error("destination {destination}: {at}: schema: {message}")]
+    Schema {
+        destination: String,
+        at: String,
+        message: String,
+    },
+    #[error("destination {destination}: {source}")]
+    Entry {
+        destination: String,
+        source: EntryError,
+    },
+    #[error("destination {destination}: store stopped")]
+    Stopped { destination: String },
+    /// The fence refused an entry: this process may no longer run the
+    /// destination (see [`Fence`]).
+    #[error("destination {destination}: fenced, this server no longer runs it")]
+    Fenced { destination: String },
+    /// The first start position could not be persisted; nothing is
+    /// published until it is.
+    #[error("destination {destination}: cannot persist its first start position: {source}")]
+    StartPosition {
+        destination: String,
+        source: sluice_meta::MetaError,
+    },
+    /// The threads that build entries could not be started.
+    #[error("destination {destination}: cannot start the threads that build entries: {source}")]
+    Threads {
+        destination: String,
+        source: std::io::Error,
+    },
+}
+
+/// Says whether this process may still publish entries of a destination
+/// (given its name): with high availability, "this server holds the
+/// destination right now". The runner asks before every entry it puts into
+/// the store and stops with [`RunnerError::Fenced`] on the first refusal.
+pub type Fence = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// Counters a runner exposes.
+#[derive(Debug, Default, Clone)]
+pub struct RunnerStats {
+    pub events: u64,
+    pub entries: u64,
+    pub rows: u64,
+    pub transactions: u64,
+    pub aborted_transactions: u64,
+    /// Times the source connection was re-established.
+    pub reconnects: u64,
+    /// Failovers of the source to another server.
+    pub failovers: u64,
+}
+
+pub struct InstanceRunner {
+    name: String,
+    destination: Arc<InstanceDestination>,
+    filters: RunnerFilters,
+    /// The destination's stream filter (the union of its clients'), as of
+    /// the event being read.
+    stream: StreamFilter,
+    schema: Box<dyn SchemaHook>,
+    /// Follows the transaction state and makes the change events.
+    changes: ChangeBuilder,
+    /// Encodes the change events as Canal entries.
+    encoder: CanalEncoder,
+    gtid_state: Option<GtidState>,
+    /// Events of the current transaction already handled.
+    events_in_txn: usize,
+    /// Events to drop after a transaction replay.
+    skip_events: usize,
+    fence: Option<Fence>,
+    progress: Arc<RunProgress>,
+    /// The initial snapshot to run beside the stream, if any.
+    snapshot: Option<SnapshotPlan>,
+    /// Whether rows events' entries are built on the build pool (else on
+    /// the reader, in turn).
+    parallel: bool,
+    /// Column filters, resolved per table description (none: every column).
+    columns: Option<Projections>,
+    pub stats: RunnerStats,
+}
+
+/// An initial snapshot for the runner to run beside the stream.
+#[derive(Clone)]
+pub struct SnapshotPlan {
+    pub settings: sluice_config::SnapshotSettings,
+    /// Shared by the runs of the instance.
+    pub state: Arc<SnapshotState>,
+}
+
+/// Entries in flight between the reader and the store: rows events are
+/// turned into entries on other tasks (in parallel with reading the events
+/// that follow and with each other), and put into the store in order. At
+/// most this many, and about [`IN_FLIGHT_KB`] KiB of them.
+const IN_FLIGHT: usize = 64;
+const IN_FLIGHT_KB: usize = 16 * 1024;
+
+impl InstanceRunner {
+    pub fn new(
+        name: &str,
+        destination: Arc<InstanceDestination>,
+        filters: RunnerFilters,
+        schema: Box<dyn SchemaHook>,
+        gtid_on: bool,
+    ) -> Self {
+        // The configured filter is what clients without one of their own get.
+        destination.set_configured_filter(&filters.tables);
+        InstanceRunner {
+            name: name.to_string(),
+            stream: destination.stream_filter(),
+            destination,
+            filters,
+            schema,
+            changes: ChangeBuilder::new(),
+            encoder: CanalEncoder::new(gtid_on),
+            gtid_state: None,
+            events_in_txn: 0,
+            skip_events: 0,
+            fence: None,
+            progress: Arc::new(RunProgress::default()),
+            snapshot: None,
+            parallel: true,
+            columns: None,
+            stats: RunnerStats::default(),
+        }
+    }
+
+    /// Builds rows events' entries on the build pool (`true`, the default)
+    /// or on the reader, one after the other
+    /// (`canal.instance.parser.parallel = false`).
+    pub fn with_parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
+    }
+
+    /// Publishes only the columns `rules` show (`canal.instance.filter.field`
+    /// and `.black.field`), in the stream's entries and the snapshot's.
+    pub fn with_columns(mut self, rules: Option<Arc<dyn ColumnRules>>) -> Self {
+        self.columns = rules.map(Projections::new);
+        self
+    }
+
+    /// Asks `fence` before putting each entry into the store.
+    pub fn with_fence(mut self, fence: Option<Fence>) -> Self {
+        self.fence = fence;
+        self
+    }
+
+    /// Shares `progress` with the earlier and later runs of the instance:
+    /// records what this run puts, and drops entries an earlier run put.
+    pub fn with_progress(mut self, progress: Arc<RunProgress>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Runs the initial snapshot `plan` beside the stream.
+    pub fn with_snapshot(mut self, plan: Option<SnapshotPlan>) -> Self {
+        self.snapshot = plan;
+        self
+    }
+
+    /// Whether the stream reads `schema.table`: some client's filter keeps
+    /// it (each client gets only its own tables from the store), and the
+    /// black list does not drop it.
+    fn table_allowed(&self, schema: &str, table: &str) -> bool {
+        self.stream.filter.matches(schema, table)
+            && (self.filters.black.is_empty() || !self.filters.black.matches(schema, table))
+    }
+
+    /// Runs until `stop` turns true, the source ends (`stop_at_end`), or an
+    /// error that retrying cannot heal.
+    pub async fn run(
+        &mut self,
+        mut source: SourceConfig,
+        stop: watch::Receiver<bool>,
+    ) -> Result<(), RunnerError> {
+        if let Some(fence) = &self.fence {
+            // Fenced (high availability): every server of the destination
+            // dumps with one server id, so a take-over's dump ends the
+            // previous owner's at the source; and a server the fence refuses
+            // does not connect again, which would end the new owner's dump.
+            if source.server_id.is_none() && source.server_id_seed.is_none() {
+                source.server_id_seed = Some(format!("{}@{}", self.name, source.connect.addr()));
+            }
+            let (fence, name) = (fence.clone(), self.name.clone());
+            source.connect_gate = Some(sluice_source::ConnectGate::new(move || fence(&name)));
+        }
+        let counters = Arc::new(EmitCounters::default());
+        let (tx, rx) = mpsc::channel(IN_FLIGHT);
+        let emitter = Emitter {
+            windows: self.snapshot.as_ref().map(|p| p.state.clone()),
+            name: self.name.clone(),
+            destination: self.destination.clone(),
+            transaction_entry: self.filters.transaction_entry,
+            fence: self.fence.clone(),
+            pending_begin: None,
+            txn_has_entries: false,
+            last_empty_emitted: Instant::now(),
+            empty_suppressed: 0,
+            counters: counters.clone(),
+            progress: self.progress.clone(),
+            version: self.stream.version,
+            last_table: None,
+            skip_table_errors: self.filters.table_error,
+        };
+        let pool = BuildPool::entries().map_err(|source| RunnerError::Threads {
+            destination: self.name.clone(),
+            source,
+        })?;
+        let mut emitting = tokio::spawn(emitter.run(rx).in_current_span());
+        let result = self.read(source, stop, tx, &mut emitting, pool).await;
+        emitting.abort();
+        self.stats.entries = counters.entries.load(Ordering::Relaxed);
+        self.stats.rows = counters.rows.load(Ordering::Relaxed);
+        result
+    }
+
+    /// Why the emitter ended before the reader: its error (it only ends by
+    /// itself on one).
+    fn emitter_ended(
+        &self,
+        ended: Result<Result<(), RunnerError>, tokio::task::JoinError>,
+    ) -> RunnerError {
+        match ended {
+            Ok(Err(e)) => e,
+            Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+            _ => RunnerError::Stopped {
+                destination: self.name.clone(),
+            },
+        }
+    }
+
+    /// A source error as the runner reports it: [`RunnerError::Fenced`]
+    /// when the fence refuses now (the connect gate's refusal, or a dump the
+    /// source ended because the new owner started its own).
+    fn source_error(&self, e: sluice_source::SourceError) -> RunnerError {
+        match &self.fence {
+            Some(fence) if !fence(&self.name) => RunnerError::Fenced {
+                destination: self.name.clone(),
+            },
+            _ => RunnerError::Source {
+                destination: self.name.clone(),
+                source: Box::new(e),
+            },
+        }
+    }
+
+    /// Starts the initial snapshot beside the stream, unless there is none
+    /// or it finished.
+    fn start_snapshot(&self, connect: sluice_source::ConnectOptions) -> Option<SnapshotTask> {
+        let plan = self.snapshot.as_ref()?;
+        // Known to be done, with nothing asked for since: nothing to run.
+        // (Unknown, with the mode `never`: a snapshot asked for before a
+        // restart may be unfinished; the task reads its progress.)
+        if plan
+            .state
+            .progress()
+            .is_some_and(|p| p.tables.iter().all(|t| t.done))
+            && !plan.state.has_requests()
+        {
+            return None;
+        }
+        let (chunks, rx) = mpsc::channel(plan.settings.parallelism.max(1));
+        // The tables of the configuration, whatever clients subscribe
+        // with: what a snapshot reads never depends on when a client
+        // subscribed (each client then gets the rows its own filter keeps).
+        let filters = self.filters.clone();
+        let keeps = move |schema: &str, table: &str| {
+            filters.tables.matches(schema, table)
+                && (filters.black.is_empty() || !filters.black.matches(schema, table))
+        };
+        let ctx = SnapshotContext {
+            name: self.name.clone(),
+            settings: plan.settings,
+            connect,
+            destination: self.destination.clone(),
+            state: plan.state.clone(),
+            gtid_on: self.encoder.gtid_on,
+            keeps: Arc::new(keeps),
+            columns: self.columns.as_ref().map(|p| p.rules().clone()),
+            chunks,
+            reads: Arc::new(tokio::sync::Semaphore::new(
+                plan.settings.parallelism.max(1),
+            )),
+        };
+        let name = self.name.clone();
+        // In the destination's span (see `manager::destination_span`).
+        let task = tokio::spawn(
+            async move {
+                if let Err(e) = crate::snapshot::run(ctx).await {
+                    tracing::error!(destination = %name, error = %e, "snapshot stopped; it resumes when the instance restarts");
+                }
+            }
+            .in_current_span(),
+        );
+        Some(SnapshotTask { rx, task })
+    }
+
+    /// Records where the stream resolved its start and, when asked to
+    /// ([`RunProgress::persist_next_start`]), persists it before anything
+    /// is published, so a later process without client cursors starts
+    /// there rather than at a newer `latest`.
+    async fn persist_start(
+        &mut self,
+        resolved: &sluice_source::position::ResumePosition,
+    ) -> Result<(), RunnerError> {
+        let position = EntryPosition {
+            gtid: resolved
+                .gtid
+                .as_ref()
+                .map(|g| g.to_string())
+                .unwrap_or_default(),
+            included: false,
+            journal_name: resolved.file.clone(),
+            position: resolved.offset,
+            server_id: i64::from(resolved.server_id),
+            timestamp: i64::from(resolved.timestamp) * 1000,
+        };
+        if let Some(from) = self.progress.lock().jump_from.take() {
+            tracing::warn!(
+                destination = %self.name,
+                from = %from,
+                to = %format_args!("{}:{}", position.journal_name, position.position),
+                "changes lost: the binlog between these positions was purged from the source before it was read"
+            );
+        }
+        let Some(first) = self.progress.started(position) else {
+            return Ok(());
+        };
+        let destination = self.destination.clone();
+        let saved = tokio::task::spawn_blocking(move || {
+            let saved = destination.persist_start_position(&first);
+            (saved, first)
+        })
+        .await;
+        match saved {
+            Ok((Ok(()), first)) => {
+                tracing::info!(
+                    destination = %self.name,
+                    start = %format_args!("{}:{}", first.journal_name, first.position),
+                    gtid = %first.gtid,
+                    "first start position persisted"
+                );
+                self.progress.start_persisted();
+                Ok(())
+            }
+            Ok((Err(source), _)) => Err(RunnerError::StartPosition {
+                destination: self.name.clone(),
+                source,
+            }),
+            Err(j) if j.is_panic() => std::panic::resume_unwind(j.into_panic()),
+            Err(_) => Err(RunnerError::Stopped {
+                destination: self.name.clone(),
+            }),
+        }
+    }
+
+    /// The entries of one event, after schema tracking and filters.
+    /// `owned` is the rows event's own copy when it is to be built on
+    /// another task.
+    fn handle(
+        &mut self,
+        position: Position<'_>,
+        data: EventData<'_>,
+        owned: Option<OwnedRowsEvent>,
+    ) -> Result<Vec<Work>, RunnerError> {
+        let mut at = EventPlace {
+            file: position.file,
+            pos: position.offset,
+            next_pos: position.next_offset,
+            status_vars: &[],
+        };
+        let schema_err = |message: String| RunnerError::Schema {
+            destination: self.name.clone(),
+            at: format!("{}:{}", position.file, position.offset),
+            message,
+        };
+        let mut data = data;
+        let mut columns = None;
+        let mut keep = None;
+        match &mut data {
+            EventData::Query(q) => {
+                let sql = q.query_text();
+                let t = sql.trim();
+                if changes_schema_history(t) {
+                    if let Some(plan) = &self.snapshot {
+                        // A chunk being read may be of a table this changes.
+                        plan.state.windows.invalidate_all();
+                    }
+                    let db = q.schema_text().into_owned();
+                    let sql = t.to_string();
+                    at.status_vars = q.status_vars;
+                    self.schema.on_query(&at, &db, &sql).map_err(schema_err)?;
+                }
+            }
+            EventData::Rows(rows) => {
+                if !self.table_allowed(&rows.table.schema, &rows.table.table) {
+                    return Ok(Vec::new());
+                }
+                let (table, cols) = match self.schema.describe(&at, &rows.table) {
+                    Ok(described) => described,
+                    Err(message) if self.filters.table_error => {
+                        skipped_table_error(&self.name, &rows.table, &at, &message);
+                        return Ok(Vec::new());
+                    }
+                    Err(message) => {
+                        return Err(schema_err(format!(
+                            "{message} (canal.instance.filter.table.error = true skips the rows events of such a table instead)"
+                        )))
+                    }
+                };
+                keep = self.columns.as_mut().and_then(|p| {
+                    let described = Table {
+                        map: &table,
+                        info: cols.as_deref(),
+                        keep: None,
+                    };
+                    p.get(rows.table_id, &described)
+                });
+                if let Some(owned) = owned {
+                    let filtered = match rows.kind {
+                        RowsKind::Write => self.filters.dml_insert,
+                        RowsKind::Update | RowsKind::PartialUpdate => self.filters.dml_update,
+                        RowsKind::Delete => self.filters.dml_delete,
+                    };
+                    if filtered {
+                        return Ok(Vec::new());
+                    }
+                    return Ok(vec![Work::Rows(Box::new(RowsWork {
+                        owned,
+                        table,
+                        columns: cols,
+                        keep,
+                        txn: self.changes.state().clone(),
+                        gtid_on: self.encoder.gtid_on,
+                        file: position.file.to_string(),
+                        pos: position.offset,
+                        next_pos: position.next_offset,
+                        server_id: position.server_id,
+                        timestamp: position.timestamp,
+                    }))]);
+                }
+                rows.table = table;
+                columns = cols;
+            }
+            _ => {}
+        }
+        let mut entries = Vec::new();
+        if let Some(event) = self.changes.on_event(position, &data, columns.as_deref()) {
+            let event = event.with_projection(keep.as_ref());
+            match self.encoder.encode(&event, &mut entries) {
+                Ok(()) => {}
+                Err(source) if self.filters.table_error => {
+                    tracing::warn!(destination = %self.name, error = %source, "rows event skipped: its rows cannot be decoded (canal.instance.filter.table.error)");
+                    entries.clear();
+                }
+                Err(source) => {
+                    return Err(RunnerError::Entry {
+                        destination: self.name.clone(),
+                        source,
+                    })
+                }
+            }
+        }
+        Ok(entries
+            .into_iter()
+            .filter(|e| self.keep(e))
+            .map(|e| Work::Ready(Box::new(e)))
+            .collect())
+    }
+
+    fn keep(&self, e: &BuiltEntry) -> bool {
+        use sluice_canal::proto::EventType as Et;
+        let et = e
+            .entry
+            .header
+            .as_ref()
+            .and_then(|h| h.event_type)
+            .and_then(|t| Et::try_from(t).ok());
+        match e.kind {
+            EntryKind::Row => match et {
+                Some(Et::Insert) => !self.filters.dml_insert,
+                Some(Et::Update) => !self.filters.dml_update,
+                Some(Et::Delete) => !self.filters.dml_delete,
+                _ => true,
+            },
+            EntryKind::Ddl => {
+                if self.filters.query_ddl {
+                    return false;
+                }
+                match e.entry.header.as_ref() {
+                    Some(h) => {
+                        let table = h.table_name.as_deref().unwrap_or("");
+                        let schema = h.schema_name.as_deref().unwrap_or("");
+                        table.is_empty() || self.table_allowed(schema, table)
+                    }
+                    None => true,
+                }
+            }
+            EntryKind::Query => {
+                let is_dml = matches!(et, Some(Et::Insert | Et::Update | Et::Delete));
+                let filtered = if is_dml {
+                    self.filters.query_dml
+                } else {
+                    self.filters.query_dcl
+                };
+                !filtered
+            }
+            EntryKind::Begin | EntryKind::End => true,
+        }
+    }
+}
+
+/// Logs a rows event skipped because its table cannot be described.
+fn skipped_table_error(destination: &str, table: &TableMap, at: &EventPlace<'_>, message: &str) {
+    tracing::warn!(
+        destination,
+        table = %format_args!("{}.{}", table.schema, table.table),
+        at = %format_args!("{}:{}", at.file, at.pos),
+        error = message,
+        "rows event skipped: its table cannot be described (canal.instance.filter.table.error)"
+    );
+}
