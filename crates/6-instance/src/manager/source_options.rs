@@ -1,0 +1,134 @@
+//! A destination's source as the stages read it: connection options from
+//! `instance.properties`, the row images accepted, failover candidates,
+//! the configured start and the identity written into cursors.
+
+use super::*;
+
+/// The identity written into a destination's cursors: its source's address.
+pub(super) fn log_identity(connect: &ConnectOptions) -> LogIdentity {
+    LogIdentity {
+        slave_id: -1,
+        source_address: sluice_canal::position::SourceAddress {
+            address: connect.host.clone(),
+            port: connect.port,
+        },
+    }
+}
+
+/// A start at `p`: its GTID set when the instance reads by GTID and `p`
+/// has one, else its file and offset.
+pub(super) fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPosition {
+    // With failover candidates a cursor resumes by GTID, which holds on
+    // whichever server is found to have it (file offsets hold on one).
+    let failover = !config.standby_address.is_empty() || !config.source_candidates.is_empty();
+    if (config.gtid_on || failover) && !p.gtid.is_empty() {
+        if let Ok(g) = p.gtid.parse() {
+            return StartPosition::Gtid(g);
+        }
+    }
+    StartPosition::FilePos {
+        file: p.journal_name,
+        pos: p.position,
+    }
+}
+
+/// How to reach an instance's source: `canal.instance.master.address`
+/// (`host:port`) or `sluice.instance.master.socket`,
+/// `canal.instance.dbUsername`/`dbPassword`, its TLS mode,
+/// `canal.instance.connectionCharset` and `canal.instance.defaultDatabaseName`.
+pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions, String> {
+    let (host, port) = config
+        .master_address
+        .rsplit_once(':')
+        .and_then(|(h, p)| p.parse::<u16>().ok().map(|p| (h.to_string(), p)))
+        .ok_or_else(|| {
+            format!(
+                "canal.instance.master.address {:?} is not host:port",
+                config.master_address
+            )
+        })?;
+    Ok(ConnectOptions {
+        host,
+        port,
+        user: config.db_username.clone(),
+        password: config.db_password.clone(),
+        tls: TlsOptions {
+            mode: match config.ssl_mode {
+                sluice_config::SslMode::Disabled => SslMode::Disabled,
+                sluice_config::SslMode::Preferred => SslMode::Preferred,
+                sluice_config::SslMode::Required => SslMode::Required,
+                sluice_config::SslMode::VerifyCa => SslMode::VerifyCa,
+                sluice_config::SslMode::VerifyIdentity => SslMode::VerifyIdentity,
+            },
+            ..Default::default()
+        },
+        socket: config.master_socket.clone(),
+        collation: config.connection_charset.collation_id(),
+        database: Some(config.default_database_name.clone()).filter(|d| !d.is_empty()),
+        ..Default::default()
+    })
+}
+
+/// The `binlog_row_image` values the destination's source may have:
+/// `canal.instance.binlog.image`. Canal's entries and FlatMessages leave out
+/// the columns a row image does not hold, as Canal's own do.
+pub fn source_row_images(config: &InstanceConfig) -> RowImages {
+    RowImages::OneOf {
+        images: config.binlog_images.clone(),
+        because: format!(
+            "canal.instance.binlog.image = {}",
+            config.binlog_images.join(",")
+        ),
+        or_else: "add the source's value to canal.instance.binlog.image in instance.properties if the destination's clients can take rows that leave out the columns the image does not hold".to_string(),
+    }
+}
+
+/// Where the instance's stream may go when its source is lost:
+/// `canal.instance.standby.address`, then `sluice.instance.source.candidates`,
+/// each reached as the source is (user, password, TLS). `None` without any.
+pub fn source_failover(
+    config: &InstanceConfig,
+    connect: &ConnectOptions,
+) -> Option<FailoverPolicy> {
+    let candidates: Vec<ConnectOptions> = std::iter::once(&config.standby_address)
+        .chain(&config.source_candidates)
+        .filter_map(|addr| {
+            let (host, port) = addr.rsplit_once(':')?;
+            let port = port.parse::<u16>().ok()?;
+            // Other servers are reached over TCP, whatever the source's
+            // own socket.
+            (!host.is_empty()).then(|| ConnectOptions {
+                host: host.to_string(),
+                port,
+                socket: None,
+                ..connect.clone()
+            })
+        })
+        .filter(|c| c.addr() != connect.addr())
+        .collect();
+    (!candidates.is_empty()).then(|| FailoverPolicy {
+        candidates,
+        after: config.failover_after,
+        ..Default::default()
+    })
+}
+
+/// The start position an instance.properties names (Canal's keys), or the
+/// end of the binlog when it names none.
+pub fn configured_start(config: &InstanceConfig) -> StartPosition {
+    if config.gtid_on && !config.master_gtid.is_empty() {
+        if let Ok(g) = config.master_gtid.parse() {
+            return StartPosition::Gtid(g);
+        }
+    }
+    if !config.master_journal_name.is_empty() {
+        return StartPosition::FilePos {
+            file: config.master_journal_name.clone(),
+            pos: config.master_position.unwrap_or(4).max(4),
+        };
+    }
+    if let Some(ms) = config.master_timestamp {
+        return StartPosition::Time(ms / 1000);
+    }
+    StartPosition::Latest
+}
