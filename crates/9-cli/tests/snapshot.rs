@@ -482,7 +482,9 @@ async fn a_snapshot_beside_a_busy_stream_of_minimal_row_images_ends_with_the_sou
     let fixture = fixture_of(
         MariaDbConfig::default().binlog_row_image(BinlogRowImage::Minimal),
         big,
-        20_000,
+        // Chunks small enough that a scan outlives `scanSeconds` before
+        // its last chunk, however fast the machine.
+        4_000,
         "sluice.instance.snapshot.reads = scan
 sluice.instance.snapshot.scanSeconds = 1
 ",
