@@ -8,6 +8,7 @@ pub mod client_filters;
 pub mod columns;
 pub mod cursor_writer;
 pub mod destination;
+pub mod filters;
 pub mod manager;
 pub mod metrics;
 pub mod runner;

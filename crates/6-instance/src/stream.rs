@@ -18,53 +18,21 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sluice_binlog::events::EventData;
-use sluice_canal::TableFilter;
 use sluice_config::InstanceConfig;
 use sluice_events::{
     ChangeBuilder, ChangeEvent, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Position,
-    Projections, Statement, Table,
+    Projections, Table,
 };
 use sluice_source::position::ResumePosition;
 use sluice_source::{BinlogStream, Event, SourceConfig, SourceError, StreamItem};
 
 use crate::schema_hook::{EventPlace, SchemaHook};
+// The one filter type, where streams were first given it.
+pub use crate::filters::{CanalFilters, ChangeFilter};
+/// Canal's table filters (`canal.instance.filter.*`), by their older name.
+pub type CanalTableFilter = CanalFilters;
 
 mod parallel;
-
-/// Which changes a stream passes to its encoder. Transaction boundaries
-/// always pass.
-pub trait ChangeFilter: Send {
-    /// Whether row changes of `schema.table` pass.
-    fn table(&self, schema: &str, table: &str) -> bool;
-    /// Whether a statement (DDL, or DML in statement format) passes.
-    fn statement(&self, statement: &Statement<'_>) -> bool;
-}
-
-/// Canal's table filters (`canal.instance.filter.regex` and
-/// `canal.instance.filter.black.regex`): a table passes when it matches the
-/// first and not the second (an empty one matches nothing). A statement
-/// passes when the table it names does, or when it names none.
-#[derive(Debug, Clone)]
-pub struct CanalTableFilter {
-    pub tables: TableFilter,
-    pub black: TableFilter,
-}
-
-impl ChangeFilter for CanalTableFilter {
-    fn table(&self, schema: &str, table: &str) -> bool {
-        self.tables.matches(schema, table)
-            && (self.black.is_empty() || !self.black.matches(schema, table))
-    }
-    fn statement(&self, statement: &Statement<'_>) -> bool {
-        match &statement.class.table {
-            Some(table) => {
-                let schema = statement.class.schema.as_deref().unwrap_or(&statement.db);
-                self.table(schema, table)
-            }
-            None => true,
-        }
-    }
-}
 
 /// Where a stream's outputs go: a whole transaction's (or statement's) at a
 /// time, in order.
@@ -244,11 +212,7 @@ impl ChangeStream {
             message,
         };
         let connect = crate::manager::source_connect_options(config).map_err(invalid)?;
-        let filter = CanalTableFilter {
-            tables: TableFilter::new(&config.filter_regex).map_err(|e| invalid(e.to_string()))?,
-            black: TableFilter::new(&config.filter_black_regex)
-                .map_err(|e| invalid(e.to_string()))?,
-        };
+        let filter = crate::manager::canal_filters(config).map_err(invalid)?;
         let schema = crate::schema_hook::tracked_schema(
             data_dir,
             &config.destination,
@@ -526,7 +490,7 @@ fn projection(
 fn passes(filter: Option<&dyn ChangeFilter>, change: &ChangeEvent<'_>) -> bool {
     match (filter, change) {
         (None, _) => true,
-        (Some(f), ChangeEvent::Rows(r)) => f.table(r.table.schema(), r.table.name()),
+        (Some(f), ChangeEvent::Rows(r)) => f.rows(r.table.schema(), r.table.name(), r.op),
         (Some(f), ChangeEvent::Statement(st)) => f.statement(st),
         (Some(_), ChangeEvent::Begin { .. } | ChangeEvent::Commit { .. }) => true,
     }

@@ -304,19 +304,7 @@ impl InstanceManager {
             message,
         };
         let connect = source_connect_options(&config).map_err(invalid)?;
-        let filters = RunnerFilters {
-            tables: TableFilter::new(&config.filter_regex).map_err(|e| invalid(e.to_string()))?,
-            black: TableFilter::new(&config.filter_black_regex)
-                .map_err(|e| invalid(e.to_string()))?,
-            query_ddl: config.filter_query_ddl,
-            query_dml: config.filter_query_dml,
-            query_dcl: config.filter_query_dcl,
-            dml_insert: config.filter_dml_insert,
-            dml_update: config.filter_dml_update,
-            dml_delete: config.filter_dml_delete,
-            transaction_entry: config.filter_transaction_entry,
-            table_error: config.filter_table_error,
-        };
+        let filters = canal_filters(&config).map_err(invalid)?;
         let store = Arc::new(
             EventStore::new(StoreConfig {
                 max_entries: config.memory_buffer_size.max(1),

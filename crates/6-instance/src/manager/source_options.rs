@@ -1,6 +1,7 @@
 //! A destination's source as the stages read it: connection options from
 //! `instance.properties`, the row images accepted, failover candidates,
-//! the configured start and the identity written into cursors.
+//! the configured start, the identity written into cursors, and the
+//! destination's filters.
 
 use super::*;
 
@@ -131,4 +132,21 @@ pub fn configured_start(config: &InstanceConfig) -> StartPosition {
         return StartPosition::Time(ms / 1000);
     }
     StartPosition::Latest
+}
+
+/// The destination's `canal.instance.filter.*`, with the table lists
+/// compiled; an invalid list is an error naming it.
+pub fn canal_filters(config: &InstanceConfig) -> Result<crate::filters::CanalFilters, String> {
+    Ok(crate::filters::CanalFilters {
+        tables: TableFilter::new(&config.filter_regex).map_err(|e| e.to_string())?,
+        black: TableFilter::new(&config.filter_black_regex).map_err(|e| e.to_string())?,
+        query_ddl: config.filter_query_ddl,
+        query_dml: config.filter_query_dml,
+        query_dcl: config.filter_query_dcl,
+        dml_insert: config.filter_dml_insert,
+        dml_update: config.filter_dml_update,
+        dml_delete: config.filter_dml_delete,
+        transaction_entry: config.filter_transaction_entry,
+        table_error: config.filter_table_error,
+    })
 }

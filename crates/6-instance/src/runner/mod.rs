@@ -8,19 +8,17 @@
 //! transaction it replays that transaction from its start; the runner knows
 //! how many of its events it already handled and drops their entries.
 //!
-//! Here: the reader's loop. `filters` holds Canal's destination-wide
-//! filters, `progress` what the runs of an instance share, `work` what the
+//! Here: the reader's loop. `progress` holds what the runs of an instance share, `work` what the
 //! reader hands on, `store_sink` puts it into the store, `snapshot_side`
 //! runs the initial snapshot beside the stream.
 
-mod filters;
 mod progress;
 mod read;
 mod snapshot_side;
 mod store_sink;
 mod work;
 
-pub use filters::*;
+pub use crate::filters::CanalFilters as RunnerFilters;
 pub use progress::*;
 use snapshot_side::*;
 use store_sink::*;
@@ -32,12 +30,12 @@ use std::time::{Duration, Instant};
 
 use prost::Message;
 use sluice_binlog::events::EventData;
-use sluice_binlog::{RowsKind, TableMap};
-use sluice_canal::{EntryPosition, TableFilter};
+use sluice_binlog::TableMap;
+use sluice_canal::EntryPosition;
 use sluice_encode::canal::{BuiltEntry, CanalEncoder, EntryError, EntryKind};
 use sluice_events::{
-    ChangeBuilder, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Position, Projections,
-    RowsChange, Table, TransactionState,
+    ChangeBuilder, ChangeEvent, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Op, Position,
+    Projections, RowsChange, Table, TransactionState,
 };
 use sluice_source::position::GtidState;
 use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
@@ -226,8 +224,9 @@ impl InstanceRunner {
     /// it (each client gets only its own tables from the store), and the
     /// black list does not drop it.
     fn table_allowed(&self, schema: &str, table: &str) -> bool {
-        self.stream.filter.matches(schema, table)
-            && (self.filters.black.is_empty() || !self.filters.black.matches(schema, table))
+        self.filters
+            .reading(&self.stream.filter)
+            .table(schema, table)
     }
 
     /// Runs until `stop` turns true, the source ends (`stop_at_end`), or an
@@ -457,7 +456,12 @@ impl InstanceRunner {
                 }
             }
             EventData::Rows(rows) => {
-                if !self.table_allowed(&rows.table.schema, &rows.table.table) {
+                let passes = self.filters.reading(&self.stream.filter).rows(
+                    &rows.table.schema,
+                    &rows.table.table,
+                    Op::of(rows.kind),
+                );
+                if !passes {
                     return Ok(Vec::new());
                 }
                 let (table, cols) = match self.schema.describe(&at, &rows.table) {
@@ -481,14 +485,6 @@ impl InstanceRunner {
                     p.get(rows.table_id, &described)
                 });
                 if let Some(owned) = owned {
-                    let filtered = match rows.kind {
-                        RowsKind::Write => self.filters.dml_insert,
-                        RowsKind::Update | RowsKind::PartialUpdate => self.filters.dml_update,
-                        RowsKind::Delete => self.filters.dml_delete,
-                    };
-                    if filtered {
-                        return Ok(Vec::new());
-                    }
                     return Ok(vec![Work::Rows(Box::new(RowsWork {
                         owned,
                         table,
@@ -510,6 +506,11 @@ impl InstanceRunner {
         }
         let mut entries = Vec::new();
         if let Some(event) = self.changes.on_event(position, &data, columns.as_deref()) {
+            if let ChangeEvent::Statement(st) = &event {
+                if !self.filters.reading(&self.stream.filter).statement(st) {
+                    return Ok(Vec::new());
+                }
+            }
             let event = event.with_projection(keep.as_ref());
             match self.encoder.encode(&event, &mut entries) {
                 Ok(()) => {}
@@ -527,50 +528,8 @@ impl InstanceRunner {
         }
         Ok(entries
             .into_iter()
-            .filter(|e| self.keep(e))
             .map(|e| Work::Ready(Box::new(e)))
             .collect())
-    }
-
-    fn keep(&self, e: &BuiltEntry) -> bool {
-        use sluice_canal::proto::EventType as Et;
-        let et = e
-            .entry
-            .header
-            .as_ref()
-            .and_then(|h| h.event_type)
-            .and_then(|t| Et::try_from(t).ok());
-        match e.kind {
-            EntryKind::Row => match et {
-                Some(Et::Insert) => !self.filters.dml_insert,
-                Some(Et::Update) => !self.filters.dml_update,
-                Some(Et::Delete) => !self.filters.dml_delete,
-                _ => true,
-            },
-            EntryKind::Ddl => {
-                if self.filters.query_ddl {
-                    return false;
-                }
-                match e.entry.header.as_ref() {
-                    Some(h) => {
-                        let table = h.table_name.as_deref().unwrap_or("");
-                        let schema = h.schema_name.as_deref().unwrap_or("");
-                        table.is_empty() || self.table_allowed(schema, table)
-                    }
-                    None => true,
-                }
-            }
-            EntryKind::Query => {
-                let is_dml = matches!(et, Some(Et::Insert | Et::Update | Et::Delete));
-                let filtered = if is_dml {
-                    self.filters.query_dml
-                } else {
-                    self.filters.query_dcl
-                };
-                !filtered
-            }
-            EntryKind::Begin | EntryKind::End => true,
-        }
     }
 }
 
