@@ -3,11 +3,11 @@
 //! events ([`sluice_events::ChangeBuilder`]), encodes them as Canal entries
 //! ([`sluice_encode::canal`]), filters them and feeds the store.
 
-pub mod build_pool;
 pub mod client_filters;
 pub mod columns;
 pub mod cursor_writer;
 pub mod destination;
+pub mod encode_pool;
 pub mod filters;
 pub mod manager;
 pub mod metrics;

@@ -372,7 +372,8 @@ impl ChangeStream {
     }
 
     /// As [`ChangeStream::run`], with the encoding spread over `workers`
-    /// threads, each with an encoder from `make_encoder`; the outputs reach
+    /// encoders from `make_encoder`, on the process's encoding threads
+    /// ([`EncodePool`](crate::encode_pool::EncodePool), one per core); the outputs reach
     /// `sink` in stream order, a whole transaction at a time, the same as
     /// one encoder would give them. This task still receives, decodes
     /// events, follows the schema and writes. An encoder here must keep no

@@ -97,9 +97,10 @@ pub struct TailArgs {
     #[arg(long, value_name = "BYTES", value_parser = crate::decode::parse_event_size)]
     pub max_event_size: Option<usize>,
 
-    /// Threads that turn rows into JSON beside the one reading the stream;
-    /// the output is the same whatever the number. Default: the number of
-    /// CPUs, at most 4. 0: all on the reading thread.
+    /// Encoders that turn rows into JSON at once beside the one reading the
+    /// stream, on the encoding threads (one per CPU); the output is the
+    /// same whatever the number. Default: the number of CPUs, at most 4.
+    /// 0: all on the reading thread.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 }

@@ -44,9 +44,9 @@ use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
-use crate::build_pool::{BuildPool, Built};
 use crate::client_filters::StreamFilter;
 use crate::destination::InstanceDestination;
+use crate::encode_pool::{Built, EncodePool};
 // Where they were first defined; the schema hook's own module owns them.
 pub use crate::schema_hook::{
     changes_schema_history, BinlogOnly, Description, EventPlace, SchemaHook,
@@ -265,7 +265,7 @@ impl InstanceRunner {
             last_table: None,
             skip_table_errors: self.filters.table_error,
         };
-        let pool = BuildPool::entries().map_err(|source| RunnerError::Threads {
+        let pool = EncodePool::shared().map_err(|source| RunnerError::Threads {
             destination: self.name.clone(),
             source,
         })?;

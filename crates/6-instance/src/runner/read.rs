@@ -15,7 +15,7 @@ pub(super) struct Handoff<'a> {
     pub(super) in_flight: Arc<Semaphore>,
     pub(super) stop: watch::Receiver<bool>,
     pub(super) emitting: &'a mut JoinHandle<Result<(), RunnerError>>,
-    pub(super) pool: &'a BuildPool,
+    pub(super) pool: &'a EncodePool,
     pub(super) metrics: Option<Arc<InstanceMetrics>>,
 }
 
@@ -48,7 +48,7 @@ impl InstanceRunner {
         stop: watch::Receiver<bool>,
         tx: mpsc::Sender<Pending>,
         emitting: &mut JoinHandle<Result<(), RunnerError>>,
-        pool: &BuildPool,
+        pool: &EncodePool,
     ) -> Result<(), RunnerError> {
         let mut lane = Handoff {
             tx,

@@ -5,33 +5,35 @@
 //! change events, as for one thread; what it keeps of them is owned (the
 //! rows event's bytes and described table, a snapshot of the transaction
 //! state) and gathered into chunks of whole transactions. Chunks go round
-//! robin to workers, each with an encoder of its own; the task writes their
-//! outputs to the sink in chunk order, a transaction at a time. Cutting only
+//! robin to encoders, each encoding on the process's one encoding pool
+//! ([`EncodePool`]); the task writes their outputs to the sink in chunk
+//! order, a transaction at a time. Cutting only
 //! at transaction ends is what lets every worker's encoder see whole
 //! transactions, so that the bytes are those one encoder would give.
-//! At most `MAX_IN_FLIGHT_PER_WORKER` chunks per worker are sent and not yet
+//! At most `MAX_IN_FLIGHT_PER_ENCODER` chunks per encoder are sent and not yet
 //! written, which bounds the memory held.
 
 use std::borrow::Cow;
-use std::sync::Arc;
-use std::thread::JoinHandle;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 use sluice_events::{
     ChangeEvent, ColumnInfo, ColumnProjection, Encoder, Position, RowsChange, Statement,
     StatementClass, TransactionState,
 };
 use sluice_source::{Event, OwnedRowsEvent};
-use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tokio::sync::oneshot;
 
 use super::{ChangeSink, StreamError};
+use crate::encode_pool::{Built, EncodePool};
 
 /// A chunk is sent at the first transaction end after this many bytes of
 /// rows events: large enough that handing it over costs little beside its
-/// encoding, small enough to keep workers busy and memory low.
+/// encoding, small enough to keep the threads busy and memory low.
 pub(super) const CHUNK_BYTES: usize = 256 * 1024;
 
-/// Chunks sent to one worker and not yet written.
-const MAX_IN_FLIGHT_PER_WORKER: usize = 3;
+/// Chunks sent to one encoder and not yet written.
+const MAX_IN_FLIGHT_PER_ENCODER: usize = 3;
 
 /// What a change event refers to, owned.
 enum OwnedKind {
@@ -188,59 +190,46 @@ impl Pending {
     }
 }
 
-/// The workers and the chunks in flight.
-pub(super) struct Pool<T> {
-    inputs: Vec<UnboundedSender<Vec<Item>>>,
-    outputs: Vec<UnboundedReceiver<Done<T>>>,
-    handles: Vec<JoinHandle<()>>,
+/// The encoders and the chunks in flight. The chunks are encoded on the
+/// process's [`EncodePool`], at most one per encoder at a time.
+pub(super) struct Pool<E: Encoder> {
+    threads: &'static EncodePool,
+    /// Each encoder with the output count of its last unit (the next
+    /// unit's buffer size); chunk `n` takes encoder `n % len`.
+    encoders: Vec<Arc<Mutex<(E, usize)>>>,
+    /// Chunks sent and not yet written, oldest first.
+    in_flight: VecDeque<Built<Done<E::Output>>>,
     sent: u64,
-    written: u64,
 }
 
-impl<T: Send + 'static> Pool<T> {
-    /// `workers` threads, each with an encoder from `make_encoder`.
-    pub(super) fn start<E, F>(workers: usize, mut make_encoder: F) -> std::io::Result<Self>
+impl<E> Pool<E>
+where
+    E: Encoder + Send + 'static,
+    E::Output: Send + 'static,
+{
+    /// `workers` encoders from `make_encoder`, on the shared pool.
+    pub(super) fn start<F>(workers: usize, mut make_encoder: F) -> std::io::Result<Self>
     where
-        E: Encoder<Output = T> + Send + 'static,
         F: FnMut() -> E,
     {
-        let mut pool = Pool {
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            handles: Vec::new(),
+        Ok(Pool {
+            threads: EncodePool::shared()?,
+            encoders: (0..workers.max(1))
+                .map(|_| Arc::new(Mutex::new((make_encoder(), 0))))
+                .collect(),
+            in_flight: VecDeque::new(),
             sent: 0,
-            written: 0,
-        };
-        for n in 0..workers.max(1) {
-            let (in_tx, mut in_rx) = unbounded_channel::<Vec<Item>>();
-            let (out_tx, out_rx) = unbounded_channel();
-            let mut encoder = make_encoder();
-            let handle = std::thread::Builder::new()
-                .name(format!("sluice-encode-{n}"))
-                .spawn(move || {
-                    let mut last_len = 0;
-                    while let Some(items) = in_rx.blocking_recv() {
-                        let done = encode_chunk(&mut encoder, items, &mut last_len);
-                        if out_tx.send(done).is_err() {
-                            break;
-                        }
-                    }
-                })?;
-            pool.inputs.push(in_tx);
-            pool.outputs.push(out_rx);
-            pool.handles.push(handle);
-        }
-        Ok(pool)
+        })
     }
 
     pub(super) fn in_flight(&self) -> bool {
-        self.sent > self.written
+        !self.in_flight.is_empty()
     }
 
-    /// Sends the complete transactions of `pending` to the next worker,
+    /// Sends the complete transactions of `pending` to the next encoder,
     /// first writing the oldest chunk's outputs when as many are in flight
     /// as allowed.
-    pub(super) async fn dispatch<S: ChangeSink<T>>(
+    pub(super) async fn dispatch<S: ChangeSink<E::Output>>(
         &mut self,
         pending: &mut Pending,
         sink: &mut S,
@@ -248,8 +237,8 @@ impl<T: Send + 'static> Pool<T> {
         if pending.complete == 0 {
             return Ok(());
         }
-        let limit = (self.inputs.len() * MAX_IN_FLIGHT_PER_WORKER) as u64;
-        while self.sent - self.written >= limit {
+        let limit = self.encoders.len() * MAX_IN_FLIGHT_PER_ENCODER;
+        while self.in_flight.len() >= limit {
             let done = self.next_done().await;
             self.write(done, sink)?;
         }
@@ -257,29 +246,34 @@ impl<T: Send + 'static> Pool<T> {
         let items = std::mem::replace(&mut pending.items, open);
         pending.complete = 0;
         pending.bytes = 0;
-        let worker = (self.sent % self.inputs.len() as u64) as usize;
-        self.inputs[worker]
-            .send(items)
-            .map_err(|_| worker_stopped())?;
+        let encoder = self.encoders[(self.sent % self.encoders.len() as u64) as usize].clone();
+        self.in_flight.push_back(self.threads.submit(move || {
+            // A job that panicked left the encoder poisoned; its chunk's
+            // missing answer stops the stream all the same.
+            let mut guard = encoder.lock().unwrap_or_else(|p| p.into_inner());
+            let (encoder, last_len) = &mut *guard;
+            encode_chunk(encoder, items, last_len)
+        }));
         self.sent += 1;
         Ok(())
     }
 
-    /// The oldest chunk's outputs, when its worker is done with it. Cancel
-    /// safe. Only called while a chunk is in flight.
-    pub(super) async fn next_done(&mut self) -> Option<Done<T>> {
-        let worker = (self.written % self.outputs.len() as u64) as usize;
-        self.outputs[worker].recv().await
+    /// The oldest chunk's outputs, once encoded (`None`: its job panicked
+    /// or was dropped). Cancel safe. Only called while a chunk is in flight.
+    pub(super) async fn next_done(&mut self) -> Option<Done<E::Output>> {
+        let oldest = self.in_flight.front_mut()?;
+        let done = oldest.await;
+        self.in_flight.pop_front();
+        done.ok().and_then(Result::ok)
     }
 
     /// Writes the oldest chunk's transactions, then reports its error.
-    pub(super) fn write<S: ChangeSink<T>>(
+    pub(super) fn write<S: ChangeSink<E::Output>>(
         &mut self,
-        done: Option<Done<T>>,
+        done: Option<Done<E::Output>>,
         sink: &mut S,
     ) -> Result<(), StreamError> {
         let done = done.ok_or_else(worker_stopped)?;
-        self.written += 1;
         for mut unit in done.units {
             sink.write(&mut unit.outputs)
                 .map_err(|e| StreamError::Sink {
@@ -295,25 +289,24 @@ impl<T: Send + 'static> Pool<T> {
     }
 
     /// Writes the chunks that are done, in order, without waiting.
-    pub(super) fn write_finished<S: ChangeSink<T>>(
+    pub(super) fn write_finished<S: ChangeSink<E::Output>>(
         &mut self,
         sink: &mut S,
     ) -> Result<(), StreamError> {
-        while self.in_flight() {
-            let worker = (self.written % self.outputs.len() as u64) as usize;
-            match self.outputs[worker].try_recv() {
-                Ok(done) => self.write(Some(done), sink)?,
-                Err(tokio::sync::mpsc::error::TryRecvError::Empty) => break,
-                Err(tokio::sync::mpsc::error::TryRecvError::Disconnected) => {
-                    return Err(worker_stopped())
-                }
-            }
+        while let Some(oldest) = self.in_flight.front_mut() {
+            let done = match oldest.try_recv() {
+                Ok(done) => done.ok(),
+                Err(oneshot::error::TryRecvError::Empty) => break,
+                Err(oneshot::error::TryRecvError::Closed) => None,
+            };
+            self.in_flight.pop_front();
+            self.write(done, sink)?;
         }
         Ok(())
     }
 
     /// Writes every chunk in flight, in order.
-    pub(super) async fn drain<S: ChangeSink<T>>(
+    pub(super) async fn drain<S: ChangeSink<E::Output>>(
         &mut self,
         sink: &mut S,
     ) -> Result<(), StreamError> {
@@ -322,17 +315,6 @@ impl<T: Send + 'static> Pool<T> {
             self.write(done, sink)?;
         }
         Ok(())
-    }
-}
-
-impl<T> Drop for Pool<T> {
-    fn drop(&mut self) {
-        // Closing the inputs ends the workers after the chunk at hand.
-        self.inputs.clear();
-        self.outputs.clear();
-        for handle in self.handles.drain(..) {
-            let _ = handle.join();
-        }
     }
 }
 

@@ -1,11 +1,13 @@
-//! Threads of their own for the CPU-heavy part of a destination: building
-//! the Canal entries of rows events.
+//! The process's threads for the CPU-heavy part of every output: encoding
+//! change events. The server's Canal entry builds and the change stream's
+//! encoders ([`ChangeStream::run_parallel`](crate::stream::ChangeStream::run_parallel):
+//! the engine, `sluice tail`) all run their jobs here.
 //!
-//! On the tokio workers, hundreds of entry builds queue in front of the
+//! On the tokio workers, hundreds of encodings queue in front of the
 //! tasks that keep data moving (the reader, the emitter, the sessions that
 //! answer clients): a client's GET then waits behind them, the store stays
 //! full, the reader stops, and the cores idle until the queue drains. Here
-//! the builds run on plain threads, one per core, and the OS scheduler lets
+//! the jobs run on plain threads, one per core, and the OS scheduler lets
 //! a woken tokio worker in at once; the workers only move bytes.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -19,16 +21,16 @@ type Job = Box<dyn FnOnce() + Send>;
 
 /// A fixed set of threads taking jobs from one queue, in the order given.
 /// Dropping the pool lets its threads finish the jobs queued and end.
-pub struct BuildPool {
+pub struct EncodePool {
     jobs: Sender<Job>,
 }
 
 /// The result of a job: what it returned, or the payload of its panic.
 pub type Built<T> = oneshot::Receiver<thread::Result<T>>;
 
-impl BuildPool {
+impl EncodePool {
     /// Starts `threads` threads (at least one) named `name`.
-    pub fn start(name: &str, threads: usize) -> std::io::Result<BuildPool> {
+    pub fn start(name: &str, threads: usize) -> std::io::Result<EncodePool> {
         let (jobs, queue) = mpsc::channel::<Job>();
         let queue = Arc::new(Mutex::new(queue));
         for i in 0..threads.max(1) {
@@ -37,25 +39,25 @@ impl BuildPool {
                 .name(format!("{name}-{i}"))
                 .spawn(move || work(&queue))?;
         }
-        Ok(BuildPool { jobs })
+        Ok(EncodePool { jobs })
     }
 
     /// One thread per core.
-    pub fn per_core(name: &str) -> std::io::Result<BuildPool> {
+    pub fn per_core(name: &str) -> std::io::Result<EncodePool> {
         let cores = thread::available_parallelism().map_or(1, |n| n.get());
-        BuildPool::start(name, cores)
+        EncodePool::start(name, cores)
     }
 
-    /// The process's pool of entry builders, one thread per core, started
-    /// on first use and shared by every destination: a server with many
+    /// The process's pool, one thread per core, started on first use and
+    /// shared by every destination and change stream: a server with many
     /// destinations keeps as many threads as cores, not as many per
     /// destination.
-    pub fn entries() -> std::io::Result<&'static BuildPool> {
-        static POOL: OnceLock<BuildPool> = OnceLock::new();
+    pub fn shared() -> std::io::Result<&'static EncodePool> {
+        static POOL: OnceLock<EncodePool> = OnceLock::new();
         if let Some(pool) = POOL.get() {
             return Ok(pool);
         }
-        let started = BuildPool::per_core("sluice-entries")?;
+        let started = EncodePool::per_core("sluice-encode")?;
         // Two first users may both start one: the other's threads end
         // when it is dropped here.
         Ok(POOL.get_or_init(|| started))
@@ -99,7 +101,7 @@ mod tests {
 
     #[tokio::test]
     async fn jobs_return_their_results_and_panics() {
-        let pool = BuildPool::start("test-pool", 2).expect("pool");
+        let pool = EncodePool::start("test-pool", 2).expect("pool");
         let results: Vec<_> = (0..100u64).map(|i| pool.submit(move || i * i)).collect();
         for (i, r) in results.into_iter().enumerate() {
             let got = r.await.expect("sent").expect("no panic");
