@@ -255,7 +255,7 @@ pub(super) async fn read_chunks(
 ) -> Result<(), SnapshotError> {
     let (schema, table) = (part.schema.as_str(), part.table.as_str());
     // Where the next chunk to start begins, and the part's end.
-    let (mut next, end) = {
+    let (next, end) = {
         let live = ctx.state.lock();
         live.tables
             .get(part)
@@ -279,6 +279,20 @@ pub(super) async fn read_chunks(
             });
         }
     }
+    read_ranges(ctx, conns, cached, part, read_any, next).await
+}
+
+/// Reads the table's chunks by key ranges from `next` on (`reads =
+/// ranges`, or a table without a key): see [`read_chunks`].
+async fn read_ranges(
+    ctx: &SnapshotContext,
+    conns: &mut Conns,
+    cached: &mut Option<Described>,
+    part: &PartKey,
+    read_any: &mut bool,
+    mut next: Option<Vec<Vec<u8>>>,
+) -> Result<(), SnapshotError> {
+    let (schema, table) = (part.schema.as_str(), part.table.as_str());
     let mut started_last = false;
     let lookahead = ctx.settings.parallelism.max(1);
     let mut reads = ReadsUnderWay::default();

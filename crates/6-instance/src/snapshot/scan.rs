@@ -77,24 +77,8 @@ pub(super) async fn scan_chunks(
         )));
         let mut from = next.clone();
         let mut delivering: Option<(DeliveryTask, Option<Vec<Vec<u8>>>)> = None;
-        // Watches for a DDL held back by the scan, with the lead
-        // connection (idle while the scan runs), which comes back after.
         let let_through = Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (stop_watch, watch_stopped) = oneshot::channel();
-        let watchdog = WatchdogTask(
-            tokio::spawn(watch_locks(
-                conns.lead.take(),
-                reader_id,
-                scan.0.abort_handle(),
-                let_through.clone(),
-                watch_stopped,
-                // A scan stops by itself after `scanSeconds` unless it
-                // waits on slow consumers: then it is ended here.
-                Instant::now() + ctx.settings.scan_max_age + SCAN_OVERTIME,
-                (ctx.name.clone(), qualified.clone()),
-            )),
-            Some(stop_watch),
-        );
+        let watchdog = start_watchdog(ctx, conns, reader_id, &scan, &let_through, &qualified);
         // Where the next scan starts; `None` here: the table is done.
         let restart_at = loop {
             let piece = pieces.recv().await;
@@ -109,7 +93,7 @@ pub(super) async fn scan_chunks(
                     }
                 }
             }
-            let piece = match piece {
+            let mut piece = match piece {
                 Some(Ok(piece)) => piece,
                 Some(Err(e)) => {
                     ctx.state.windows.close(schema, table, window);
@@ -124,26 +108,11 @@ pub(super) async fn scan_chunks(
                     return Err(SnapshotError::StreamGone);
                 }
             };
-            if let Some(conn) = piece.conn {
+            if let Some(conn) = piece.conn.take() {
                 conns.readers.push(conn);
             }
-            let up_to = piece
-                .rows
-                .last()
-                .map(|row| key_values(&row, plan.key.iter().copied()));
             let (ended, stops) = (piece.ended, piece.stops);
-            let chunk = ReadChunk {
-                plan: plan.clone(),
-                window,
-                rows: piece.rows,
-                file: piece.file,
-                pos: piece.pos,
-                from: from.clone(),
-                up_to: up_to.clone(),
-                last: ended,
-                keep_window: !(ended || stops),
-                read_for: piece.read_for,
-            };
+            let (chunk, up_to) = chunk_of(piece, &plan, window, &from);
             let its_from = from.clone();
             if up_to.is_some() {
                 from = up_to;
@@ -170,6 +139,61 @@ pub(super) async fn scan_chunks(
             }
         }
     }
+}
+
+/// Starts the watch for a DDL held back by the scan `scan` (source thread
+/// `reader_id`), with the lead connection (idle while the scan runs), which
+/// comes back when the watch is stopped.
+fn start_watchdog(
+    ctx: &SnapshotContext,
+    conns: &mut Conns,
+    reader_id: u32,
+    scan: &ScanTask,
+    let_through: &Arc<std::sync::atomic::AtomicBool>,
+    qualified: &str,
+) -> WatchdogTask {
+    let (stop_watch, watch_stopped) = oneshot::channel();
+    WatchdogTask(
+        tokio::spawn(watch_locks(
+            conns.lead.take(),
+            reader_id,
+            scan.0.abort_handle(),
+            let_through.clone(),
+            watch_stopped,
+            // A scan stops by itself after `scanSeconds` unless it
+            // waits on slow consumers: then it is ended here.
+            Instant::now() + ctx.settings.scan_max_age + SCAN_OVERTIME,
+            (ctx.name.clone(), qualified.to_string()),
+        )),
+        Some(stop_watch),
+    )
+}
+
+/// The chunk a scan's `piece` holds, read after the key `from`, and the key
+/// of its last row (where the next chunk starts).
+fn chunk_of(
+    piece: ScanPiece,
+    plan: &Arc<TablePlan>,
+    window: u64,
+    from: &Option<Vec<Vec<u8>>>,
+) -> (ReadChunk, Option<Vec<Vec<u8>>>) {
+    let up_to = piece
+        .rows
+        .last()
+        .map(|row| key_values(&row, plan.key.iter().copied()));
+    let chunk = ReadChunk {
+        plan: plan.clone(),
+        window,
+        rows: piece.rows,
+        file: piece.file,
+        pos: piece.pos,
+        from: from.clone(),
+        up_to: up_to.clone(),
+        last: piece.ended,
+        keep_window: !(piece.ended || piece.stops),
+        read_for: piece.read_for,
+    };
+    (chunk, up_to)
 }
 
 /// How long past `scanSeconds` a scan waiting on slow consumers keeps its
