@@ -298,10 +298,23 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
         input.rows,
         db.port()
     );
-    // The end-to-end setups: Canal's defaults (cursors in files) with a
-    // 1000 batch, the batch of Canal's own example client (5 × 1024), and
-    // cursors in memory (memory-instance.xml: no fsync per ack).
-    let setups: [(&str, &str, live::Setup); 5] = [
+    let setups = live_setups();
+    let zk = which.e2e.then(live::zookeeper);
+    let runs = run_live_passes(rt, iters, which, &input, &db, &setups, zk.as_ref());
+    let mut md = live_method(&input, &version, iters);
+    live_table(&mut md, &input, &setups, &runs);
+    live_findings(&mut md, &input, &runs);
+    md
+}
+
+/// One end-to-end setup of the live part: its name, what it times, and how.
+type LiveSetup = (&'static str, &'static str, live::Setup);
+
+/// The end-to-end setups: Canal's defaults (cursors in files) with a 1000
+/// batch, the batch of Canal's own example client (5 × 1024), cursors in
+/// memory (memory-instance.xml: no fsync per ack), and in ZooKeeper.
+fn live_setups() -> [LiveSetup; 5] {
+    [
         (
             "end to end: MariaDB → `sluice server` → TCP → client",
             "replication from MariaDB, schema tracking, entries, filters, store, Canal TCP, client `get(1000)` + ack; cursors in files, `meta.log` fdatasynced on every ack (Canal's default file-instance.xml)",
@@ -342,30 +355,54 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
                 cursors: live::Cursors::ZooKeeper { on_ack: false },
             },
         ),
-    ];
-    let zk = which.e2e.then(live::zookeeper);
-    let mut decode = Vec::new();
-    let mut entries = Vec::new();
-    let mut entry_bytes = 0u64;
-    let mut e2e: Vec<Vec<live::Pass>> = vec![Vec::new(); setups.len()];
+    ]
+}
+
+/// The timed passes of the live part, per path.
+struct LiveRuns {
+    decode: Vec<live::Pass>,
+    entries: Vec<live::Pass>,
+    /// Bytes of the entries built from the whole input.
+    entry_bytes: u64,
+    /// Per setup of [`live_setups`].
+    e2e: Vec<Vec<live::Pass>>,
+}
+
+/// Runs `iters` timed passes of each chosen path, interleaved, after one
+/// untimed end-to-end pass.
+fn run_live_passes(
+    rt: &tokio::runtime::Runtime,
+    iters: usize,
+    which: &LiveRows,
+    input: &live::Input,
+    db: &sluice_testkit::MariaDb,
+    setups: &[LiveSetup],
+    zk: Option<&sluice_testkit::ZooKeeperEnsemble>,
+) -> LiveRuns {
+    let mut runs = LiveRuns {
+        decode: Vec::new(),
+        entries: Vec::new(),
+        entry_bytes: 0,
+        e2e: vec![Vec::new(); setups.len()],
+    };
     // Untimed warm-up: page cache, MariaDB's buffers, the code paths.
     if which.e2e {
-        live::end_to_end(rt, &input, &db, setups[0].2, zk.as_ref());
+        live::end_to_end(rt, input, db, setups[0].2, zk);
     }
     for i in 0..iters {
         if which.decode {
-            decode.push(live::decode_only(&input).0);
+            runs.decode.push(live::decode_only(input).0);
         }
         if which.entries {
-            let (pass, bytes) = live::entries_only(&input);
-            entries.push(pass);
-            entry_bytes = bytes;
+            let (pass, bytes) = live::entries_only(input);
+            runs.entries.push(pass);
+            runs.entry_bytes = bytes;
         }
         if !which.e2e {
             continue;
         }
         for (k, (name, _, setup)) in setups.iter().enumerate() {
-            let p = live::end_to_end(rt, &input, &db, *setup, zk.as_ref());
+            let p = live::end_to_end(rt, input, db, *setup, zk);
             eprintln!(
                 "live pass {}, {name}: {:.3} s, {:.0} rows/s (CPU: Sluice {:.2} s, MariaDB {:.2} s)",
                 i + 1,
@@ -374,20 +411,29 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
                 p.cpu,
                 p.db_cpu
             );
-            e2e[k].push(p);
+            runs.e2e[k].push(p);
         }
     }
-    let best = |v: &[live::Pass]| -> live::Pass {
-        v.iter()
-            .copied()
-            .min_by(|a, b| a.secs.total_cmp(&b.secs))
-            .expect("a pass")
-    };
-    let median = |v: &[live::Pass], f: fn(&live::Pass) -> f64| -> f64 {
-        let mut s: Vec<f64> = v.iter().map(f).collect();
-        s.sort_by(f64::total_cmp);
-        s[s.len() / 2]
-    };
+    runs
+}
+
+/// The fastest of `v`.
+fn best_pass(v: &[live::Pass]) -> live::Pass {
+    v.iter()
+        .copied()
+        .min_by(|a, b| a.secs.total_cmp(&b.secs))
+        .expect("a pass")
+}
+
+/// The median of `f` over `v`.
+fn median_of(v: &[live::Pass], f: fn(&live::Pass) -> f64) -> f64 {
+    let mut s: Vec<f64> = v.iter().map(f).collect();
+    s.sort_by(f64::total_cmp);
+    s[s.len() / 2]
+}
+
+/// The live part's heading, its input and its method.
+fn live_method(input: &live::Input, version: &str, iters: usize) -> String {
     let names: Vec<&str> = input.files.iter().map(|(n, _)| n.as_str()).collect();
     let mb = input.bytes() as f64 / 1e6;
     let rows = input.rows as f64;
@@ -402,46 +448,60 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
     md.push_str(&format!(
         "Method: {iters} timed passes of each path, interleaved, after one untimed end-to-end pass. An end-to-end pass is what `sluice server --conf DIR` runs, in process: a fresh configuration folder (destination `bench`, start at `binlog.000001:4`, Canal's default store of 16384 entries / 16 MB with MEMSIZE batches, no cursor, no schema history), `InstanceManager` with schema tracking, `TcpServer` bound from the same configuration; the Rust client (`sluice-client`) connects, subscribes and drains it with `get(batch, 100 ms)` (= getWithoutAck + ack), every Entry decoded and rows counted from each ROWDATA entry's `rowsCount`. The clock runs from the destination's start until the client has the last row. Server, schema tracker and client share one tokio runtime with 2 worker threads, and MariaDB runs beside them on the same 2 cores. CPU is the median user + system time over a pass (10 ms resolution) of this process (Sluice and the client) and of MariaDB. Decode-only passes read the same files from memory on one thread. \"best\" is the fastest pass and is what rows/s and MB/s (binlog bytes, 10^6) use.\n\n"
     ));
+    md
+}
+
+/// The table of the live part: one row per path that ran.
+fn live_table(md: &mut String, input: &live::Input, setups: &[LiveSetup], runs: &LiveRuns) {
+    let mb = input.bytes() as f64 / 1e6;
+    let rows = input.rows as f64;
     md.push_str("| path | what is timed | best | median | rows/s | binlog MB/s | CPU: Sluice + client | CPU: MariaDB |\n");
     md.push_str("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     let mut table: Vec<(&str, &str, &[live::Pass])> = vec![
         (
             "decode only",
             "`walk_file` over the files in memory: framing, CRC32, every event, row and value decoded (no text)",
-            &decode,
+            &runs.decode,
         ),
         (
             "decode + Canal entries",
             "as above, plus every entry built with Canal's value rendering and serialised (`ChangeBuilder` and `CanalEncoder`, columns from the binlog's metadata; no schema tracker, store or network), one thread",
-            &entries,
+            &runs.entries,
         ),
     ];
     for (k, (name, what, _)) in setups.iter().enumerate() {
-        table.push((name, what, &e2e[k]));
+        table.push((name, what, &runs.e2e[k]));
     }
     for (name, what, passes) in table {
         if passes.is_empty() {
             continue;
         }
-        let b = best(passes);
+        let b = best_pass(passes);
         let db_cpu = if passes.iter().any(|p| p.db_cpu > 0.0) {
-            format!("{:.2} s", median(passes, |p| p.db_cpu))
+            format!("{:.2} s", median_of(passes, |p| p.db_cpu))
         } else {
             "—".into()
         };
         md.push_str(&format!(
             "| {name} | {what} | {:.3} s | {:.3} s | {} | {:.0} | {:.2} s | {db_cpu} |\n",
             b.secs,
-            median(passes, |p| p.secs),
+            median_of(passes, |p| p.secs),
             thousands(rows / b.secs),
             mb / b.secs,
-            median(passes, |p| p.cpu),
+            median_of(passes, |p| p.cpu),
         ));
     }
+}
+
+/// The live part's verdict on the target and where the time goes, when
+/// the passes they need ran.
+fn live_findings(md: &mut String, input: &live::Input, runs: &LiveRuns) {
+    let rows = input.rows as f64;
+    let e2e = &runs.e2e;
     if e2e[0].is_empty() {
-        return md;
+        return;
     }
-    let rate = |k: usize| rows / best(&e2e[k]).secs;
+    let rate = |k: usize| rows / best_pass(&e2e[k]).secs;
     let verdict = |r: f64| if r >= 300_000.0 { "met" } else { "**not met**" };
     md.push_str(&format!(
         "\nTarget from the issue: at least 300,000 rows/s delivered over TCP with acks from a live MariaDB on this 2-core machine (Canal publishes 200,000 rows/s at the client on 24 cores): {} rows/s with Canal's defaults and a 1000 batch ({}); {} rows/s with the 5120 batch of Canal's example client ({}); {} rows/s with cursors in memory ({}).\n\n",
@@ -457,21 +517,21 @@ fn live_section(rt: &tokio::runtime::Runtime, iters: usize, which: &LiveRows) ->
         thousands(rate(3)),
         thousands(rate(4)),
     ));
+    let (decode, entries) = (&runs.decode, &runs.entries);
     if decode.is_empty() || entries.is_empty() {
-        return md;
+        return;
     }
-    let cpu = median(&e2e[0], |p| p.cpu);
+    let cpu = median_of(&e2e[0], |p| p.cpu);
     md.push_str(&format!(
         "Where the time goes: building the entries of every row (decode, Canal's text for every value, protobuf) takes {:.2} s of one core, {:.1}× decoding alone; it runs on both cores (each rows event's entry is built on its own task, and the entries go to the store in binlog order). The end-to-end pass spends {:.2} s of CPU in {:.2} s ({:.1} of 2 cores): the entries, plus serving them (each ~{} bytes per row: Canal's format repeats column names and types in every row) and the client decoding them; MariaDB only streams its file ({:.2} s). With cursors in files every ack that moves a cursor is appended to `meta.log` and fdatasynced before the session goes on (about one per batch here): the difference between the first and last end-to-end rows is that cost.\n\n",
-        best(&entries).secs,
-        best(&entries).secs / best(&decode).secs,
+        best_pass(entries).secs,
+        best_pass(entries).secs / best_pass(decode).secs,
         cpu,
-        median(&e2e[0], |p| p.secs),
-        cpu / median(&e2e[0], |p| p.secs),
-        entry_bytes / input.rows.max(1),
-        median(&e2e[0], |p| p.db_cpu),
+        median_of(&e2e[0], |p| p.secs),
+        cpu / median_of(&e2e[0], |p| p.secs),
+        runs.entry_bytes / input.rows.max(1),
+        median_of(&e2e[0], |p| p.db_cpu),
     ));
-    md
 }
 
 /// The store-onwards part: synthetic entries fed to an in-memory store.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use metrics::{counter, histogram, Counter, Histogram};
 
-use crate::session::{Outcome, Reply};
+use crate::reply::{Outcome, Reply};
 
 /// Bucket bounds of `canal_instance_client_request_latency`, in
 /// milliseconds (Canal's).

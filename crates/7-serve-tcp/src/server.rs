@@ -504,6 +504,8 @@ impl Connection {
         Ok(outcome)
     }
 
+    /// Serves one connection: the handshake, then one request after the
+    /// other until the connection closes; returns why it closed.
     async fn serve(&mut self, rd: OwnedReadHalf, mut wr: OwnedWriteHalf, channel: String) -> Close {
         let mut seed = [0u8; SEED_LEN];
         if getrandom::fill(&mut seed).is_err() {
@@ -520,109 +522,41 @@ impl Connection {
         let mut splits = Vec::new();
         let connected = Instant::now();
         let auth_deadline = connected + self.options.auth_timeout;
-        if let Err(e) = frame::encode_into(&session.handshake_packet(), &mut out) {
-            return Close::Frame(e);
-        }
-        if let Err(c) = self.write(&mut wr, &out, auth_deadline).await {
+        if let Err(c) = self
+            .send_handshake(&session, &mut wr, &mut out, auth_deadline)
+            .await
+        {
             return c;
         }
         let mut last_read = connected;
         let mut last_write = Instant::now();
         loop {
-            let (deadline, expired) = match session.phase() {
-                Phase::Auth => (auth_deadline, Close::AuthTimeout),
-                Phase::Ready => {
-                    let (rt, wt) = session.idle_timeouts();
-                    ((last_read + rt).min(last_write + wt), Close::Idle)
-                }
-            };
-            let body = tokio::select! {
-                _ = stopped(&mut self.stop) => return Close::Shutdown,
-                r = tokio::time::timeout_at(deadline, reader.next_frame()) => match r {
-                    Err(_) => return expired,
-                    Ok(Ok(Some(body))) => body,
-                    Ok(Ok(None)) => return Close::Eof,
-                    Ok(Err(c)) => return c,
-                },
+            let body = match self
+                .next_request(&session, &mut reader, auth_deadline, last_read, last_write)
+                .await
+            {
+                Ok(body) => body,
+                Err(c) => return c,
             };
             last_read = Instant::now();
-            let mut close_reason = Close::AuthFailed;
-            let outcome = if session.phase() == Phase::Auth {
-                match self.login(&mut session, &body, &mut reader) {
-                    Ok(o) => o,
-                    Err(refusal) => {
-                        close_reason = Close::LoginRefused;
-                        Outcome::ReplyAndClose(refusal)
-                    }
-                }
-            } else {
-                tokio::select! {
-                    biased;
-                    o = session.handle(&body) => o,
-                    _ = stopped(&mut self.stop) => return Close::Shutdown,
-                    // The client went away while a GET waits: drop the GET.
-                    c = reader.watch_close() => return c,
-                }
+            let (outcome, close_reason) = match self.answer(&mut session, &body, &mut reader).await
+            {
+                Ok(answered) => answered,
+                Err(c) => return c,
             };
             let (reply, close_after) = match outcome {
                 Outcome::Silent => continue,
                 Outcome::Reply(r) => (r, false),
                 Outcome::ReplyAndClose(r) => (r, true),
             };
-            out.clear();
-            // A batch is written with its entries' bytes where the store
-            // keeps them (see `encode_messages_head`); other replies whole.
-            let encoded = match &reply {
-                Reply::Batch(batch) => crate::session::encode_messages_head(
-                    batch.id,
-                    &batch.entries,
-                    &mut out,
-                    &mut splits,
-                ),
-                _ => {
-                    splits.clear();
-                    reply.encode_frame(&mut out)
-                }
-            };
-            if let Err(e) = encoded {
-                splits.clear();
-                // Only a batch beyond 2 GiB gets here; tell the client.
-                tracing::warn!(error = %e, "reply does not fit in a frame");
-                out.clear();
-                let r = Reply::error(
-                    crate::session::CODE_ERROR,
-                    format!("batch does not fit in one frame: {e}"),
-                );
-                if let Err(e) = r.encode_frame(&mut out) {
-                    return Close::Frame(e);
-                }
+            if let Err(c) = encode_reply(&reply, &mut out, &mut splits) {
+                return c;
             }
-            // Before login, a peer that does not read its replies is still
-            // bound by the login deadline.
-            let write_deadline = if self.logged_in {
-                Instant::now() + session.idle_timeouts().1
-            } else {
-                auth_deadline
-            };
-            let written = match &reply {
-                Reply::Batch(batch) if splits.len() == batch.entries.len() => {
-                    let mut pieces = Vec::with_capacity(2 * splits.len() + 1);
-                    let mut at = 0;
-                    for (e, &split) in batch.entries.iter().zip(&splits) {
-                        pieces.push(io::IoSlice::new(&out[at..split]));
-                        pieces.push(io::IoSlice::new(e));
-                        at = split;
-                    }
-                    pieces.push(io::IoSlice::new(&out[at..]));
-                    self.write_vectored(&mut wr, &mut pieces, write_deadline)
-                        .await
-                }
-                _ => self.write(&mut wr, &out, write_deadline).await,
-            };
-            match written {
-                Err(Close::Idle) if !self.logged_in => return Close::AuthTimeout,
-                Err(c) => return c,
-                Ok(()) => {}
+            if let Err(c) = self
+                .send_reply(&session, &mut wr, &reply, &out, &splits, auth_deadline)
+                .await
+            {
+                return c;
             }
             last_write = Instant::now();
             if out.capacity() > 16 * 1024 * 1024 {
@@ -631,6 +565,112 @@ impl Connection {
             if close_after {
                 return close_reason;
             }
+        }
+    }
+
+    /// Writes the HANDSHAKE packet, the server's first words, within the
+    /// login deadline.
+    async fn send_handshake(
+        &mut self,
+        session: &Session,
+        wr: &mut OwnedWriteHalf,
+        out: &mut Vec<u8>,
+        auth_deadline: Instant,
+    ) -> Result<(), Close> {
+        if let Err(e) = frame::encode_into(&session.handshake_packet(), out) {
+            return Err(Close::Frame(e));
+        }
+        self.write(wr, out, auth_deadline).await
+    }
+
+    /// Reads the next request frame, within the login deadline before login
+    /// and the read and write idle timeouts after; `Err` says why the
+    /// connection closes instead.
+    async fn next_request(
+        &mut self,
+        session: &Session,
+        reader: &mut FrameReader,
+        auth_deadline: Instant,
+        last_read: Instant,
+        last_write: Instant,
+    ) -> Result<Vec<u8>, Close> {
+        let (deadline, expired) = match session.phase() {
+            Phase::Auth => (auth_deadline, Close::AuthTimeout),
+            Phase::Ready => {
+                let (rt, wt) = session.idle_timeouts();
+                ((last_read + rt).min(last_write + wt), Close::Idle)
+            }
+        };
+        tokio::select! {
+            _ = stopped(&mut self.stop) => Err(Close::Shutdown),
+            r = tokio::time::timeout_at(deadline, reader.next_frame()) => match r {
+                Err(_) => Err(expired),
+                Ok(Ok(Some(body))) => Ok(body),
+                Ok(Ok(None)) => Err(Close::Eof),
+                Ok(Err(c)) => Err(c),
+            },
+        }
+    }
+
+    /// The outcome of one packet (the login before login, a request after),
+    /// with the reason to give if it closes the connection; `Err` when the
+    /// connection closes first.
+    async fn answer(
+        &mut self,
+        session: &mut Session,
+        body: &[u8],
+        reader: &mut FrameReader,
+    ) -> Result<(Outcome, Close), Close> {
+        if session.phase() == Phase::Auth {
+            return Ok(match self.login(session, body, reader) {
+                Ok(o) => (o, Close::AuthFailed),
+                Err(refusal) => (Outcome::ReplyAndClose(refusal), Close::LoginRefused),
+            });
+        }
+        tokio::select! {
+            biased;
+            o = session.handle(body) => Ok((o, Close::AuthFailed)),
+            _ = stopped(&mut self.stop) => Err(Close::Shutdown),
+            // The client went away while a GET waits: drop the GET.
+            c = reader.watch_close() => Err(c),
+        }
+    }
+
+    /// Writes an encoded reply ([`encode_reply`]): a batch with vectored
+    /// writes, its entries' bytes where the store keeps them. Before login a
+    /// peer that does not read its replies is bound by the login deadline,
+    /// after by its write idle timeout.
+    async fn send_reply(
+        &mut self,
+        session: &Session,
+        wr: &mut OwnedWriteHalf,
+        reply: &Reply,
+        out: &[u8],
+        splits: &[usize],
+        auth_deadline: Instant,
+    ) -> Result<(), Close> {
+        let write_deadline = if self.logged_in {
+            Instant::now() + session.idle_timeouts().1
+        } else {
+            auth_deadline
+        };
+        let written = match reply {
+            Reply::Batch(batch) if splits.len() == batch.entries.len() => {
+                let mut pieces = Vec::with_capacity(2 * splits.len() + 1);
+                let mut at = 0;
+                for (e, &split) in batch.entries.iter().zip(splits) {
+                    pieces.push(io::IoSlice::new(&out[at..split]));
+                    pieces.push(io::IoSlice::new(e));
+                    at = split;
+                }
+                pieces.push(io::IoSlice::new(&out[at..]));
+                self.write_vectored(wr, &mut pieces, write_deadline).await
+            }
+            _ => self.write(wr, out, write_deadline).await,
+        };
+        match written {
+            Err(Close::Idle) if !self.logged_in => Err(Close::AuthTimeout),
+            written => written,
         }
     }
 
@@ -649,6 +689,37 @@ impl Connection {
             },
         }
     }
+}
+
+/// Encodes `reply` into `out`: a batch as its frame without the entries'
+/// bytes, `splits` saying where they go (see `encode_messages_head`), other
+/// replies whole; a batch too big for one frame becomes an error ACK.
+#[inline]
+fn encode_reply(reply: &Reply, out: &mut Vec<u8>, splits: &mut Vec<usize>) -> Result<(), Close> {
+    out.clear();
+    let encoded = match reply {
+        Reply::Batch(batch) => {
+            crate::reply::encode_messages_head(batch.id, &batch.entries, out, splits)
+        }
+        _ => {
+            splits.clear();
+            reply.encode_frame(out)
+        }
+    };
+    if let Err(e) = encoded {
+        splits.clear();
+        // Only a batch beyond 2 GiB gets here; tell the client.
+        tracing::warn!(error = %e, "reply does not fit in a frame");
+        out.clear();
+        let r = Reply::error(
+            crate::session::CODE_ERROR,
+            format!("batch does not fit in one frame: {e}"),
+        );
+        if let Err(e) = r.encode_frame(out) {
+            return Err(Close::Frame(e));
+        }
+    }
+    Ok(())
 }
 
 /// Slices a `writev` takes at most (Linux's `IOV_MAX`).

@@ -154,52 +154,10 @@ impl AdminOp {
     pub fn parse(words: &[String]) -> Result<(AdminOp, bool), String> {
         let json = words.iter().any(|w| w == "--json");
         let mut words = words.iter().filter(|w| *w != "--json").map(String::as_str);
-        let usage = |what: &str| format!("{what}\n\n{USAGE}");
         let op = words.next().ok_or_else(|| usage("no operation"))?;
-        let mut positional = Vec::new();
-        let mut flags: Vec<(&str, Option<&str>)> = Vec::new();
-        while let Some(w) = words.next() {
-            match w {
-                "--force" => flags.push((w, None)),
-                "--wait" | "--position" | "--gtid" | "--time" | "--confirm" => {
-                    let value = words
-                        .next()
-                        .ok_or_else(|| usage(&format!("{w} needs a value")))?;
-                    flags.push((w, Some(value)));
-                }
-                _ if w.starts_with("--") => return Err(usage(&format!("unknown option {w}"))),
-                _ => positional.push(w.to_string()),
-            }
-        }
-        let flag = |name: &str| flags.iter().find(|(n, _)| *n == name).map(|(_, v)| *v);
-        let value = |name: &str| flag(name).flatten();
-        let allowed: &[&str] = match op {
-            "release" => &["--force", "--wait"],
-            "reset-cursor" => &["--position", "--gtid", "--time", "--confirm"],
-            _ => &[],
-        };
-        if let Some((n, _)) = flags.iter().find(|(n, _)| !allowed.contains(n)) {
-            return Err(usage(&format!("{op} takes no {n}")));
-        }
-        let want = if op == "list" {
-            0
-        } else if op == "reset-cursor" {
-            2
-        } else {
-            1
-        };
-        if op == "snapshot" {
-            if positional.len() < 2 {
-                return Err(usage(
-                    "snapshot takes a destination and at least one SCHEMA.TABLE",
-                ));
-            }
-        } else if positional.len() != want {
-            return Err(usage(&format!(
-                "{op} takes {want} argument(s), not {}",
-                positional.len()
-            )));
-        }
+        let (positional, flags) = read_arguments(words)?;
+        check_options(op, &flags)?;
+        check_arity(op, &positional)?;
         let mut positional = positional.into_iter();
         let mut destination = || positional.next().unwrap_or_default();
         let parsed = match op {
@@ -210,76 +168,13 @@ impl AdminOp {
             "reload" => AdminOp::Reload(destination()),
             "snapshot" => {
                 let destination = destination();
-                let tables: Vec<String> = positional.collect();
-                if let Some(bad) = tables.iter().find(|t| {
-                    t.split_once('.')
-                        .is_none_or(|(s, t)| s.is_empty() || t.is_empty() || t.contains('.'))
-                }) {
-                    return Err(usage(&format!(
-                        "{bad:?} is not a table name of the form SCHEMA.TABLE"
-                    )));
-                }
-                AdminOp::Snapshot {
-                    destination,
-                    tables,
-                }
+                snapshot_op(destination, positional.collect())?
             }
-            "release" => AdminOp::Release {
-                destination: destination(),
-                force: flag("--force").is_some(),
-                wait_seconds: match value("--wait") {
-                    Some(w) => w
-                        .parse()
-                        .map_err(|_| usage(&format!("--wait {w:?} is not a number of seconds")))?,
-                    None => 30,
-                },
-            },
+            "release" => release_op(destination(), &flags)?,
             "reset-cursor" => {
                 let name = destination();
                 let client = destination();
-                let client_id = client.parse().map_err(|_| {
-                    usage(&format!(
-                        "clientId {client:?} is not a number from 1 to 32767"
-                    ))
-                })?;
-                let target = match (value("--position"), value("--time")) {
-                    (Some(p), None) => {
-                        let (file, offset) = p
-                            .rsplit_once(':')
-                            .and_then(|(f, o)| Some((f, o.parse::<u64>().ok()?)))
-                            .ok_or_else(|| {
-                                usage(&format!(
-                                    "--position {p:?} is not FILE:OFFSET (e.g. mysql-bin.000003:4)"
-                                ))
-                            })?;
-                        let mut t = serde_json::json!({ "journal_name": file, "position": offset });
-                        if let Some(g) = value("--gtid") {
-                            t["gtid"] = serde_json::json!(g);
-                        }
-                        t
-                    }
-                    (None, Some(time)) if value("--gtid").is_none() => {
-                        serde_json::json!({ "time": time })
-                    }
-                    _ => {
-                        return Err(usage(
-                            "reset-cursor takes --position FILE:OFFSET [--gtid SET] or --time TIME",
-                        ))
-                    }
-                };
-                let confirm = value("--confirm")
-                    .ok_or_else(|| {
-                        usage(&format!(
-                            "reset-cursor needs --confirm {name}: the destination's name again"
-                        ))
-                    })?
-                    .to_string();
-                AdminOp::ResetCursor {
-                    destination: name,
-                    client_id,
-                    target,
-                    confirm,
-                }
+                reset_cursor_op(name, client, &flags)?
             }
             other => return Err(usage(&format!("unknown operation {other:?}"))),
         };
@@ -389,6 +284,168 @@ pub async fn run(
         format!("{}\n", answer.body)
     } else {
         op.render(&answer.body)
+    })
+}
+
+/// An option of a command line, with its value if it takes one.
+type Flag<'a> = (&'a str, Option<&'a str>);
+
+/// The options of a command line, in order.
+type Flags<'a> = [Flag<'a>];
+
+/// `what` went wrong, followed by [`USAGE`].
+fn usage(what: &str) -> String {
+    format!("{what}\n\n{USAGE}")
+}
+
+/// `Some` when option `name` was given, with its value if it takes one.
+fn flag<'a>(flags: &Flags<'a>, name: &str) -> Option<Option<&'a str>> {
+    flags.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// The value of option `name`, if given.
+fn value<'a>(flags: &Flags<'a>, name: &str) -> Option<&'a str> {
+    flag(flags, name).flatten()
+}
+
+/// Sorts the words after the operation into positional arguments and options.
+fn read_arguments<'a>(
+    mut words: impl Iterator<Item = &'a str>,
+) -> Result<(Vec<String>, Vec<Flag<'a>>), String> {
+    let mut positional = Vec::new();
+    let mut flags: Vec<Flag<'a>> = Vec::new();
+    while let Some(w) = words.next() {
+        match w {
+            "--force" => flags.push((w, None)),
+            "--wait" | "--position" | "--gtid" | "--time" | "--confirm" => {
+                let value = words
+                    .next()
+                    .ok_or_else(|| usage(&format!("{w} needs a value")))?;
+                flags.push((w, Some(value)));
+            }
+            _ if w.starts_with("--") => return Err(usage(&format!("unknown option {w}"))),
+            _ => positional.push(w.to_string()),
+        }
+    }
+    Ok((positional, flags))
+}
+
+/// Refuses an option the operation does not take.
+fn check_options(op: &str, flags: &Flags<'_>) -> Result<(), String> {
+    let allowed: &[&str] = match op {
+        "release" => &["--force", "--wait"],
+        "reset-cursor" => &["--position", "--gtid", "--time", "--confirm"],
+        _ => &[],
+    };
+    if let Some((n, _)) = flags.iter().find(|(n, _)| !allowed.contains(n)) {
+        return Err(usage(&format!("{op} takes no {n}")));
+    }
+    Ok(())
+}
+
+/// Refuses too many or too few positional arguments for the operation.
+fn check_arity(op: &str, positional: &[String]) -> Result<(), String> {
+    let want = if op == "list" {
+        0
+    } else if op == "reset-cursor" {
+        2
+    } else {
+        1
+    };
+    if op == "snapshot" {
+        if positional.len() < 2 {
+            return Err(usage(
+                "snapshot takes a destination and at least one SCHEMA.TABLE",
+            ));
+        }
+    } else if positional.len() != want {
+        return Err(usage(&format!(
+            "{op} takes {want} argument(s), not {}",
+            positional.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `snapshot DESTINATION SCHEMA.TABLE…`, each table name checked.
+fn snapshot_op(destination: String, tables: Vec<String>) -> Result<AdminOp, String> {
+    if let Some(bad) = tables.iter().find(|t| {
+        t.split_once('.')
+            .is_none_or(|(s, t)| s.is_empty() || t.is_empty() || t.contains('.'))
+    }) {
+        return Err(usage(&format!(
+            "{bad:?} is not a table name of the form SCHEMA.TABLE"
+        )));
+    }
+    Ok(AdminOp::Snapshot {
+        destination,
+        tables,
+    })
+}
+
+/// `release DESTINATION [--force] [--wait SECONDS]` (30 s by default).
+fn release_op(destination: String, flags: &Flags<'_>) -> Result<AdminOp, String> {
+    Ok(AdminOp::Release {
+        destination,
+        force: flag(flags, "--force").is_some(),
+        wait_seconds: match value(flags, "--wait") {
+            Some(w) => w
+                .parse()
+                .map_err(|_| usage(&format!("--wait {w:?} is not a number of seconds")))?,
+            None => 30,
+        },
+    })
+}
+
+/// `reset-cursor DESTINATION CLIENT_ID`, its target and its `--confirm`.
+fn reset_cursor_op(name: String, client: String, flags: &Flags<'_>) -> Result<AdminOp, String> {
+    let client_id = client.parse().map_err(|_| {
+        usage(&format!(
+            "clientId {client:?} is not a number from 1 to 32767"
+        ))
+    })?;
+    let target = reset_target(flags)?;
+    let confirm = value(flags, "--confirm")
+        .ok_or_else(|| {
+            usage(&format!(
+                "reset-cursor needs --confirm {name}: the destination's name again"
+            ))
+        })?
+        .to_string();
+    Ok(AdminOp::ResetCursor {
+        destination: name,
+        client_id,
+        target,
+        confirm,
+    })
+}
+
+/// Where `reset-cursor` goes: `--position FILE:OFFSET [--gtid SET]` or `--time TIME`.
+fn reset_target(flags: &Flags<'_>) -> Result<serde_json::Value, String> {
+    Ok(match (value(flags, "--position"), value(flags, "--time")) {
+        (Some(p), None) => {
+            let (file, offset) = p
+                .rsplit_once(':')
+                .and_then(|(f, o)| Some((f, o.parse::<u64>().ok()?)))
+                .ok_or_else(|| {
+                    usage(&format!(
+                        "--position {p:?} is not FILE:OFFSET (e.g. mysql-bin.000003:4)"
+                    ))
+                })?;
+            let mut t = serde_json::json!({ "journal_name": file, "position": offset });
+            if let Some(g) = value(flags, "--gtid") {
+                t["gtid"] = serde_json::json!(g);
+            }
+            t
+        }
+        (None, Some(time)) if value(flags, "--gtid").is_none() => {
+            serde_json::json!({ "time": time })
+        }
+        _ => {
+            return Err(usage(
+                "reset-cursor takes --position FILE:OFFSET [--gtid SET] or --time TIME",
+            ))
+        }
     })
 }
 

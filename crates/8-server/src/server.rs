@@ -12,10 +12,12 @@ use sluice_instance::manager::{InstanceManager, InstanceState};
 use sluice_meta::{CursorStore, DirLock, FileCursorStore, MemoryCursorStore};
 use sluice_serve_tcp::{ShutdownHandle, TcpServer};
 use sluice_store::{Destination, Destinations};
+use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::ha::HaServer;
+use crate::mq::PublisherFactory;
 use crate::ServerError;
 
 /// A running server: it holds the data folder's lock, serves Canal clients
@@ -41,7 +43,7 @@ pub struct Server {
 struct Running {
     stop: watch::Sender<bool>,
     /// The Canal TCP server; `None` in MQ mode.
-    tcp: Option<(ShutdownHandle, JoinHandle<std::io::Result<()>>)>,
+    tcp: TcpTask,
     /// The MQ workers' supervisor; `None` in TCP mode.
     mq: Option<JoinHandle<()>>,
     /// The `/metrics` listener, if served.
@@ -55,6 +57,9 @@ struct Running {
     /// Released last, once nothing of this server writes the data folder.
     data_lock: DirLock,
 }
+
+/// The Canal TCP server's shutdown handle and task; `None` in MQ mode.
+type TcpTask = Option<(ShutdownHandle, JoinHandle<std::io::Result<()>>)>;
 
 /// Who decides which destinations run here.
 enum Supervision {
@@ -75,160 +80,28 @@ impl Server {
     /// second server started by mistake fails before it reads any source or
     /// file.
     pub async fn start(config: ServerConfig) -> Result<Server, ServerError> {
-        for w in &config.warnings {
-            tracing::warn!("{w}");
-        }
-        // Every destination's stream inflates compressed events under this ceiling.
-        sluice_binlog::compression::set_max_uncompressed(config.binlog_max_event_size);
-        crate::metrics::install(config.metrics_port);
+        apply_process_settings(&config);
         // Checked before anything starts: a broker the server cannot use,
         // or a client configuration it refuses, fails here.
         let publishers = crate::mq::publisher_factory(&config)?;
-        let data_lock = DirLock::acquire(&config.file_data_dir, "the data folder")?;
+        let data_lock = lock_data_folder(&config)?;
         let served = Arc::new(LateDestinations::default());
-        let tcp = match (&publishers, config.server_mode) {
-            (None, ServerMode::Tcp) => Some(
-                TcpServer::bind_config(&config, served.clone())
-                    .await
-                    .map_err(ServerError::Tcp)?,
-            ),
-            _ => None,
-        };
-        let admin_listener = match &config.admin_http {
-            Some(admin) => Some(crate::admin::bind(admin, &config.path).await?),
-            None => None,
-        };
-        let admin_tcp_listener = match &config.admin_tcp {
-            Some(admin) => Some(crate::canal_admin::bind(&config, admin.port).await?),
-            None => None,
-        };
-        // With ZooKeeper, cursors always live there (see crate::ha): servers
-        // that take over from each other must read the same cursors.
-        let ha = if config.zk_servers.trim().is_empty() {
-            None
-        } else {
-            if config.meta_mode != MetaMode::ZooKeeper {
-                tracing::info!(
-                    "canal.zkServers is set: cursors are kept in ZooKeeper whatever canal.instance.global.spring.xml says"
-                );
-            }
-            Some(HaServer::start(&config).await?)
-        };
-        let cursors: Arc<dyn CursorStore> = match (&ha, config.meta_mode) {
-            (Some(ha), _) => ha.cursor_store(),
-            (None, MetaMode::File) => Arc::new(FileCursorStore::new(&config.file_data_dir)),
-            (None, MetaMode::Memory) => Arc::new(MemoryCursorStore::default()),
-            (None, MetaMode::ZooKeeper) => return Err(ServerError::ZooKeeperMetaWithoutServers),
-        };
-        // With ZooKeeper the schema history lives there as well, for the
-        // server that takes a destination over.
-        let manager = match &ha {
-            Some(ha) => InstanceManager::with_fence(
-                config,
-                cursors,
-                InstanceManager::schema_tracking_in(ha.schema_history()),
-                ha.fence(),
-            ),
-            None => InstanceManager::new(config, cursors, InstanceManager::schema_tracking()),
-        };
-        if ha.is_none() {
-            for (destination, error) in manager.start_all() {
-                tracing::error!(%destination, %error, "destination not started");
-            }
-        }
+        let tcp = bind_canal_port(&config, &publishers, &served).await?;
+        let admin_listener = bind_admin_http(&config).await?;
+        let admin_tcp_listener = bind_canal_admin(&config).await?;
+        let ha = start_ha(&config).await?;
+        let manager = start_destinations(config, ha.as_ref())?;
         served.set(manager.clone());
-        let metrics = {
-            let c = manager.server_config();
-            crate::metrics::serve(
-                &c.ip,
-                c.metrics_port,
-                c.metrics_source_refresh,
-                manager.clone(),
-            )
-            .await
-        };
-        let (metrics_addr, metrics) = metrics;
-        // What both admin servers need of the ZooKeeper cluster, if any.
-        let cluster_view = || -> Result<Option<crate::admin::ClusterView>, ServerError> {
-            let Some(ha) = &ha else {
-                return Ok(None);
-            };
-            let c = manager.server_config();
-            Ok(Some(crate::admin::ClusterView {
-                zk_servers: c.zk_servers.clone(),
-                auth: crate::zk_auth(Some(c))?,
-                holds: ha.fence(),
-            }))
-        };
-        let (admin_addr, admin) = match admin_listener {
-            Some(listener) => {
-                let cluster = cluster_view()?;
-                let connections = tcp.as_ref().map(|t| t.connections());
-                match &manager.server_config().admin_http {
-                    Some(config) => {
-                        let (addr, task) = crate::admin::serve(
-                            listener,
-                            config,
-                            manager.clone(),
-                            cluster,
-                            connections,
-                        );
-                        (addr, Some(task))
-                    }
-                    None => (None, None),
-                }
-            }
-            None => (None, None),
-        };
-        let (admin_tcp_addr, admin_tcp) = match admin_tcp_listener {
-            Some(listener) => {
-                let cluster = cluster_view()?;
-                let admin = crate::canal_admin::CanalAdmin::new(manager.clone(), cluster)?;
-                let (addr, task) = crate::canal_admin::serve(listener, Arc::new(admin));
-                (addr, Some(task))
-            }
-            None => (None, None),
-        };
+        let (metrics_addr, metrics) = serve_metrics(&manager).await;
+        let (admin_addr, admin) =
+            serve_admin_http(admin_listener, &manager, ha.as_ref(), tcp.as_ref())?;
+        let (admin_tcp_addr, admin_tcp) =
+            serve_canal_admin(admin_tcp_listener, &manager, ha.as_ref())?;
         let (stop, stop_rx) = watch::channel(false);
-        let (local_addr, tcp) = match tcp {
-            Some(tcp) => {
-                let local_addr = tcp.local_addr().map_err(ServerError::LocalAddr)?;
-                let destinations = manager
-                    .states()
-                    .iter()
-                    .map(|(name, state)| format!("{name} ({state})"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                tracing::info!(addr = %local_addr, %destinations, "serving Canal clients");
-                let shutdown = tcp.shutdown_handle();
-                (
-                    Some(local_addr),
-                    Some((shutdown, tokio::spawn(tcp.serve()))),
-                )
-            }
-            None => (None, None),
-        };
-        let mq = publishers.map(|factory| {
-            tracing::info!(mode = ?manager.server_config().server_mode, destinations = ?manager.states(), "MQ mode: publishing every destination that runs here, no Canal TCP port");
-            tokio::spawn(crate::mq::supervise(
-                manager.clone(),
-                factory,
-                crate::mq::worker_config(manager.server_config()),
-                stop_rx.clone(),
-            ))
-        });
+        let (local_addr, tcp) = serve_canal_clients(tcp, &manager)?;
+        let mq = start_mq_workers(publishers, &manager, &stop_rx);
         let registered_address = ha.as_ref().map(|ha| ha.address().to_string());
-        // With ZooKeeper the elections decide which destinations run here.
-        let supervision = match ha {
-            None => Supervision::Scan(tokio::spawn(manager.clone().scan_loop(stop_rx))),
-            Some(ha) => {
-                tracing::info!(
-                    address = ha.address(),
-                    "competing for the destinations in ZooKeeper"
-                );
-                Supervision::Elections(tokio::spawn(ha.run(manager.clone(), stop_rx)))
-            }
-        };
+        let supervision = start_supervision(ha, &manager, stop_rx);
         Ok(Server {
             local_addr,
             metrics_addr,
@@ -407,6 +280,224 @@ impl Running {
         };
         drop(data_lock);
         served
+    }
+}
+
+/// Logs the configuration's warnings; sets the process-wide inflation ceiling and metrics recorder.
+fn apply_process_settings(config: &ServerConfig) {
+    for w in &config.warnings {
+        tracing::warn!("{w}");
+    }
+    // Every destination's stream inflates compressed events under this ceiling.
+    sluice_binlog::compression::set_max_uncompressed(config.binlog_max_event_size);
+    crate::metrics::install(config.metrics_port);
+}
+
+/// Locks the data folder, so that a second server on it stops here.
+fn lock_data_folder(config: &ServerConfig) -> Result<DirLock, ServerError> {
+    Ok(DirLock::acquire(&config.file_data_dir, "the data folder")?)
+}
+
+/// Binds the Canal TCP port (not in MQ mode), serving destinations once they exist.
+async fn bind_canal_port(
+    config: &ServerConfig,
+    publishers: &Option<PublisherFactory>,
+    served: &Arc<LateDestinations>,
+) -> Result<Option<TcpServer>, ServerError> {
+    Ok(match (publishers, config.server_mode) {
+        (None, ServerMode::Tcp) => Some(
+            TcpServer::bind_config(config, served.clone())
+                .await
+                .map_err(ServerError::Tcp)?,
+        ),
+        _ => None,
+    })
+}
+
+/// Binds the admin API's port, if `sluice.admin.http.port` is set.
+async fn bind_admin_http(config: &ServerConfig) -> Result<Option<TcpListener>, ServerError> {
+    Ok(match &config.admin_http {
+        Some(admin) => Some(crate::admin::bind(admin, &config.path).await?),
+        None => None,
+    })
+}
+
+/// Binds canal-admin's port, if `canal.admin.port` is set.
+async fn bind_canal_admin(config: &ServerConfig) -> Result<Option<TcpListener>, ServerError> {
+    Ok(match &config.admin_tcp {
+        Some(admin) => Some(crate::canal_admin::bind(config, admin.port).await?),
+        None => None,
+    })
+}
+
+/// Connects to ZooKeeper when `canal.zkServers` is set.
+async fn start_ha(config: &ServerConfig) -> Result<Option<HaServer>, ServerError> {
+    // With ZooKeeper, cursors always live there (see crate::ha): servers
+    // that take over from each other must read the same cursors.
+    Ok(if config.zk_servers.trim().is_empty() {
+        None
+    } else {
+        if config.meta_mode != MetaMode::ZooKeeper {
+            tracing::info!(
+                "canal.zkServers is set: cursors are kept in ZooKeeper whatever canal.instance.global.spring.xml says"
+            );
+        }
+        Some(HaServer::start(config).await?)
+    })
+}
+
+/// Opens the cursor and schema stores and the destinations, started unless elections decide.
+fn start_destinations(
+    config: ServerConfig,
+    ha: Option<&HaServer>,
+) -> Result<Arc<InstanceManager>, ServerError> {
+    let cursors: Arc<dyn CursorStore> = match (ha, config.meta_mode) {
+        (Some(ha), _) => ha.cursor_store(),
+        (None, MetaMode::File) => Arc::new(FileCursorStore::new(&config.file_data_dir)),
+        (None, MetaMode::Memory) => Arc::new(MemoryCursorStore::default()),
+        (None, MetaMode::ZooKeeper) => return Err(ServerError::ZooKeeperMetaWithoutServers),
+    };
+    // With ZooKeeper the schema history lives there as well, for the
+    // server that takes a destination over.
+    let manager = match ha {
+        Some(ha) => InstanceManager::with_fence(
+            config,
+            cursors,
+            InstanceManager::schema_tracking_in(ha.schema_history()),
+            ha.fence(),
+        ),
+        None => InstanceManager::new(config, cursors, InstanceManager::schema_tracking()),
+    };
+    if ha.is_none() {
+        for (destination, error) in manager.start_all() {
+            tracing::error!(%destination, %error, "destination not started");
+        }
+    }
+    Ok(manager)
+}
+
+/// Serves `/metrics`, unless `canal.metrics.pull.port` is 0.
+async fn serve_metrics(
+    manager: &Arc<InstanceManager>,
+) -> (Option<SocketAddr>, Option<JoinHandle<()>>) {
+    let c = manager.server_config();
+    crate::metrics::serve(
+        &c.ip,
+        c.metrics_port,
+        c.metrics_source_refresh,
+        manager.clone(),
+    )
+    .await
+}
+
+/// What both admin servers need of the ZooKeeper cluster, if any.
+fn cluster_view(
+    ha: Option<&HaServer>,
+    manager: &InstanceManager,
+) -> Result<Option<crate::admin::ClusterView>, ServerError> {
+    let Some(ha) = ha else {
+        return Ok(None);
+    };
+    let c = manager.server_config();
+    Ok(Some(crate::admin::ClusterView {
+        zk_servers: c.zk_servers.clone(),
+        auth: crate::zk_auth(Some(c))?,
+        holds: ha.fence(),
+    }))
+}
+
+/// Serves the admin API on its bound port, if any.
+fn serve_admin_http(
+    listener: Option<TcpListener>,
+    manager: &Arc<InstanceManager>,
+    ha: Option<&HaServer>,
+    tcp: Option<&TcpServer>,
+) -> Result<(Option<SocketAddr>, Option<JoinHandle<()>>), ServerError> {
+    let Some(listener) = listener else {
+        return Ok((None, None));
+    };
+    let cluster = cluster_view(ha, manager)?;
+    let connections = tcp.map(|t| t.connections());
+    Ok(match &manager.server_config().admin_http {
+        Some(config) => {
+            let (addr, task) =
+                crate::admin::serve(listener, config, manager.clone(), cluster, connections);
+            (addr, Some(task))
+        }
+        None => (None, None),
+    })
+}
+
+/// Serves Canal's admin protocol to canal-admin on its bound port, if any.
+fn serve_canal_admin(
+    listener: Option<TcpListener>,
+    manager: &Arc<InstanceManager>,
+    ha: Option<&HaServer>,
+) -> Result<(Option<SocketAddr>, Option<JoinHandle<()>>), ServerError> {
+    let Some(listener) = listener else {
+        return Ok((None, None));
+    };
+    let cluster = cluster_view(ha, manager)?;
+    let admin = crate::canal_admin::CanalAdmin::new(manager.clone(), cluster)?;
+    let (addr, task) = crate::canal_admin::serve(listener, Arc::new(admin));
+    Ok((addr, Some(task)))
+}
+
+/// The Canal TCP server, bound before, starts serving its clients.
+fn serve_canal_clients(
+    tcp: Option<TcpServer>,
+    manager: &InstanceManager,
+) -> Result<(Option<SocketAddr>, TcpTask), ServerError> {
+    let Some(tcp) = tcp else {
+        return Ok((None, None));
+    };
+    let local_addr = tcp.local_addr().map_err(ServerError::LocalAddr)?;
+    let destinations = manager
+        .states()
+        .iter()
+        .map(|(name, state)| format!("{name} ({state})"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    tracing::info!(addr = %local_addr, %destinations, "serving Canal clients");
+    let shutdown = tcp.shutdown_handle();
+    Ok((
+        Some(local_addr),
+        Some((shutdown, tokio::spawn(tcp.serve()))),
+    ))
+}
+
+/// In MQ mode, starts the workers that publish every destination running here.
+fn start_mq_workers(
+    publishers: Option<PublisherFactory>,
+    manager: &Arc<InstanceManager>,
+    stop_rx: &watch::Receiver<bool>,
+) -> Option<JoinHandle<()>> {
+    publishers.map(|factory| {
+        tracing::info!(mode = ?manager.server_config().server_mode, destinations = ?manager.states(), "MQ mode: publishing every destination that runs here, no Canal TCP port");
+        tokio::spawn(crate::mq::supervise(
+            manager.clone(),
+            factory,
+            crate::mq::worker_config(manager.server_config()),
+            stop_rx.clone(),
+        ))
+    })
+}
+
+/// Starts what decides which destinations run here: the config scan or ZooKeeper's elections.
+fn start_supervision(
+    ha: Option<HaServer>,
+    manager: &Arc<InstanceManager>,
+    stop_rx: watch::Receiver<bool>,
+) -> Supervision {
+    match ha {
+        None => Supervision::Scan(tokio::spawn(manager.clone().scan_loop(stop_rx))),
+        Some(ha) => {
+            tracing::info!(
+                address = ha.address(),
+                "competing for the destinations in ZooKeeper"
+            );
+            Supervision::Elections(tokio::spawn(ha.run(manager.clone(), stop_rx)))
+        }
     }
 }
 

@@ -4,7 +4,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::{ConfigError, MqServerConfig, Properties, Property, TcpLimits};
+use crate::field_rules::{parse_field_rules, FieldRule};
+use crate::mq::MqServerConfig;
+use crate::tcp::TcpLimits;
+use crate::{ConfigError, Properties, Property};
 
 /// Typed access to a properties file, with errors that name file and line.
 pub(crate) struct Reader<'a> {
@@ -259,10 +262,10 @@ impl Reader<'_> {
         })
     }
 
-    /// A column filter in Canal's syntax (see [`crate::parse_field_rules`]).
-    pub(crate) fn field_rules(&self, key: &str) -> Result<Vec<crate::FieldRule>, ConfigError> {
+    /// A column filter in Canal's syntax (see [`parse_field_rules`]).
+    pub(crate) fn field_rules(&self, key: &str) -> Result<Vec<FieldRule>, ConfigError> {
         match self.get(key) {
-            Some(p) => crate::parse_field_rules(&p.value).map_err(|e| self.bad(key, p, &e)),
+            Some(p) => parse_field_rules(&p.value).map_err(|e| self.bad(key, p, &e)),
             None => Ok(Vec::new()),
         }
     }
