@@ -41,6 +41,29 @@ fn main() {
         println!("pull bench: skipped (run it with `cargo bench -p sluice-source --bench pull`)");
         return;
     }
+    let input = read_input();
+    let m = measure(&input);
+    let md = report(&input, &m);
+    println!("\n{md}");
+    if std::env::var("SLUICE_BENCH_NO_DOCS").as_deref() != Ok("1") {
+        let path =
+            bench_docs::write_section(BEGIN_MARK, END_MARK, &md).expect("write docs/benchmarks.md");
+        println!("written to {}", path.display());
+    }
+}
+
+/// What the bench pulls: the binlog files, their names and size, and the
+/// machine's load at the start.
+struct Input {
+    load: String,
+    files: Vec<PathBuf>,
+    names: Vec<String>,
+    bytes: u64,
+    manifest: Option<String>,
+}
+
+/// Finds the bench binlog (generated when missing) and prints what it is.
+fn read_input() -> Input {
     let load = std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().next().unwrap_or("?").to_string())
         .unwrap_or_else(|_| "?".into());
@@ -68,8 +91,38 @@ fn main() {
         bytes as f64 / 1e6,
         data.display()
     );
+    Input {
+        load,
+        files,
+        names,
+        bytes,
+        manifest,
+    }
+}
 
-    let db = serve(&files).expect("a MariaDB serving the bench binlog");
+/// The times and client CPU of every timed pass of each client, and what
+/// the full decoding saw.
+struct Measured {
+    iters: usize,
+    workers: usize,
+    full: Tally,
+    raw_t: Vec<Duration>,
+    frame_t: Vec<Duration>,
+    full_t: Vec<Duration>,
+    mem_t: Vec<Duration>,
+    par_t: Vec<Duration>,
+    raw_cpu: Vec<f64>,
+    frame_cpu: Vec<f64>,
+    full_cpu: Vec<f64>,
+    mem_cpu: Vec<f64>,
+    par_cpu: Vec<f64>,
+}
+
+/// Serves the binlog from a private MariaDB, checks in untimed passes that
+/// every client sees all of it, then times the passes, interleaved.
+fn measure(input: &Input) -> Measured {
+    let (files, names, bytes) = (&input.files, &input.names[..], input.bytes);
+    let db = serve(files).expect("a MariaDB serving the bench binlog");
     let port = db.port();
     let iters: usize = std::env::var("SLUICE_BENCH_ITERS")
         .ok()
@@ -84,10 +137,10 @@ fn main() {
 
     // One untimed pass each: warms the page cache, and checks that the
     // Sluice passes see all bytes and agree on the events.
-    let raw_bytes = raw_pull(port, &names, out.path()).1;
+    let raw_bytes = raw_pull(port, names, out.path()).1;
     assert_eq!(raw_bytes, bytes, "mariadb-binlog pulled the whole range");
-    let frame = rt.block_on(sluice_pull(port, &names, false));
-    let full = rt.block_on(sluice_pull(port, &names, true));
+    let frame = rt.block_on(sluice_pull(port, names, false));
+    let full = rt.block_on(sluice_pull(port, names, true));
     assert_eq!(
         frame.bytes + 4 * names.len() as u64,
         bytes,
@@ -108,7 +161,7 @@ fn main() {
     let mut par_cpu = Vec::new();
     // The stream's thread and one more decode: two threads in all.
     let workers = 1;
-    let par = sluice_pull_parallel(&rt, port, &names, workers);
+    let par = sluice_pull_parallel(&rt, port, names, workers);
     assert_eq!(
         (par.rows, par.cells, par.sum),
         (full.rows, full.cells, full.sum)
@@ -119,7 +172,7 @@ fn main() {
     // part adds is the difference.
     let in_memory: Vec<(String, Vec<u8>)> = files
         .iter()
-        .zip(&names)
+        .zip(names)
         .map(|(f, n)| (n.clone(), std::fs::read(f).expect("read the binlog")))
         .collect();
     let mem = decode_in_memory(&in_memory);
@@ -129,15 +182,15 @@ fn main() {
     );
     for pass in 1..=iters {
         let cpu = children_cpu();
-        raw_t.push(raw_pull(port, &names, out.path()).0);
+        raw_t.push(raw_pull(port, names, out.path()).0);
         raw_cpu.push(children_cpu() - cpu);
         let (start, cpu) = (Instant::now(), process_cpu());
-        let t = rt.block_on(sluice_pull(port, &names, false));
+        let t = rt.block_on(sluice_pull(port, names, false));
         frame_t.push(start.elapsed());
         frame_cpu.push(process_cpu() - cpu);
         assert_eq!(t.events, frame.events);
         let (start, cpu) = (Instant::now(), process_cpu());
-        let t = rt.block_on(sluice_pull(port, &names, true));
+        let t = rt.block_on(sluice_pull(port, names, true));
         full_t.push(start.elapsed());
         full_cpu.push(process_cpu() - cpu);
         assert_eq!((t.rows, t.cells, t.sum), (full.rows, full.cells, full.sum));
@@ -147,16 +200,51 @@ fn main() {
         mem_cpu.push(process_cpu() - cpu);
         assert_eq!(t.sum, full.sum);
         let (start, cpu) = (Instant::now(), process_cpu());
-        let t = sluice_pull_parallel(&rt, port, &names, workers);
+        let t = sluice_pull_parallel(&rt, port, names, workers);
         par_t.push(start.elapsed());
         par_cpu.push(process_cpu() - cpu);
         assert_eq!((t.rows, t.cells, t.sum), (full.rows, full.cells, full.sum));
         println!("pass {pass}/{iters} done");
     }
     drop(db);
+    Measured {
+        iters,
+        workers,
+        full,
+        raw_t,
+        frame_t,
+        full_t,
+        mem_t,
+        par_t,
+        raw_cpu,
+        frame_cpu,
+        full_cpu,
+        mem_cpu,
+        par_cpu,
+    }
+}
 
+/// The docs section: a table of the clients' rates and what they mean.
+fn report(input: &Input, m: &Measured) -> String {
+    let (names, bytes, load) = (&input.names[..], input.bytes, &input.load);
+    let manifest = &input.manifest;
+    let Measured {
+        iters,
+        full,
+        raw_t,
+        frame_t,
+        full_t,
+        mem_t,
+        par_t,
+        raw_cpu,
+        frame_cpu,
+        full_cpu,
+        mem_cpu,
+        par_cpu,
+        ..
+    } = m;
     let rate = |t: &[Duration]| bytes as f64 / 1e6 / best(t).as_secs_f64();
-    let raw_rate = rate(&raw_t);
+    let raw_rate = rate(raw_t);
     let rows = [
         (
             "`mariadb-binlog --read-from-remote-server --raw`",
@@ -235,8 +323,28 @@ fn main() {
             median_f(cpu)
         );
     }
-    let ratio = rate(&full_t) / raw_rate;
-    let ratio_par = rate(&par_t) / raw_rate;
+    conclusions(&mut md, bytes, m);
+    md
+}
+
+/// The docs section's closing paragraphs: the target met or not, where the
+/// time goes, how to reproduce.
+fn conclusions(md: &mut String, bytes: u64, m: &Measured) {
+    let Measured {
+        workers,
+        raw_t,
+        full_t,
+        par_t,
+        raw_cpu,
+        frame_cpu,
+        full_cpu,
+        mem_cpu,
+        ..
+    } = m;
+    let rate = |t: &[Duration]| bytes as f64 / 1e6 / best(t).as_secs_f64();
+    let raw_rate = rate(raw_t);
+    let ratio = rate(full_t) / raw_rate;
+    let ratio_par = rate(par_t) / raw_rate;
     let verdict = |r: f64| {
         if r >= TARGET_RATIO {
             "met"
@@ -252,10 +360,10 @@ fn main() {
         verdict(ratio_par)
     );
     let (raw_c, frame_c, full_c, mem_c) = (
-        median_f(&raw_cpu),
-        median_f(&frame_cpu),
-        median_f(&full_cpu),
-        median_f(&mem_cpu),
+        median_f(raw_cpu),
+        median_f(frame_cpu),
+        median_f(full_cpu),
+        median_f(mem_cpu),
     );
     let _ = writeln!(
         md,
@@ -272,12 +380,6 @@ fn main() {
         md,
         "Reproduce (the bench runs `scripts/gen-bench-binlog` itself when `target/bench-data/` has no complete set; it needs MariaDB server and client, which the script installs with apt-get when missing):\n\n```sh\ncargo bench -p sluice-source --bench pull\n```\n\n`SLUICE_BENCH_ITERS` sets the passes per client (default 3), `SLUICE_BENCH_BINLOG` names another directory of binlog files, `SLUICE_BENCH_NO_DOCS=1` skips writing this section."
     );
-    println!("\n{md}");
-    if std::env::var("SLUICE_BENCH_NO_DOCS").as_deref() != Ok("1") {
-        let path =
-            bench_docs::write_section(BEGIN_MARK, END_MARK, &md).expect("write docs/benchmarks.md");
-        println!("written to {}", path.display());
-    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]

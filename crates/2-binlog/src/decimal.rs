@@ -4,21 +4,12 @@
 //! leading and trailing partial groups in 1–4 bytes; the sign is the inverted
 //! top bit, and negative values have every byte inverted.
 
+use crate::digits::{put_digits, POW10};
 use crate::error::{DecodeError, Result};
 
+pub use crate::digits::push_u64;
+
 const DIG2BYTES: [usize; 10] = [0, 1, 1, 2, 2, 3, 3, 4, 4, 4];
-const POW10: [u32; 10] = [
-    1,
-    10,
-    100,
-    1_000,
-    10_000,
-    100_000,
-    1_000_000,
-    10_000_000,
-    100_000_000,
-    1_000_000_000,
-];
 
 /// Bytes a DECIMAL(precision, scale) value takes.
 pub fn decimal_size(precision: u8, scale: u8) -> usize {
@@ -165,7 +156,7 @@ impl Text {
             self.unpadded(v);
             return;
         }
-        crate::temporal::put_digits(&mut self.bytes[self.len..self.len + width], v);
+        put_digits(&mut self.bytes[self.len..self.len + width], v);
         self.len += width;
     }
 
@@ -179,26 +170,6 @@ impl Text {
     fn as_bytes(&self) -> &[u8] {
         &self.bytes[..self.len]
     }
-}
-
-pub(crate) fn push_u32(out: &mut String, v: u32) {
-    out.push_str(itoa::Buffer::new().format(v));
-}
-
-pub fn push_u64(out: &mut String, v: u64) {
-    // Two digits a step and no UTF-8 check of the digits: integers are most
-    // of the values rendered.
-    out.push_str(itoa::Buffer::new().format(v));
-}
-
-/// Appends `v` zero-padded to `width` digits (more digits if `v` is larger).
-pub(crate) fn push_padded(out: &mut String, v: u32, width: usize) {
-    let mut w = width.min(9);
-    while w > 1 && v < POW10[w - 1] {
-        out.push('0');
-        w -= 1;
-    }
-    push_u32(out, v);
 }
 
 #[cfg(test)]

@@ -52,14 +52,7 @@ impl Decoder {
         let body = ev.body;
         let phl = |d: usize| self.format.post_header_len(t, d);
         Ok(match t {
-            EventType::FORMAT_DESCRIPTION => {
-                // Parse from the full bytes: the framer strips a verified
-                // checksum, but the algorithm byte sits just before it.
-                let full = ev.bytes.get(self.format.header_len..).unwrap_or(body);
-                let fde = FormatDescription::parse(full)?;
-                self.format = fde.clone();
-                EventData::FormatDescription(fde)
-            }
+            EventType::FORMAT_DESCRIPTION => self.format_description(ev)?,
             EventType::START_V3 => {
                 let f = FormatDescription::from_start_v3(body, self.format.header_len)?;
                 EventData::StartV3(f)
@@ -97,15 +90,7 @@ impl Decoder {
                 position: None,
             }),
             EventType::HEARTBEAT_V2 => EventData::Heartbeat(events::parse_heartbeat_v2(body)?),
-            EventType::TABLE_MAP => {
-                let tm = Arc::new(TableMap::parse_from(
-                    body,
-                    phl(8),
-                    self.format.is_mariadb(),
-                )?);
-                self.tables.insert(tm.table_id, tm.clone());
-                EventData::TableMap(tm)
-            }
+            EventType::TABLE_MAP => self.table_map(body, phl(8))?,
             EventType::GTID | EventType::ANONYMOUS_GTID => {
                 EventData::Gtid(events::parse_gtid(body, t == EventType::ANONYMOUS_GTID)?)
             }
@@ -144,19 +129,7 @@ impl Decoder {
             }
             EventType::PRE_GA_WRITE_ROWS
             | EventType::PRE_GA_UPDATE_ROWS
-            | EventType::PRE_GA_DELETE_ROWS => {
-                // Their rows are in the table's record format (null bytes
-                // of the table, fields as the storage engine packs them),
-                // which the binlog does not describe.
-                return Err(DecodeError::unsupported(
-                    "rows event",
-                    format!(
-                        "{}: written by MySQL 5.1.0-5.1.15 or a development build, its rows are \
-                         in the table's record format, which the binlog does not describe",
-                        t.name()
-                    ),
-                ));
-            }
+            | EventType::PRE_GA_DELETE_ROWS => return Err(pre_ga_rows(t)),
             EventType::LOAD
             | EventType::SLAVE
             | EventType::CREATE_FILE
@@ -168,24 +141,69 @@ impl Decoder {
             | EventType::TRANSACTION_CONTEXT
             | EventType::VIEW_CHANGE
             | EventType::IGNORABLE => EventData::Other(body),
-            _ => {
-                if let Some(layout) = t.rows_layout() {
-                    let default = if layout.has_extra_data { 10 } else { 8 };
-                    let tables = &self.tables;
-                    EventData::Rows(RowsEvent::parse(body, layout, phl(default), |id| {
-                        tables.get(&id).cloned()
-                    })?)
-                } else if ev.header.flags & FLAG_IGNORABLE != 0 {
-                    EventData::Ignorable(body)
-                } else {
-                    return Err(DecodeError::unsupported(
-                        "event type",
-                        format!("type code {} is unknown and not flagged ignorable", t.0),
-                    ));
-                }
-            }
+            _ => self.rows_or_other(ev)?,
         })
     }
+
+    /// A FORMAT_DESCRIPTION_EVENT: parsed, and in force from here on.
+    #[inline]
+    fn format_description<'a>(&mut self, ev: &RawEvent<'a>) -> Result<EventData<'a>> {
+        // Parse from the full bytes: the framer strips a verified
+        // checksum, but the algorithm byte sits just before it.
+        let full = ev.bytes.get(self.format.header_len..).unwrap_or(ev.body);
+        let fde = FormatDescription::parse(full)?;
+        self.format = fde.clone();
+        Ok(EventData::FormatDescription(fde))
+    }
+
+    /// A TABLE_MAP_EVENT: parsed, and kept for the rows events that name it.
+    #[inline]
+    fn table_map<'a>(&mut self, body: &'a [u8], post_header_len: usize) -> Result<EventData<'a>> {
+        let tm = Arc::new(TableMap::parse_from(
+            body,
+            post_header_len,
+            self.format.is_mariadb(),
+        )?);
+        self.tables.insert(tm.table_id, tm.clone());
+        Ok(EventData::TableMap(tm))
+    }
+
+    /// Every type code without an arm of its own: a rows event (against the
+    /// table maps seen), an ignorable event, or an error.
+    #[inline]
+    fn rows_or_other<'a>(&self, ev: &RawEvent<'a>) -> Result<EventData<'a>> {
+        let t = ev.header.event_type;
+        let body = ev.body;
+        Ok(if let Some(layout) = t.rows_layout() {
+            let default = if layout.has_extra_data { 10 } else { 8 };
+            let tables = &self.tables;
+            let phl = self.format.post_header_len(t, default);
+            EventData::Rows(RowsEvent::parse(body, layout, phl, |id| {
+                tables.get(&id).cloned()
+            })?)
+        } else if ev.header.flags & FLAG_IGNORABLE != 0 {
+            EventData::Ignorable(body)
+        } else {
+            return Err(DecodeError::unsupported(
+                "event type",
+                format!("type code {} is unknown and not flagged ignorable", t.0),
+            ));
+        })
+    }
+}
+
+/// The error for a pre-GA rows event: their rows are in the table's record
+/// format (null bytes of the table, fields as the storage engine packs them),
+/// which the binlog does not describe.
+fn pre_ga_rows(t: EventType) -> DecodeError {
+    DecodeError::unsupported(
+        "rows event",
+        format!(
+            "{}: written by MySQL 5.1.0-5.1.15 or a development build, its rows are \
+             in the table's record format, which the binlog does not describe",
+            t.name()
+        ),
+    )
 }
 
 /// Where an event sits: its own offsets, or for an event inside a

@@ -13,6 +13,7 @@ pub mod column;
 pub mod compression;
 pub mod decimal;
 pub mod decoder;
+mod digits;
 pub mod error;
 pub mod event_type;
 pub mod events;

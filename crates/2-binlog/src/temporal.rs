@@ -1,7 +1,7 @@
 //! Date and time values in their binlog encodings (pre-5.6 and the 5.6+
 //! "2" formats with fractional seconds), and their MySQL text rendering.
 
-use crate::decimal::{push_padded, push_u32};
+use crate::digits::{push_padded, push_u32, put_digits};
 use crate::error::{DecodeError, Result};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -319,27 +319,6 @@ fn push_fraction(out: &mut String, micros: u32, fsp: u8) {
     let mut b = *b".000000";
     put_digits(&mut b[1..], micros % 1_000_000);
     out.push_str(crate::bytes::ascii_str(&b[..1 + fsp]));
-}
-
-/// Writes `v` into `b` as decimal digits, right-aligned and zero-padded
-/// (digits that do not fit are dropped: callers check the range). Two
-/// digits a step, from a table: half the divisions of one a step.
-pub(crate) fn put_digits(b: &mut [u8], mut v: u32) {
-    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
-        2021222324252627282930313233343536373839\
-        4041424344454647484950515253545556575859\
-        6061626364656667686970717273747576777879\
-        8081828384858687888990919293949596979899";
-    let mut end = b.len();
-    while end >= 2 {
-        let pair = (v % 100) as usize * 2;
-        v /= 100;
-        b[end - 2..end].copy_from_slice(&PAIRS[pair..pair + 2]);
-        end -= 2;
-    }
-    if end == 1 {
-        b[0] = b'0' + (v % 10) as u8;
-    }
 }
 
 /// Renders a YEAR value: 0 is "0000", others 1900 + v.
