@@ -27,7 +27,7 @@ use sluice_events::{
     TransactionState,
 };
 
-use layout::{ColumnLayout, Layouts};
+use layout::{ColumnLayout, Layouts, TableLayout};
 use pb::SliceWriter;
 
 /// The kind of an entry, for transaction bookkeeping and DDL isolation.
@@ -361,11 +361,27 @@ impl CanalEncoder {
         props: &[Pair],
         row_key_base: Option<&str>,
     ) -> Result<(BuiltEntry, Option<Bytes>), Fill> {
+        let event_type = row_event_type(rows.op);
+        let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
+        let (change, count) =
+            self.write_row_change(rows, select, row_key_base, event_type, room)?;
+        Ok(self.finish_rows_entry(rows, event_type, props, change, count, serialise))
+    }
+
+    /// The RowChange of a rows event, written straight to bytes (see `pb`)
+    /// after `room` bytes left free: tableId, eventType, isDdl, then one
+    /// RowData per row; with the number of rows.
+    fn write_row_change(
+        &mut self,
+        rows: &RowsChange<'_>,
+        select: Option<&dyn SelectRows>,
+        row_key_base: Option<&str>,
+        event_type: EventType,
+        room: usize,
+    ) -> Result<(Vec<u8>, usize), Fill> {
         let at = &rows.position;
-        let txn = rows.txn;
         let table = rows.table;
         let defs: &[ColumnDef] = &table.map.columns;
-        let event_type = row_event_type(rows.op);
         let err = |source| {
             Fill::Entry(EntryError::Decode {
                 file: at.file.to_string(),
@@ -391,25 +407,7 @@ impl CanalEncoder {
         }) {
             return Err(Fill::NotText);
         }
-
-        // The RowChange, written straight to bytes (see `pb`): tableId,
-        // eventType, isDdl, then one RowData per row.
-        // A rows event made from SELECT rows (a snapshot) has no length
-        // in a binlog: its row data tells the size.
-        let data_len = select.map_or(rows.event.rows_data().len(), |s| s.data_len());
-        let event_len = (at.event_length() as usize).max(data_len);
-        let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
-        // Select rows: room for the first row; its size then sizes the
-        // rest (below), so the large buffer is never grown by a copy.
-        let first = match select {
-            Some(s) => (data_len / s.row_count().max(1)).saturating_mul(8),
-            None => event_len.saturating_mul(4),
-        };
-        let mut change = Vec::with_capacity(room + 256 + first);
-        change.resize(room, 0);
-        pb::int64(&mut change, 1, rows.event.table_id as i64);
-        pb::int32(&mut change, 2, event_type as i32);
-        pb::boolean(&mut change, 10, false);
+        let mut change = row_change_buffer(rows, select, event_type, room);
         let mut count = 0usize;
         let mut event_rows = rows.rows();
         let mut key_prefix: Option<(&str, u64)> = None;
@@ -441,71 +439,16 @@ impl CanalEncoder {
             };
             // Readable bytes past the last value, for `put_prefix`.
             text.push_str(TEXT_SLACK);
-            // An after-image column is updated when its value differs from
-            // the before-image's (NULL equals NULL), or has none to compare.
-            updated.clear();
-            for (i, a) in after.iter().enumerate() {
-                let is_updated = match before.get(i) {
-                    Some(b) if b.state != ABSENT => {
-                        b.state != a.state || b.text(text) != a.text(text)
-                    }
-                    _ => true,
-                };
-                updated.push(is_updated);
-            }
-            // `file:offset#index`, as `RowKey` displays it, without `fmt`;
+            mark_updated(before, after, text, updated);
             // `file:offset#` is the event's (the chunk's) for every row.
             if key_prefix != Some((key.file, key.offset)) {
-                row_key.clear();
-                match row_key_base {
-                    Some(base) => row_key.push_str(base),
-                    None => {
-                        row_key.push_str(key.file);
-                        row_key.push(':');
-                        value::push_u64(row_key, key.offset);
-                    }
-                }
-                row_key.push('#');
+                key_prefix_len = row_key_prefix(row_key, &key, row_key_base);
                 key_prefix = Some((key.file, key.offset));
-                key_prefix_len = row_key.len();
             }
             row_key.truncate(key_prefix_len);
             value::push_u64(row_key, key.index as u64);
-
-            // Columns are fields 1 (before) and 2 (after) of a RowData: keys
-            // of one byte either way.
-            let columns_len: usize = before
-                .iter()
-                .chain(after.iter())
-                .filter(|r| r.state != ABSENT)
-                .map(|r| nested_len(1, r.len as usize))
-                .sum();
-            let pair_len = pb::bytes_len(1, ROW_KEY.len()) + pb::bytes_len(2, row_key.len());
-            let row_len = columns_len + nested_len(3, pair_len);
-
-            let start = change.len();
-            let total = nested_len(12, row_len);
-            // Room for the fixed-size copies of `put_prefix`, cut off below.
-            change.resize(start + total + pb::SHORT, 0);
-            let mut w = SliceWriter::new(&mut change[start..]);
-            w.message_header(12, row_len);
-            let text = text.as_str();
-            for (i, r) in before.iter().enumerate() {
-                if r.state != ABSENT {
-                    write_column(&mut w, 1, &columns[i], &layout.bytes, r, text, false);
-                }
-            }
-            for (i, r) in after.iter().enumerate() {
-                if r.state != ABSENT {
-                    write_column(&mut w, 2, &columns[i], &layout.bytes, r, text, updated[i]);
-                }
-            }
-            w.message_header(3, pair_len);
-            w.bytes(1, ROW_KEY.as_bytes());
-            w.bytes(2, row_key.as_bytes());
-            debug_assert_eq!(w.written(), total);
-            let written = w.written();
-            change.truncate(start + written);
+            let written =
+                write_row_data(&mut change, layout, before, after, updated, text, row_key);
             count += 1;
             // Rows read with a SELECT are alike: the first one's size
             // sizes the rest.
@@ -514,6 +457,25 @@ impl CanalEncoder {
                 change.reserve(rest.saturating_mul(written + written / 16) + pb::SHORT);
             }
         }
+        Ok((change, count))
+    }
+
+    /// The ROWDATA entry around the RowChange `change` of `count` rows;
+    /// with `serialise`, also the whole entry serialised when its fields
+    /// before the RowChange fit the room left in front of it.
+    fn finish_rows_entry(
+        &self,
+        rows: &RowsChange<'_>,
+        event_type: EventType,
+        props: &[Pair],
+        mut change: Vec<u8>,
+        count: usize,
+        serialise: bool,
+    ) -> (BuiltEntry, Option<Bytes>) {
+        let at = &rows.position;
+        let txn = rows.txn;
+        let table = rows.table;
+        let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
         let mut header = self.header(txn, at, table.schema(), table.name(), Some(event_type));
         header.props.extend_from_slice(props);
         if count > 0 {
@@ -526,7 +488,7 @@ impl CanalEncoder {
         };
         if !serialise {
             entry.store_value = Some(Bytes::from(change));
-            return Ok((self.built(txn, at, EntryKind::Row, entry), None));
+            return (self.built(txn, at, EntryKind::Row, entry), None);
         }
         // The entry's fields before storeValue (prost writes fields in tag
         // order), then storeValue's key and length: in the room in front of
@@ -554,7 +516,7 @@ impl CanalEncoder {
             entry.store_value = Some(Bytes::from(change));
             None
         };
-        Ok((self.built(txn, at, EntryKind::Row, entry), serialised))
+        (self.built(txn, at, EntryKind::Row, entry), serialised)
     }
 }
 
@@ -808,6 +770,113 @@ fn render_image(
         out.push(r);
     }
     Ok(())
+}
+
+/// The RowChange's buffer: `room` zero bytes, then tableId, eventType and
+/// isDdl, with the capacity the rows are expected to need.
+#[inline]
+fn row_change_buffer(
+    rows: &RowsChange<'_>,
+    select: Option<&dyn SelectRows>,
+    event_type: EventType,
+    room: usize,
+) -> Vec<u8> {
+    // A rows event made from SELECT rows (a snapshot) has no length
+    // in a binlog: its row data tells the size.
+    let data_len = select.map_or(rows.event.rows_data().len(), |s| s.data_len());
+    let event_len = (rows.position.event_length() as usize).max(data_len);
+    // Select rows: room for the first row; its size then sizes the
+    // rest (see the caller), so the large buffer is never grown by a copy.
+    let first = match select {
+        Some(s) => (data_len / s.row_count().max(1)).saturating_mul(8),
+        None => event_len.saturating_mul(4),
+    };
+    let mut change = Vec::with_capacity(room + 256 + first);
+    change.resize(room, 0);
+    pb::int64(&mut change, 1, rows.event.table_id as i64);
+    pb::int32(&mut change, 2, event_type as i32);
+    pb::boolean(&mut change, 10, false);
+    change
+}
+
+/// Which after-image columns are updated: those whose value differs from
+/// the before-image's (NULL equals NULL), or has none to compare.
+#[inline]
+fn mark_updated(before: &[Rendered], after: &[Rendered], text: &str, updated: &mut Vec<bool>) {
+    updated.clear();
+    for (i, a) in after.iter().enumerate() {
+        let is_updated = match before.get(i) {
+            Some(b) if b.state != ABSENT => b.state != a.state || b.text(text) != a.text(text),
+            _ => true,
+        };
+        updated.push(is_updated);
+    }
+}
+
+/// Writes `file:offset#` of `key` (or `base#`) into `row_key`, as `RowKey`
+/// displays it, without `fmt`; returns its length.
+#[inline]
+fn row_key_prefix(row_key: &mut String, key: &RowKey<'_>, base: Option<&str>) -> usize {
+    row_key.clear();
+    match base {
+        Some(base) => row_key.push_str(base),
+        None => {
+            row_key.push_str(key.file);
+            row_key.push(':');
+            value::push_u64(row_key, key.offset);
+        }
+    }
+    row_key.push('#');
+    row_key.len()
+}
+
+/// Appends one RowData (field 12 of the RowChange): the before and after
+/// columns, then the row key's pair; returns its bytes.
+#[inline]
+fn write_row_data(
+    change: &mut Vec<u8>,
+    layout: &TableLayout,
+    before: &[Rendered],
+    after: &[Rendered],
+    updated: &[bool],
+    text: &str,
+    row_key: &str,
+) -> usize {
+    let columns = layout.columns.as_slice();
+    // Columns are fields 1 (before) and 2 (after) of a RowData: keys
+    // of one byte either way.
+    let columns_len: usize = before
+        .iter()
+        .chain(after.iter())
+        .filter(|r| r.state != ABSENT)
+        .map(|r| nested_len(1, r.len as usize))
+        .sum();
+    let pair_len = pb::bytes_len(1, ROW_KEY.len()) + pb::bytes_len(2, row_key.len());
+    let row_len = columns_len + nested_len(3, pair_len);
+
+    let start = change.len();
+    let total = nested_len(12, row_len);
+    // Room for the fixed-size copies of `put_prefix`, cut off below.
+    change.resize(start + total + pb::SHORT, 0);
+    let mut w = SliceWriter::new(&mut change[start..]);
+    w.message_header(12, row_len);
+    for (i, r) in before.iter().enumerate() {
+        if r.state != ABSENT {
+            write_column(&mut w, 1, &columns[i], &layout.bytes, r, text, false);
+        }
+    }
+    for (i, r) in after.iter().enumerate() {
+        if r.state != ABSENT {
+            write_column(&mut w, 2, &columns[i], &layout.bytes, r, text, updated[i]);
+        }
+    }
+    w.message_header(3, pair_len);
+    w.bytes(1, ROW_KEY.as_bytes());
+    w.bytes(2, row_key.as_bytes());
+    debug_assert_eq!(w.written(), total);
+    let written = w.written();
+    change.truncate(start + written);
+    written
 }
 
 /// Bytes of a nested message field with a body of `len` bytes.
