@@ -8,9 +8,10 @@
 use std::io::Write;
 
 use serde_json::{json, Map, Value as Json};
-use sluice_binlog::events::EventData;
+use sluice_binlog::events::{EventData, GtidEvent, MariadbGtidEvent, PayloadEvent};
 use sluice_binlog::{
-    Cell, DecodeError, EventPosition, RawEvent, RowImage, RowsEvent, RowsKind, TableMap,
+    Cell, DecodeError, EventPosition, FormatDescription, RawEvent, RowImage, RowsEvent, RowsKind,
+    TableMap,
 };
 
 use crate::tail::write_json_str;
@@ -249,14 +250,7 @@ fn event_json<'e>(
     o.insert("server_id".into(), json!(h.server_id));
     o.insert("timestamp".into(), json!(h.timestamp));
     match data {
-        EventData::FormatDescription(f) | EventData::StartV3(f) => {
-            o.insert("binlog_version".into(), json!(f.binlog_version));
-            o.insert("server_version".into(), json!(f.server_version));
-            o.insert(
-                "checksum".into(),
-                json!(format!("{:?}", f.checksum).to_uppercase()),
-            );
-        }
+        EventData::FormatDescription(f) | EventData::StartV3(f) => format_fields(&mut o, f),
         EventData::Query(q) => {
             o.insert("schema".into(), text(q.schema));
             let mut tail = Map::new();
@@ -273,6 +267,81 @@ fn event_json<'e>(
             o.insert("position".into(), json!(r.position));
         }
         EventData::Stop => {}
+        EventData::Intvar { .. } | EventData::Rand { .. } | EventData::UserVar(_) => {
+            variable_fields(&mut o, data)
+        }
+        EventData::Heartbeat(hb) => {
+            o.insert("log_file".into(), text(hb.log_file));
+            o.insert(
+                "position".into(),
+                json!(hb.position.unwrap_or(h.log_pos as u64)),
+            );
+        }
+        EventData::TableMap(t) => table_map_fields(&mut o, t),
+        EventData::Rows(r) => {
+            let t = &r.table;
+            o.insert("table_id".into(), json!(r.table_id));
+            o.insert("db".into(), json!(t.schema));
+            o.insert("table".into(), json!(t.table));
+            o.insert("columns".into(), column_names(t));
+            if r.kind == RowsKind::PartialUpdate {
+                o.insert("partial_json".into(), json!(true));
+            }
+            return Ok((o, Some(Streamed::Rows(r))));
+        }
+        EventData::Gtid(g) => gtid_fields(&mut o, g),
+        EventData::PreviousGtids(s) => {
+            o.insert("gtid_set".into(), json!(s.to_string()));
+        }
+        EventData::TransactionPayload(p) => payload_fields(&mut o, p),
+        EventData::RowsQuery(q) => {
+            o.insert("sql".into(), text(q));
+        }
+        EventData::Incident { kind, message } => {
+            o.insert("incident".into(), json!(kind));
+            o.insert("message".into(), text(message));
+        }
+        EventData::XaPrepare(x) => {
+            o.insert("one_phase".into(), json!(x.one_phase));
+            o.insert("xid".into(), json!(xid_text(x)));
+        }
+        EventData::MariadbGtid(g) => mariadb_gtid_fields(&mut o, g),
+        EventData::MariadbGtidList(l) => {
+            o.insert(
+                "gtid_list".into(),
+                json!(l.iter().map(|g| g.to_string()).collect::<Vec<_>>()),
+            );
+        }
+        EventData::BinlogCheckpoint(f) => {
+            o.insert("binlog_file".into(), text(f));
+        }
+        EventData::StartEncryption {
+            scheme,
+            key_version,
+        } => {
+            o.insert("scheme".into(), json!(scheme));
+            o.insert("key_version".into(), json!(key_version));
+        }
+        EventData::Other(b) | EventData::Ignorable(b) => {
+            o.insert("body_size".into(), json!(b.len()));
+        }
+    }
+    Ok((o, None))
+}
+
+/// A FORMAT_DESCRIPTION (or START_V3) event's fields.
+fn format_fields(o: &mut Map<String, Json>, f: &FormatDescription) {
+    o.insert("binlog_version".into(), json!(f.binlog_version));
+    o.insert("server_version".into(), json!(f.server_version));
+    o.insert(
+        "checksum".into(),
+        json!(format!("{:?}", f.checksum).to_uppercase()),
+    );
+}
+
+/// An INTVAR, RAND or USER_VAR event's fields (other events: none).
+fn variable_fields(o: &mut Map<String, Json>, data: &EventData<'_>) {
+    match data {
         EventData::Intvar { kind, value } => {
             o.insert(
                 "kind".into(),
@@ -303,117 +372,74 @@ fn event_json<'e>(
                 },
             );
         }
-        EventData::Heartbeat(hb) => {
-            o.insert("log_file".into(), text(hb.log_file));
-            o.insert(
-                "position".into(),
-                json!(hb.position.unwrap_or(h.log_pos as u64)),
-            );
-        }
-        EventData::TableMap(t) => {
-            o.insert("table_id".into(), json!(t.table_id));
-            o.insert("db".into(), json!(t.schema));
-            o.insert("table".into(), json!(t.table));
-            o.insert("columns".into(), column_names(t));
-            o.insert(
-                "column_types".into(),
-                json!(t
-                    .columns
-                    .iter()
-                    .map(|c| c.column_type.sql_name())
-                    .collect::<Vec<_>>()),
-            );
-        }
-        EventData::Rows(r) => {
-            let t = &r.table;
-            o.insert("table_id".into(), json!(r.table_id));
-            o.insert("db".into(), json!(t.schema));
-            o.insert("table".into(), json!(t.table));
-            o.insert("columns".into(), column_names(t));
-            if r.kind == RowsKind::PartialUpdate {
-                o.insert("partial_json".into(), json!(true));
-            }
-            return Ok((o, Some(Streamed::Rows(r))));
-        }
-        EventData::Gtid(g) => {
-            if g.anonymous {
-                o.insert("gtid".into(), json!("ANONYMOUS"));
-            } else {
-                o.insert("gtid".into(), json!(g.gtid.to_string()));
-            }
-            if let Some(v) = g.last_committed {
-                o.insert("last_committed".into(), json!(v));
-            }
-            if let Some(v) = g.sequence_number {
-                o.insert("sequence_number".into(), json!(v));
-            }
-            if let Some(v) = g.immediate_commit_timestamp {
-                o.insert("immediate_commit_timestamp".into(), json!(v));
-            }
-        }
-        EventData::PreviousGtids(s) => {
-            o.insert("gtid_set".into(), json!(s.to_string()));
-        }
-        EventData::TransactionPayload(p) => {
-            o.insert(
-                "compression".into(),
-                json!(match p.compression {
-                    0 => "ZSTD".to_string(),
-                    255 => "NONE".to_string(),
-                    n => n.to_string(),
-                }),
-            );
-            o.insert("payload_size".into(), json!(p.payload.len()));
-            if let Some(n) = p.uncompressed_size {
-                o.insert("uncompressed_size".into(), json!(n));
-            }
-        }
-        EventData::RowsQuery(q) => {
-            o.insert("sql".into(), text(q));
-        }
-        EventData::Incident { kind, message } => {
-            o.insert("incident".into(), json!(kind));
-            o.insert("message".into(), text(message));
-        }
-        EventData::XaPrepare(x) => {
-            o.insert("one_phase".into(), json!(x.one_phase));
-            o.insert("xid".into(), json!(xid_text(x)));
-        }
-        EventData::MariadbGtid(g) => {
-            o.insert("gtid".into(), json!(g.gtid.to_string()));
-            o.insert("flags".into(), json!(g.flags));
-            o.insert(
-                "standalone".into(),
-                json!(g.flags & sluice_binlog::events::mariadb_gtid_flags::STANDALONE != 0),
-            );
-            if let Some(c) = g.commit_id {
-                o.insert("commit_id".into(), json!(c));
-            }
-            if let Some(x) = &g.xid {
-                o.insert("xid".into(), json!(xid_text(x)));
-            }
-        }
-        EventData::MariadbGtidList(l) => {
-            o.insert(
-                "gtid_list".into(),
-                json!(l.iter().map(|g| g.to_string()).collect::<Vec<_>>()),
-            );
-        }
-        EventData::BinlogCheckpoint(f) => {
-            o.insert("binlog_file".into(), text(f));
-        }
-        EventData::StartEncryption {
-            scheme,
-            key_version,
-        } => {
-            o.insert("scheme".into(), json!(scheme));
-            o.insert("key_version".into(), json!(key_version));
-        }
-        EventData::Other(b) | EventData::Ignorable(b) => {
-            o.insert("body_size".into(), json!(b.len()));
-        }
+        _ => {}
     }
-    Ok((o, None))
+}
+
+/// A TABLE_MAP event's fields.
+fn table_map_fields(o: &mut Map<String, Json>, t: &TableMap) {
+    o.insert("table_id".into(), json!(t.table_id));
+    o.insert("db".into(), json!(t.schema));
+    o.insert("table".into(), json!(t.table));
+    o.insert("columns".into(), column_names(t));
+    o.insert(
+        "column_types".into(),
+        json!(t
+            .columns
+            .iter()
+            .map(|c| c.column_type.sql_name())
+            .collect::<Vec<_>>()),
+    );
+}
+
+/// A MySQL GTID event's fields.
+fn gtid_fields(o: &mut Map<String, Json>, g: &GtidEvent) {
+    if g.anonymous {
+        o.insert("gtid".into(), json!("ANONYMOUS"));
+    } else {
+        o.insert("gtid".into(), json!(g.gtid.to_string()));
+    }
+    if let Some(v) = g.last_committed {
+        o.insert("last_committed".into(), json!(v));
+    }
+    if let Some(v) = g.sequence_number {
+        o.insert("sequence_number".into(), json!(v));
+    }
+    if let Some(v) = g.immediate_commit_timestamp {
+        o.insert("immediate_commit_timestamp".into(), json!(v));
+    }
+}
+
+/// A TRANSACTION_PAYLOAD event's fields.
+fn payload_fields(o: &mut Map<String, Json>, p: &PayloadEvent<'_>) {
+    o.insert(
+        "compression".into(),
+        json!(match p.compression {
+            0 => "ZSTD".to_string(),
+            255 => "NONE".to_string(),
+            n => n.to_string(),
+        }),
+    );
+    o.insert("payload_size".into(), json!(p.payload.len()));
+    if let Some(n) = p.uncompressed_size {
+        o.insert("uncompressed_size".into(), json!(n));
+    }
+}
+
+/// A MariaDB GTID event's fields.
+fn mariadb_gtid_fields(o: &mut Map<String, Json>, g: &MariadbGtidEvent<'_>) {
+    o.insert("gtid".into(), json!(g.gtid.to_string()));
+    o.insert("flags".into(), json!(g.flags));
+    o.insert(
+        "standalone".into(),
+        json!(g.flags & sluice_binlog::events::mariadb_gtid_flags::STANDALONE != 0),
+    );
+    if let Some(c) = g.commit_id {
+        o.insert("commit_id".into(), json!(c));
+    }
+    if let Some(x) = &g.xid {
+        o.insert("xid".into(), json!(xid_text(x)));
+    }
 }
 
 fn xid_text(x: &sluice_binlog::events::XaPrepareEvent<'_>) -> String {

@@ -27,7 +27,7 @@ use sluice_events::{
     TransactionState,
 };
 
-use layout::{ColumnLayout, Layouts};
+use layout::{ColumnLayout, Layouts, TableLayout};
 use pb::SliceWriter;
 
 /// The kind of an entry, for transaction bookkeeping and DDL isolation.
@@ -361,11 +361,27 @@ impl CanalEncoder {
         props: &[Pair],
         row_key_base: Option<&str>,
     ) -> Result<(BuiltEntry, Option<Bytes>), Fill> {
+        let event_type = row_event_type(rows.op);
+        let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
+        let (change, count) =
+            self.write_row_change(rows, select, row_key_base, event_type, room)?;
+        Ok(self.finish_rows_entry(rows, event_type, props, change, count, serialise))
+    }
+
+    /// The RowChange of a rows event, written straight to bytes (see `pb`)
+    /// after `room` bytes left free: tableId, eventType, isDdl, then one
+    /// RowData per row; with the number of rows.
+    fn write_row_change(
+        &mut self,
+        rows: &RowsChange<'_>,
+        select: Option<&dyn SelectRows>,
+        row_key_base: Option<&str>,
+        event_type: EventType,
+        room: usize,
+    ) -> Result<(Vec<u8>, usize), Fill> {
         let at = &rows.position;
-        let txn = rows.txn;
         let table = rows.table;
         let defs: &[ColumnDef] = &table.map.columns;
-        let event_type = row_event_type(rows.op);
         let err = |source| {
             Fill::Entry(EntryError::Decode {
                 file: at.file.to_string(),
@@ -391,25 +407,7 @@ impl CanalEncoder {
         }) {
             return Err(Fill::NotText);
         }
-
-        // The RowChange, written straight to bytes (see `pb`): tableId,
-        // eventType, isDdl, then one RowData per row.
-        // A rows event made from SELECT rows (a snapshot) has no length
-        // in a binlog: its row data tells the size.
-        let data_len = select.map_or(rows.event.rows_data().len(), |s| s.data_len());
-        let event_len = (at.event_length() as usize).max(data_len);
-        let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
-        // Select rows: room for the first row; its size then sizes the
-        // rest (below), so the large buffer is never grown by a copy.
-        let first = match select {
-            Some(s) => (data_len / s.row_count().max(1)).saturating_mul(8),
-            None => event_len.saturating_mul(4),
-        };
-        let mut change = Vec::with_capacity(room + 256 + first);
-        change.resize(room, 0);
-        pb::int64(&mut change, 1, rows.event.table_id as i64);
-        pb::int32(&mut change, 2, event_type as i32);
-        pb::boolean(&mut change, 10, false);
+        let mut change = row_change_buffer(rows, select, event_type, room);
         let mut count = 0usize;
         let mut event_rows = rows.rows();
         let mut key_prefix: Option<(&str, u64)> = None;
@@ -441,71 +439,16 @@ impl CanalEncoder {
             };
             // Readable bytes past the last value, for `put_prefix`.
             text.push_str(TEXT_SLACK);
-            // An after-image column is updated when its value differs from
-            // the before-image's (NULL equals NULL), or has none to compare.
-            updated.clear();
-            for (i, a) in after.iter().enumerate() {
-                let is_updated = match before.get(i) {
-                    Some(b) if b.state != ABSENT => {
-                        b.state != a.state || b.text(text) != a.text(text)
-                    }
-                    _ => true,
-                };
-                updated.push(is_updated);
-            }
-            // `file:offset#index`, as `RowKey` displays it, without `fmt`;
+            mark_updated(before, after, text, updated);
             // `file:offset#` is the event's (the chunk's) for every row.
             if key_prefix != Some((key.file, key.offset)) {
-                row_key.clear();
-                match row_key_base {
-                    Some(base) => row_key.push_str(base),
-                    None => {
-                        row_key.push_str(key.file);
-                        row_key.push(':');
-                        value::push_u64(row_key, key.offset);
-                    }
-                }
-                row_key.push('#');
+                key_prefix_len = row_key_prefix(row_key, &key, row_key_base);
                 key_prefix = Some((key.file, key.offset));
-                key_prefix_len = row_key.len();
             }
             row_key.truncate(key_prefix_len);
             value::push_u64(row_key, key.index as u64);
-
-            // Columns are fields 1 (before) and 2 (after) of a RowData: keys
-            // of one byte either way.
-            let columns_len: usize = before
-                .iter()
-                .chain(after.iter())
-                .filter(|r| r.state != ABSENT)
-                .map(|r| nested_len(1, r.len as usize))
-                .sum();
-            let pair_len = pb::bytes_len(1, ROW_KEY.len()) + pb::bytes_len(2, row_key.len());
-            let row_len = columns_len + nested_len(3, pair_len);
-
-            let start = change.len();
-            let total = nested_len(12, row_len);
-            // Room for the fixed-size copies of `put_prefix`, cut off below.
-            change.resize(start + total + pb::SHORT, 0);
-            let mut w = SliceWriter::new(&mut change[start..]);
-            w.message_header(12, row_len);
-            let text = text.as_str();
-            for (i, r) in before.iter().enumerate() {
-                if r.state != ABSENT {
-                    write_column(&mut w, 1, &columns[i], &layout.bytes, r, text, false);
-                }
-            }
-            for (i, r) in after.iter().enumerate() {
-                if r.state != ABSENT {
-                    write_column(&mut w, 2, &columns[i], &layout.bytes, r, text, updated[i]);
-                }
-            }
-            w.message_header(3, pair_len);
-            w.bytes(1, ROW_KEY.as_bytes());
-            w.bytes(2, row_key.as_bytes());
-            debug_assert_eq!(w.written(), total);
-            let written = w.written();
-            change.truncate(start + written);
+            let written =
+                write_row_data(&mut change, layout, before, after, updated, text, row_key);
             count += 1;
             // Rows read with a SELECT are alike: the first one's size
             // sizes the rest.
@@ -514,6 +457,25 @@ impl CanalEncoder {
                 change.reserve(rest.saturating_mul(written + written / 16) + pb::SHORT);
             }
         }
+        Ok((change, count))
+    }
+
+    /// The ROWDATA entry around the RowChange `change` of `count` rows;
+    /// with `serialise`, also the whole entry serialised when its fields
+    /// before the RowChange fit the room left in front of it.
+    fn finish_rows_entry(
+        &self,
+        rows: &RowsChange<'_>,
+        event_type: EventType,
+        props: &[Pair],
+        mut change: Vec<u8>,
+        count: usize,
+        serialise: bool,
+    ) -> (BuiltEntry, Option<Bytes>) {
+        let at = &rows.position;
+        let txn = rows.txn;
+        let table = rows.table;
+        let room = if serialise { ENTRY_HEAD_ROOM } else { 0 };
         let mut header = self.header(txn, at, table.schema(), table.name(), Some(event_type));
         header.props.extend_from_slice(props);
         if count > 0 {
@@ -526,7 +488,7 @@ impl CanalEncoder {
         };
         if !serialise {
             entry.store_value = Some(Bytes::from(change));
-            return Ok((self.built(txn, at, EntryKind::Row, entry), None));
+            return (self.built(txn, at, EntryKind::Row, entry), None);
         }
         // The entry's fields before storeValue (prost writes fields in tag
         // order), then storeValue's key and length: in the room in front of
@@ -554,7 +516,7 @@ impl CanalEncoder {
             entry.store_value = Some(Bytes::from(change));
             None
         };
-        Ok((self.built(txn, at, EntryKind::Row, entry), serialised))
+        (self.built(txn, at, EntryKind::Row, entry), serialised)
     }
 }
 
@@ -810,6 +772,113 @@ fn render_image(
     Ok(())
 }
 
+/// The RowChange's buffer: `room` zero bytes, then tableId, eventType and
+/// isDdl, with the capacity the rows are expected to need.
+#[inline]
+fn row_change_buffer(
+    rows: &RowsChange<'_>,
+    select: Option<&dyn SelectRows>,
+    event_type: EventType,
+    room: usize,
+) -> Vec<u8> {
+    // A rows event made from SELECT rows (a snapshot) has no length
+    // in a binlog: its row data tells the size.
+    let data_len = select.map_or(rows.event.rows_data().len(), |s| s.data_len());
+    let event_len = (rows.position.event_length() as usize).max(data_len);
+    // Select rows: room for the first row; its size then sizes the
+    // rest (see the caller), so the large buffer is never grown by a copy.
+    let first = match select {
+        Some(s) => (data_len / s.row_count().max(1)).saturating_mul(8),
+        None => event_len.saturating_mul(4),
+    };
+    let mut change = Vec::with_capacity(room + 256 + first);
+    change.resize(room, 0);
+    pb::int64(&mut change, 1, rows.event.table_id as i64);
+    pb::int32(&mut change, 2, event_type as i32);
+    pb::boolean(&mut change, 10, false);
+    change
+}
+
+/// Which after-image columns are updated: those whose value differs from
+/// the before-image's (NULL equals NULL), or has none to compare.
+#[inline]
+fn mark_updated(before: &[Rendered], after: &[Rendered], text: &str, updated: &mut Vec<bool>) {
+    updated.clear();
+    for (i, a) in after.iter().enumerate() {
+        let is_updated = match before.get(i) {
+            Some(b) if b.state != ABSENT => b.state != a.state || b.text(text) != a.text(text),
+            _ => true,
+        };
+        updated.push(is_updated);
+    }
+}
+
+/// Writes `file:offset#` of `key` (or `base#`) into `row_key`, as `RowKey`
+/// displays it, without `fmt`; returns its length.
+#[inline]
+fn row_key_prefix(row_key: &mut String, key: &RowKey<'_>, base: Option<&str>) -> usize {
+    row_key.clear();
+    match base {
+        Some(base) => row_key.push_str(base),
+        None => {
+            row_key.push_str(key.file);
+            row_key.push(':');
+            value::push_u64(row_key, key.offset);
+        }
+    }
+    row_key.push('#');
+    row_key.len()
+}
+
+/// Appends one RowData (field 12 of the RowChange): the before and after
+/// columns, then the row key's pair; returns its bytes.
+#[inline]
+fn write_row_data(
+    change: &mut Vec<u8>,
+    layout: &TableLayout,
+    before: &[Rendered],
+    after: &[Rendered],
+    updated: &[bool],
+    text: &str,
+    row_key: &str,
+) -> usize {
+    let columns = layout.columns.as_slice();
+    // Columns are fields 1 (before) and 2 (after) of a RowData: keys
+    // of one byte either way.
+    let columns_len: usize = before
+        .iter()
+        .chain(after.iter())
+        .filter(|r| r.state != ABSENT)
+        .map(|r| nested_len(1, r.len as usize))
+        .sum();
+    let pair_len = pb::bytes_len(1, ROW_KEY.len()) + pb::bytes_len(2, row_key.len());
+    let row_len = columns_len + nested_len(3, pair_len);
+
+    let start = change.len();
+    let total = nested_len(12, row_len);
+    // Room for the fixed-size copies of `put_prefix`, cut off below.
+    change.resize(start + total + pb::SHORT, 0);
+    let mut w = SliceWriter::new(&mut change[start..]);
+    w.message_header(12, row_len);
+    for (i, r) in before.iter().enumerate() {
+        if r.state != ABSENT {
+            write_column(&mut w, 1, &columns[i], &layout.bytes, r, text, false);
+        }
+    }
+    for (i, r) in after.iter().enumerate() {
+        if r.state != ABSENT {
+            write_column(&mut w, 2, &columns[i], &layout.bytes, r, text, updated[i]);
+        }
+    }
+    w.message_header(3, pair_len);
+    w.bytes(1, ROW_KEY.as_bytes());
+    w.bytes(2, row_key.as_bytes());
+    debug_assert_eq!(w.written(), total);
+    let written = w.written();
+    change.truncate(start + written);
+    written
+}
+
 /// Bytes of a nested message field with a body of `len` bytes.
 fn nested_len(field: u32, len: usize) -> usize {
     pb::key_len(field) + pb::varint_len(len as u64) + len
@@ -859,303 +928,4 @@ fn write_column(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    use sluice_binlog::events::EventData;
-    use sluice_binlog::RowsKind;
-    use sluice_canal::proto::{Column, RowData};
-    use sluice_events::{ChangeBuilder, ColumnInfo};
-
-    impl CanalEncoder {
-        /// The struct-building implementation `rows_entry` replaced, kept as
-        /// the reference its bytes must equal.
-        fn rows_entry_reference(
-            &mut self,
-            change: &RowsChange<'_>,
-        ) -> Result<BuiltEntry, EntryError> {
-            let at = &change.position;
-            let txn = change.txn;
-            let rows = change.event;
-            let columns = change.table.info;
-            let table = &rows.table;
-            let event_type = match rows.kind {
-                RowsKind::Write => EventType::Insert,
-                RowsKind::Update | RowsKind::PartialUpdate => EventType::Update,
-                RowsKind::Delete => EventType::Delete,
-            };
-            let err = |source| EntryError::Decode {
-                file: at.file.to_string(),
-                pos: at.offset,
-                source,
-            };
-            let info = |i: usize| -> (String, String, bool) {
-                match columns.and_then(|c| c.get(i)) {
-                    Some(c) => (c.name.clone(), c.mysql_type.clone(), c.is_key),
-                    None => {
-                        let def = &table.columns[i];
-                        (
-                            def.name.clone().unwrap_or_default(),
-                            def.column_type.sql_name().to_string(),
-                            def.is_primary_key(),
-                        )
-                    }
-                }
-            };
-            let mut row_datas = Vec::new();
-            for (row_index, row) in rows.rows().enumerate() {
-                let row = row.map_err(err)?;
-                let mut before_values: Vec<Option<Option<String>>> = Vec::new();
-                let mut rd = RowData::default();
-                if let Some(img) = &row.before {
-                    for (i, cell) in img.cells().enumerate() {
-                        let cell = cell.map_err(err)?;
-                        let Cell::Present(v) = cell else {
-                            before_values.push(None);
-                            continue;
-                        };
-                        let (name, mysql_type, is_key) = info(i);
-                        let def = &table.columns[i];
-                        let col =
-                            column(i, name, mysql_type, is_key, def, &v, false).map_err(err)?;
-                        before_values.push(Some(
-                            col.value.clone().filter(|_| col.is_null != Some(true)),
-                        ));
-                        rd.before_columns.push(col);
-                    }
-                }
-                if let Some(img) = &row.after {
-                    for (i, cell) in img.cells().enumerate() {
-                        let cell = cell.map_err(err)?;
-                        let Cell::Present(v) = cell else {
-                            continue;
-                        };
-                        let (name, mysql_type, is_key) = info(i);
-                        let def = &table.columns[i];
-                        let mut col =
-                            column(i, name, mysql_type, is_key, def, &v, true).map_err(err)?;
-                        let now = col.value.clone().filter(|_| col.is_null != Some(true));
-                        let updated = match before_values.get(i) {
-                            Some(Some(before)) => *before != now,
-                            _ => true,
-                        };
-                        col.updated = Some(updated);
-                        rd.after_columns.push(col);
-                    }
-                }
-                rd.props.push(Pair::new(
-                    "sluiceRowKey",
-                    format!("{}:{}#{row_index}", at.file, at.offset),
-                ));
-                row_datas.push(rd);
-            }
-            let count = row_datas.len();
-            let row_change = RowChange {
-                table_id: Some(rows.table_id as i64),
-                event_type: Some(event_type as i32),
-                is_ddl: Some(false),
-                row_datas,
-                ..Default::default()
-            };
-            let mut header = self.header(txn, at, &table.schema, &table.table, Some(event_type));
-            if count > 0 {
-                header.props.push(Pair::new("rowsCount", count.to_string()));
-            }
-            Ok(self.built(
-                txn,
-                at,
-                EntryKind::Row,
-                Entry {
-                    header: Some(header),
-                    entry_type: Some(EntryType::RowData as i32),
-                    store_value: Some(row_change.encode_to_vec().into()),
-                },
-            ))
-        }
-    }
-
-    fn column(
-        index: usize,
-        name: String,
-        mysql_type: String,
-        is_key: bool,
-        def: &sluice_binlog::ColumnDef,
-        value: &sluice_binlog::Value<'_>,
-        _after: bool,
-    ) -> Result<Column, sluice_binlog::DecodeError> {
-        let mut c = Column {
-            index: Some(index as i32),
-            name: Some(name),
-            is_key: Some(is_key),
-            updated: Some(false),
-            mysql_type: Some(mysql_type.clone()),
-            ..Default::default()
-        };
-        if value.is_null() {
-            c.is_null = Some(true);
-            c.sql_type = Some(value::null_sql_type(def, &mysql_type));
-        } else {
-            let (text, sql_type) = value::render(value, def, &mysql_type)?;
-            if value.is_partial_json() {
-                c.props
-                    .push(Pair::new(PARTIAL_JSON_PROP.0, PARTIAL_JSON_PROP.1));
-            }
-            c.is_null = Some(false);
-            c.sql_type = Some(sql_type);
-            c.value = Some(text);
-        }
-        Ok(c)
-    }
-
-    /// Every binlog file of the shared corpus, read whole.
-    fn corpus_files() -> Vec<(String, Vec<u8>)> {
-        sluice_testkit::corpus::corpus_binlogs()
-    }
-
-    /// Column infos as a schema tracker would give them, with UNSIGNED and
-    /// BINARY types and keys the binlog may not say, to exercise those paths.
-    fn tracked_like(table: &sluice_binlog::TableMap) -> Vec<ColumnInfo> {
-        table
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| ColumnInfo {
-                name: format!("col_{i}"),
-                mysql_type: match i % 3 {
-                    0 => format!("{} unsigned", c.column_type.sql_name()),
-                    1 => format!("var{}", "binary(16)"),
-                    _ => c.column_type.sql_name().to_string(),
-                },
-                is_key: i == 0,
-                default: None,
-            })
-            .collect()
-    }
-
-    /// The bytes written straight from rows events equal prost's encoding of
-    /// the message structs, for every rows event of the corpus, with column
-    /// information from the binlog, from a schema, and from each in turn
-    /// (so that kept table layouts are both reused and found stale).
-    #[test]
-    fn direct_rows_encoding_matches_prost_over_the_corpus() {
-        let mut events = 0;
-        for (name, buf) in corpus_files() {
-            for described in [Described::Binlog, Described::Schema, Described::InTurns] {
-                let mut changes = ChangeBuilder::new();
-                let mut b = CanalEncoder::new(false);
-                let mut turn = false;
-                let _ = sluice_binlog::walk_file(&name, &buf, |at, raw, data| {
-                    let position = Position::at("binlog.000001", at.pos, at.next_pos, &raw.header);
-                    if let EventData::Rows(rows) = data {
-                        let infos = tracked_like(&rows.table);
-                        turn = !turn;
-                        let by_schema = match described {
-                            Described::Binlog => false,
-                            Described::Schema => true,
-                            Described::InTurns => turn,
-                        };
-                        let columns = by_schema.then_some(infos.as_slice());
-                        let change = RowsChange::new(position, changes.state(), rows, columns);
-                        let new = b
-                            .rows_entry_parts(&change, true, None, &[], None)
-                            .map_err(Fill::into_entry_error);
-                        let old = b.rows_entry_reference(&change);
-                        match (new, old) {
-                            (Ok((n, serialised)), Ok(o)) => {
-                                let expected = o.entry.encode_to_vec();
-                                assert_eq!(
-                                    n.entry.encode_to_vec(),
-                                    expected,
-                                    "{name}:{} {described:?}",
-                                    at.pos
-                                );
-                                // Written in place in front of the RowChange.
-                                let serialised = serialised.expect("the head fits its room");
-                                assert_eq!(serialised, expected, "{name}:{}", at.pos);
-                                // And without room left for the head.
-                                let plain = b.rows_entry(&change).expect("built once already");
-                                assert_eq!(plain.entry.encode_to_vec(), expected);
-                                // Extra props sit before rowsCount, in the
-                                // serialised entry too.
-                                let marker = [Pair::new("snapshot", "true")];
-                                let (m, marked) = b
-                                    .rows_entry_parts(&change, true, None, &marker, None)
-                                    .map_err(Fill::into_entry_error)
-                                    .expect("built once already");
-                                let marked = marked.expect("the head fits its room");
-                                assert_eq!(marked, m.entry.encode_to_vec());
-                                let props = &m.entry.header.as_ref().expect("a header").props;
-                                let keys: Vec<_> = props
-                                    .iter()
-                                    .rev()
-                                    .take(2)
-                                    .map(|p| p.key.as_deref())
-                                    .collect();
-                                assert_eq!(keys, [Some("rowsCount"), Some("snapshot")]);
-                                events += 1;
-                            }
-                            (Err(_), Err(_)) => {}
-                            (n, o) => panic!(
-                                "{name}:{}: direct {:?}, reference {:?}",
-                                at.pos,
-                                n.err(),
-                                o.err()
-                            ),
-                        }
-                    } else if let Some(event) = changes.on_event(position, data, None) {
-                        let _ = b.entries(&event);
-                    }
-                    std::ops::ControlFlow::Continue(())
-                });
-            }
-        }
-        assert!(events > 300, "only {events} rows events compared");
-    }
-
-    /// Where the test's rows events take their column descriptions from.
-    #[derive(Debug, Clone, Copy)]
-    enum Described {
-        Binlog,
-        Schema,
-        InTurns,
-    }
-
-    /// json.binlog.000001's PARTIAL_UPDATE_ROWS_EVENT (row image MINIMAL): the
-    /// JSON column's after value is the diff's text, flagged by a Column prop.
-    #[test]
-    fn partial_json_without_its_document_is_a_flagged_diff() {
-        let (name, buf) = corpus_files()
-            .into_iter()
-            .find(|(n, _)| n.ends_with("json.binlog.000001"))
-            .expect("json.binlog.000001 in the corpus");
-        let mut b = CanalEncoder::new(false);
-        let txn = TransactionState::default();
-        let mut changes = Vec::new();
-        let walked = sluice_binlog::walk_file(&name, &buf, |at, raw, data| {
-            if let EventData::Rows(rows) = data {
-                if at.pos == 3750 {
-                    let position =
-                        Position::at("json.binlog.000001", at.pos, at.next_pos, &raw.header);
-                    let change = RowsChange::new(position, &txn, rows, None);
-                    changes.push(b.rows_entry(&change).map(|built| built.entry));
-                }
-            }
-            std::ops::ControlFlow::Continue(())
-        });
-        assert!(walked.is_ok(), "{walked:?}");
-        let [Ok(entry)] = changes.as_slice() else {
-            panic!("one entry expected at 3750: {changes:?}");
-        };
-        let change = RowChange::decode(entry.store_value.as_deref().unwrap_or(&[])).unwrap();
-        assert_eq!(change.row_datas.len(), 6);
-        let after = &change.row_datas[0].after_columns;
-        let json = after.iter().find(|c| c.index == Some(1)).unwrap();
-        assert_eq!(json.value.as_deref(), Some("JSON_REPLACE(@2, '$.age', 26)"));
-        assert_eq!(json.mysql_type.as_deref(), Some("json"));
-        assert_eq!(json.updated, Some(true));
-        assert_eq!(json.props, vec![Pair::new("sluicePartialJson", "true")]);
-        let plain = after.iter().find(|c| c.index == Some(2)).unwrap();
-        assert_eq!(plain.value.as_deref(), Some("Joe"));
-        assert!(plain.props.is_empty());
-    }
-}
+mod tests;

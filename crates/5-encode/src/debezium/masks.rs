@@ -21,12 +21,9 @@
 use std::sync::Arc;
 
 use regex::Regex;
-use sluice_binlog::{ColumnDef, Value};
 use sluice_events::ColumnRules;
 
-use super::column::{push_value, ColumnPlan, Scratch, ValueProblem};
-use super::text::push_str;
-use super::{DebeziumError, DebeziumOptions};
+use super::DebeziumError;
 
 /// Comma-separated patterns of a Debezium list property, each to match a
 /// whole name without regard to case.
@@ -349,44 +346,6 @@ impl ColumnMasks {
             .find(|r| r.patterns.iter().any(|p| p.is_match(&name)))
             .map(|r| r.mask.clone())
     }
-}
-
-/// A masked value: the mask's text, or (a hash of a NULL) what a null is
-/// written as.
-pub(super) fn push_masked(
-    out: &mut String,
-    plan: &ColumnPlan,
-    def: &ColumnDef,
-    value: &Value<'_>,
-    mask: &Mask,
-    max_chars: Option<usize>,
-    scratch: &mut Scratch,
-) -> Result<(), ValueProblem> {
-    let text: Option<String> = if value.is_null() {
-        None
-    } else {
-        // The text Debezium's converter gives the value: the decoded
-        // string, the ENUM label, the SET's labels joined by commas.
-        scratch.text.clear();
-        let mut plain = String::new();
-        push_value(
-            &mut plain,
-            &ColumnPlan {
-                mask: None,
-                ..plan.clone()
-            },
-            def,
-            value,
-            &DebeziumOptions::new(""),
-            scratch,
-        )?;
-        Some(serde_json::from_str::<String>(&plain).unwrap_or_default())
-    };
-    match mask.apply(text.as_deref(), max_chars) {
-        Some(masked) => push_str(out, &masked),
-        None => out.push_str(plan.null()),
-    }
-    Ok(())
 }
 
 #[cfg(test)]
