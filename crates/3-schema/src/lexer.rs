@@ -81,43 +81,8 @@ pub fn tokenize(sql: &str, opts: LexOptions) -> Result<Vec<Token>, LexError> {
             i += 1;
             continue;
         }
-        if exec_comments > 0 && b[i..].starts_with(b"*/") {
-            exec_comments -= 1;
-            i += 2;
-            continue;
-        }
-        if c == b'#'
-            || (b[i..].starts_with(b"--") && b.get(i + 2).is_none_or(|x| x.is_ascii_whitespace()))
-        {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if b[i..].starts_with(b"/*") {
-            let exec = b[i..].starts_with(b"/*!") || (!opts.mysql && b[i..].starts_with(b"/*M!"));
-            if exec {
-                i += if b[i + 2] == b'M' { 4 } else { 3 };
-                // Optional 5- or 6-digit version number.
-                let start = i;
-                while i < b.len() && b[i].is_ascii_digit() && i - start < 6 {
-                    i += 1;
-                }
-                if i - start != 5 && i - start != 6 {
-                    i = start;
-                }
-                exec_comments += 1;
-                continue;
-            }
-            match find(b, i + 2, b"*/") {
-                Some(e) => i = e + 2,
-                None => {
-                    return Err(LexError {
-                        at: i,
-                        what: "unterminated comment",
-                    })
-                }
-            }
+        if let Some(next) = skip_comment(b, i, opts, &mut exec_comments)? {
+            i = next;
             continue;
         }
         let start = i;
@@ -148,115 +113,15 @@ pub fn tokenize(sql: &str, opts: LexOptions) -> Result<Vec<Token>, LexError> {
             continue;
         }
         if c == b'@' {
-            i += 1;
-            if b.get(i) == Some(&b'@') {
-                i += 1;
-            }
-            if let Some(&q) = b.get(i) {
-                if q == b'`' || q == b'\'' || q == b'"' {
-                    let (text, end) = quoted(sql, i, q, q != b'`').ok_or(LexError {
-                        at: i,
-                        what: "unterminated variable name",
-                    })?;
-                    out.push(Token {
-                        tok: Tok::Var(text),
-                        start,
-                        end,
-                    });
-                    i = end;
-                    continue;
-                }
-            }
-            while i < b.len() && (is_ident_byte(b[i]) || b[i] == b'.') {
-                i += 1;
-            }
-            out.push(Token {
-                tok: Tok::Var(sql[start..i].to_string()),
-                start,
-                end: i,
-            });
+            i = push_variable(sql, i, &mut out)?;
             continue;
         }
         if c.is_ascii_digit() || (c == b'.' && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
-            // Hex / bit literals 0x.. 0b..
-            if c == b'0' && matches!(b.get(i + 1), Some(b'x') | Some(b'b')) {
-                let mut j = i + 2;
-                while j < b.len() && b[j].is_ascii_alphanumeric() {
-                    j += 1;
-                }
-                if j > i + 2 {
-                    out.push(Token {
-                        tok: Tok::Num(sql[i..j].to_string()),
-                        start,
-                        end: j,
-                    });
-                    i = j;
-                    continue;
-                }
-            }
-            let mut j = i;
-            while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
-                j += 1;
-            }
-            if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
-                let mut k = j + 1;
-                if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
-                    k += 1;
-                }
-                if k < b.len() && b[k].is_ascii_digit() {
-                    while k < b.len() && b[k].is_ascii_digit() {
-                        k += 1;
-                    }
-                    j = k;
-                }
-            }
-            // Identifiers may start with digits (`1abc`); read them as words.
-            if j < b.len() && is_ident_byte(b[j]) && !b[i..j].contains(&b'.') {
-                while j < b.len() && is_ident_byte(b[j]) {
-                    j += 1;
-                }
-                out.push(Token {
-                    tok: Tok::Word(sql[i..j].to_string()),
-                    start,
-                    end: j,
-                });
-            } else {
-                out.push(Token {
-                    tok: Tok::Num(sql[i..j].to_string()),
-                    start,
-                    end: j,
-                });
-            }
-            i = j;
+            i = push_number(sql, i, &mut out);
             continue;
         }
         if is_ident_byte(c) {
-            // x'..' b'..' n'..' literals.
-            if matches!(c, b'x' | b'X' | b'b' | b'B' | b'n' | b'N') && b.get(i + 1) == Some(&b'\'')
-            {
-                let (text, end) = quoted(sql, i + 1, b'\'', false).ok_or(LexError {
-                    at: i,
-                    what: "unterminated string",
-                })?;
-                let tok = if matches!(c, b'n' | b'N') {
-                    Tok::Str(text)
-                } else {
-                    Tok::Num(sql[i..end].to_string())
-                };
-                out.push(Token { tok, start, end });
-                i = end;
-                continue;
-            }
-            let mut j = i;
-            while j < b.len() && is_ident_byte(b[j]) {
-                j += 1;
-            }
-            out.push(Token {
-                tok: Tok::Word(sql[i..j].to_string()),
-                start,
-                end: j,
-            });
-            i = j;
+            i = push_word(sql, i, &mut out)?;
             continue;
         }
         if let Some(p) = PUNCTS.iter().find(|p| b[i..].starts_with(p.as_bytes())) {
@@ -272,6 +137,185 @@ pub fn tokenize(sql: &str, opts: LexOptions) -> Result<Vec<Token>, LexError> {
         i += utf8_len(c);
     }
     Ok(out)
+}
+
+/// Skips the comment at `i` (a plain comment, or the opening or closing
+/// of an executable one, whose content is read as SQL): the index after
+/// it, or `None` when no comment starts at `i`.
+#[inline]
+fn skip_comment(
+    b: &[u8],
+    mut i: usize,
+    opts: LexOptions,
+    exec_comments: &mut usize,
+) -> Result<Option<usize>, LexError> {
+    let c = b[i];
+    if *exec_comments > 0 && b[i..].starts_with(b"*/") {
+        *exec_comments -= 1;
+        i += 2;
+        return Ok(Some(i));
+    }
+    if c == b'#'
+        || (b[i..].starts_with(b"--") && b.get(i + 2).is_none_or(|x| x.is_ascii_whitespace()))
+    {
+        while i < b.len() && b[i] != b'\n' {
+            i += 1;
+        }
+        return Ok(Some(i));
+    }
+    if b[i..].starts_with(b"/*") {
+        let exec = b[i..].starts_with(b"/*!") || (!opts.mysql && b[i..].starts_with(b"/*M!"));
+        if exec {
+            i += if b[i + 2] == b'M' { 4 } else { 3 };
+            // Optional 5- or 6-digit version number.
+            let start = i;
+            while i < b.len() && b[i].is_ascii_digit() && i - start < 6 {
+                i += 1;
+            }
+            if i - start != 5 && i - start != 6 {
+                i = start;
+            }
+            *exec_comments += 1;
+            return Ok(Some(i));
+        }
+        match find(b, i + 2, b"*/") {
+            Some(e) => i = e + 2,
+            None => {
+                return Err(LexError {
+                    at: i,
+                    what: "unterminated comment",
+                })
+            }
+        }
+        return Ok(Some(i));
+    }
+    Ok(None)
+}
+
+/// Pushes the `@name` / `@@name` / `@'quoted'` variable at `i`; returns
+/// the index after it.
+#[inline]
+fn push_variable(sql: &str, mut i: usize, out: &mut Vec<Token>) -> Result<usize, LexError> {
+    let b = sql.as_bytes();
+    let start = i;
+    i += 1;
+    if b.get(i) == Some(&b'@') {
+        i += 1;
+    }
+    if let Some(&q) = b.get(i) {
+        if q == b'`' || q == b'\'' || q == b'"' {
+            let (text, end) = quoted(sql, i, q, q != b'`').ok_or(LexError {
+                at: i,
+                what: "unterminated variable name",
+            })?;
+            out.push(Token {
+                tok: Tok::Var(text),
+                start,
+                end,
+            });
+            return Ok(end);
+        }
+    }
+    while i < b.len() && (is_ident_byte(b[i]) || b[i] == b'.') {
+        i += 1;
+    }
+    out.push(Token {
+        tok: Tok::Var(sql[start..i].to_string()),
+        start,
+        end: i,
+    });
+    Ok(i)
+}
+
+/// Pushes the number at `i` (decimal, exponent, `0x..`, `0b..`), or the word
+/// when digits start an identifier; returns the index after it.
+#[inline]
+fn push_number(sql: &str, i: usize, out: &mut Vec<Token>) -> usize {
+    let b = sql.as_bytes();
+    let c = b[i];
+    let start = i;
+    // Hex / bit literals 0x.. 0b..
+    if c == b'0' && matches!(b.get(i + 1), Some(b'x') | Some(b'b')) {
+        let mut j = i + 2;
+        while j < b.len() && b[j].is_ascii_alphanumeric() {
+            j += 1;
+        }
+        if j > i + 2 {
+            out.push(Token {
+                tok: Tok::Num(sql[i..j].to_string()),
+                start,
+                end: j,
+            });
+            return j;
+        }
+    }
+    let mut j = i;
+    while j < b.len() && (b[j].is_ascii_digit() || b[j] == b'.') {
+        j += 1;
+    }
+    if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+        let mut k = j + 1;
+        if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
+            k += 1;
+        }
+        if k < b.len() && b[k].is_ascii_digit() {
+            while k < b.len() && b[k].is_ascii_digit() {
+                k += 1;
+            }
+            j = k;
+        }
+    }
+    // Identifiers may start with digits (`1abc`); read them as words.
+    if j < b.len() && is_ident_byte(b[j]) && !b[i..j].contains(&b'.') {
+        while j < b.len() && is_ident_byte(b[j]) {
+            j += 1;
+        }
+        out.push(Token {
+            tok: Tok::Word(sql[i..j].to_string()),
+            start,
+            end: j,
+        });
+    } else {
+        out.push(Token {
+            tok: Tok::Num(sql[i..j].to_string()),
+            start,
+            end: j,
+        });
+    }
+    j
+}
+
+/// Pushes the word, or the `x'..'` / `b'..'` / `n'..'` literal, at `i`;
+/// returns the index after it.
+#[inline]
+fn push_word(sql: &str, i: usize, out: &mut Vec<Token>) -> Result<usize, LexError> {
+    let b = sql.as_bytes();
+    let c = b[i];
+    let start = i;
+    // x'..' b'..' n'..' literals.
+    if matches!(c, b'x' | b'X' | b'b' | b'B' | b'n' | b'N') && b.get(i + 1) == Some(&b'\'') {
+        let (text, end) = quoted(sql, i + 1, b'\'', false).ok_or(LexError {
+            at: i,
+            what: "unterminated string",
+        })?;
+        let tok = if matches!(c, b'n' | b'N') {
+            Tok::Str(text)
+        } else {
+            Tok::Num(sql[i..end].to_string())
+        };
+        out.push(Token { tok, start, end });
+        return Ok(end);
+    }
+    let mut j = i;
+    while j < b.len() && is_ident_byte(b[j]) {
+        j += 1;
+    }
+    out.push(Token {
+        tok: Tok::Word(sql[i..j].to_string()),
+        start,
+        end: j,
+    });
+    Ok(j)
 }
 
 fn utf8_len(c: u8) -> usize {

@@ -14,7 +14,8 @@
 //! - [`model`]: [`TableSchema`], [`ColumnSchema`] — columns in row-image order.
 //! - [`parse`]: statement → [`ddl::DdlStatement`]. Statements that cannot
 //!   change tables are recognised from their first keyword; the rest go to
-//!   `sqlparser` (MySQL dialect) first and to the hand-written [`parser`]
+//!   `sqlparser` (MySQL dialect; its tree mapped by `from_sqlparser`) first
+//!   and to the hand-written [`parser`]
 //!   (over the [`lexer`]) when sqlparser rejects them (partitions, table
 //!   options, MariaDB syntax such as `IF [NOT] EXISTS` in ALTER, `WAIT n`,
 //!   `WITH SYSTEM VERSIONING`, `/*M! */`). `docs/benchmarks.md` has the
@@ -99,6 +100,7 @@ pub mod catalog;
 pub mod collation;
 pub mod ddl;
 pub mod error;
+mod from_sqlparser;
 pub mod history;
 pub mod lexer;
 pub mod metadata;
