@@ -1,7 +1,7 @@
 //! The mysql_common reader: what a Rust program reading a server's binlog
 //! without Sluice does. It connects with `mysql_async`, asks for the binlog
 //! stream as a replica, and decodes every row of every rows event into
-//! mysql_common values (as `crates/2-binlog/benches/decode.rs` does for files),
+//! mysql_common values (as `crates/1-binlog/benches/decode.rs` does for files),
 //! touching each value so none is skipped. Checksums are verified, as Sluice
 //! always does.
 //!

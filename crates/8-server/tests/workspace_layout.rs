@@ -58,10 +58,6 @@ fn workspace() -> BTreeMap<String, (String, Option<u32>, Vec<String>)> {
     out
 }
 
-/// The one dependency against the flow: the replication source frames and
-/// decodes what it receives with the pure decoder it feeds.
-const ALLOWED_AGAINST_FLOW: &[(&str, &str)] = &[("sluice-source", "sluice-binlog")];
-
 /// Support crates serve the stages; the stages from here on assemble them.
 const FIRST_ASSEMBLING_STAGE: u32 = 6;
 
@@ -76,9 +72,9 @@ fn dependencies_point_back_along_the_flow() {
                 continue;
             };
             let ok = match (stage, dep_stage) {
-                (Some(s), Some(d)) => {
-                    d < s || ALLOWED_AGAINST_FLOW.contains(&(name.as_str(), dep.as_str()))
-                }
+                // Numbered by dependency floor: a stage uses only stages
+                // of lower numbers, never one of its own floor.
+                (Some(s), Some(d)) => d < s,
                 (None, Some(d)) => *d < FIRST_ASSEMBLING_STAGE,
                 (_, None) => true,
             };

@@ -28,7 +28,7 @@ use sluice_testkit::{bench_docs, MariaDb, MariaDbConfig};
 
 // Something of every value, so that no decoding can be skipped: the
 // decoder benchmark's fold.
-#[path = "../../2-binlog/benches/support/mod.rs"]
+#[path = "../../1-binlog/benches/support/mod.rs"]
 mod support;
 use support::fold_value;
 
