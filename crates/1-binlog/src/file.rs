@@ -2,6 +2,15 @@
 
 use std::path::{Path, PathBuf};
 
+/// The sequence number of a binlog file: the numeric extension of its name
+/// (`binlog.000042` → 42, a directory in front is ignored); `None` for a
+/// name without one. The one place the number is read: every position type
+/// orders files by it.
+pub fn file_sequence(name: &str) -> Option<u64> {
+    let base = name.rsplit('/').next().unwrap_or(name);
+    base.rsplit_once('.').and_then(|(_, n)| n.parse().ok())
+}
+
 /// A binlog file's bytes, memory-mapped.
 pub struct BinlogFile {
     path: PathBuf,
@@ -38,5 +47,20 @@ impl BinlogFile {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| self.path.display().to_string())
+    }
+}
+
+#[cfg(test)]
+mod file_sequence_tests {
+    use super::file_sequence;
+
+    #[test]
+    fn the_sequence_is_the_numeric_extension() {
+        assert_eq!(file_sequence("mysql-bin.000042"), Some(42));
+        assert_eq!(file_sequence("/var/lib/mysql/binlog.001000"), Some(1000));
+        assert_eq!(file_sequence("my.host-bin.000007"), Some(7));
+        assert_eq!(file_sequence("binlog"), None);
+        assert_eq!(file_sequence("binlog.index"), None);
+        assert_eq!(file_sequence(""), None);
     }
 }

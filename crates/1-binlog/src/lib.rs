@@ -34,7 +34,7 @@ pub use decoder::{walk_file, Decoder, EventPosition};
 pub use error::{DecodeError, LocatedError};
 pub use event_type::{EventType, RowsKind};
 pub use events::EventData;
-pub use file::BinlogFile;
+pub use file::{file_sequence, BinlogFile};
 pub use framing::{EventFramer, RawEvent, BINLOG_MAGIC};
 pub use header::{ChecksumAlg, EventHeader, FormatDescription};
 pub use json_write::{encode_json, JsonTextError};

@@ -50,8 +50,7 @@ impl BinlogPosition {
     /// The numeric extension of the file name (`binlog.000042` → 42); files
     /// without one sort by name after all numbered files.
     pub fn file_sequence(&self) -> Option<u64> {
-        let base = self.file.rsplit('/').next().unwrap_or(&self.file);
-        base.rsplit_once('.').and_then(|(_, n)| n.parse().ok())
+        sluice_binlog::file_sequence(&self.file)
     }
 
     /// The position before any event: used for snapshots taken at the start.

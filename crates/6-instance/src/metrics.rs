@@ -75,7 +75,7 @@ impl InstanceMetrics {
 
     /// A transaction read ends at `file:offset`.
     pub(crate) fn transaction_read(&self, file: &str, offset: u64) {
-        if let Some(n) = binlog_file_number(file) {
+        if let Some(n) = sluice_binlog::file_sequence(file) {
             if self.read_file.load(Ordering::Relaxed) != n {
                 let mut name = self
                     .read_file_name
@@ -125,11 +125,6 @@ impl InstanceMetrics {
     pub fn last_event_time(&self) -> i64 {
         self.event_time.load(Ordering::Relaxed)
     }
-}
-
-/// The number of a binlog file: the suffix of `name.000042`.
-pub fn binlog_file_number(file: &str) -> Option<u64> {
-    file.rsplit_once('.')?.1.parse().ok()
 }
 
 /// Milliseconds since the epoch.

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use metrics::gauge;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 use sluice_instance::manager::{InstanceManager, InstanceState};
-use sluice_instance::metrics::{binlog_file_number, now_ms};
+use sluice_instance::metrics::now_ms;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
@@ -310,7 +310,7 @@ impl SourceFigures {
                     .files
                     .iter()
                     .filter_map(|(file, size)| {
-                        let n = binlog_file_number(file)?;
+                        let n = sluice_binlog::file_sequence(file)?;
                         match n.cmp(&read_file) {
                             std::cmp::Ordering::Greater => Some(*size),
                             std::cmp::Ordering::Equal => Some(size.saturating_sub(read_offset)),

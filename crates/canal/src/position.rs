@@ -83,12 +83,7 @@ impl LogPosition {
 impl EntryPosition {
     /// Orders positions within one source: by binlog file sequence, then offset.
     pub fn binlog_key(&self) -> (u64, u64) {
-        let seq = self
-            .journal_name
-            .rsplit('.')
-            .next()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
+        let seq = sluice_binlog::file_sequence(&self.journal_name).unwrap_or(0);
         (seq, self.position)
     }
 }
