@@ -160,78 +160,96 @@ impl KafkaSettings {
             None => false,
         };
         for (key, value) in &java {
-            let key = key.as_str();
-            match key {
-                "enable.idempotence" | "kerberos.enable" => {}
-                "max.request.size" => self.put("message.max.bytes", value),
-                "buffer.memory" => {
-                    let bytes: u64 = value.parse().map_err(|_| KafkaConfigError::Invalid {
-                        key: "kafka.buffer.memory".into(),
-                        value: value.clone(),
-                        reason: "expected a number of bytes".into(),
-                    })?;
-                    let kbytes = (bytes / 1024).max(1);
-                    self.put("queue.buffering.max.kbytes", &kbytes.to_string());
-                }
-                "send.buffer.bytes" => self.put("socket.send.buffer.bytes", value),
-                "receive.buffer.bytes" => self.put("socket.receive.buffer.bytes", value),
-                "sasl.mechanism" => self.put("sasl.mechanisms", value),
-                "sasl.jaas.config" => match jaas_credentials(value) {
-                    Some((user, password)) => {
-                        self.put("sasl.username", &user);
-                        self.put("sasl.password", &password);
-                    }
-                    None => self.warnings.push(
-                        "kafka.sasl.jaas.config names no username and password (a Java login module librdkafka cannot load): ignored; set kafka.sasl.username and kafka.sasl.password, or kafka.sasl.kerberos.keytab and kafka.sasl.kerberos.principal"
-                            .into(),
-                    ),
-                },
-                "kerberos.krb5.file" => self.warnings.push(format!(
-                    "kafka.kerberos.krb5.file = {value}: librdkafka reads the Kerberos configuration from KRB5_CONFIG; set that variable for the server"
-                )),
-                "kerberos.jaas.file" => self.warnings.push(format!(
-                    "kafka.kerberos.jaas.file = {value}: a Java JAAS file cannot be read here; set kafka.sasl.kerberos.keytab and kafka.sasl.kerberos.principal"
-                )),
-                "acks" if idempotent => {
-                    if !matches!(value.as_str(), "all" | "-1") {
-                        self.warnings.push(format!(
-                            "kafka.acks = {value} replaced by all: the idempotent producer needs every in-sync replica's acknowledgement (set kafka.enable.idempotence = false to choose)"
-                        ));
-                    }
-                }
-                "retries" if idempotent => {
-                    if value == "0" {
-                        self.warnings.push(
-                            "kafka.retries = 0 ignored: the idempotent producer retries in order by itself (a batch is still sent again when a delivery fails)"
-                                .into(),
-                        );
-                    } else {
-                        self.put("retries", value);
-                    }
-                }
-                "max.in.flight.requests.per.connection" => {
-                    let n: u32 = value.parse().map_err(|_| KafkaConfigError::Invalid {
-                        key: "kafka.max.in.flight.requests.per.connection".into(),
-                        value: value.clone(),
-                        reason: "expected a number".into(),
-                    })?;
-                    let limit = if idempotent { MAX_IN_FLIGHT_IDEMPOTENT } else { 1 };
-                    if n > limit {
-                        self.warnings.push(format!(
-                            "kafka.max.in.flight.requests.per.connection = {n} lowered to {limit}: more would let a retry reorder a partition"
-                        ));
-                    }
-                    self.put(key, &n.min(limit).to_string());
-                }
-                k if JAVA_ONLY_KEYS.contains(&k) => self.warnings.push(format!(
-                    "kafka.{k} is a Java client setting with no meaning here: ignored"
-                )),
-                _ => self.put(key, value),
-            }
+            self.translate_setting(key, value, idempotent)?;
         }
         if !self.client.iter().any(|(k, _)| k == "bootstrap.servers") {
             return Err(KafkaConfigError::NoServers);
         }
+        self.complete(idempotent, kerberos);
+        Ok(())
+    }
+
+    /// One Java producer setting as librdkafka's: renamed, converted,
+    /// adjusted for ordering, or left out with a warning.
+    fn translate_setting(
+        &mut self,
+        key: &str,
+        value: &str,
+        idempotent: bool,
+    ) -> Result<(), KafkaConfigError> {
+        match key {
+        "enable.idempotence" | "kerberos.enable" => {}
+        "max.request.size" => self.put("message.max.bytes", value),
+        "buffer.memory" => {
+            let bytes: u64 = value.parse().map_err(|_| KafkaConfigError::Invalid {
+                key: "kafka.buffer.memory".into(),
+                value: value.to_string(),
+                reason: "expected a number of bytes".into(),
+            })?;
+            let kbytes = (bytes / 1024).max(1);
+            self.put("queue.buffering.max.kbytes", &kbytes.to_string());
+        }
+        "send.buffer.bytes" => self.put("socket.send.buffer.bytes", value),
+        "receive.buffer.bytes" => self.put("socket.receive.buffer.bytes", value),
+        "sasl.mechanism" => self.put("sasl.mechanisms", value),
+        "sasl.jaas.config" => match jaas_credentials(value) {
+            Some((user, password)) => {
+                self.put("sasl.username", &user);
+                self.put("sasl.password", &password);
+            }
+            None => self.warnings.push(
+                "kafka.sasl.jaas.config names no username and password (a Java login module librdkafka cannot load): ignored; set kafka.sasl.username and kafka.sasl.password, or kafka.sasl.kerberos.keytab and kafka.sasl.kerberos.principal"
+                    .into(),
+            ),
+        },
+        "kerberos.krb5.file" => self.warnings.push(format!(
+            "kafka.kerberos.krb5.file = {value}: librdkafka reads the Kerberos configuration from KRB5_CONFIG; set that variable for the server"
+        )),
+        "kerberos.jaas.file" => self.warnings.push(format!(
+            "kafka.kerberos.jaas.file = {value}: a Java JAAS file cannot be read here; set kafka.sasl.kerberos.keytab and kafka.sasl.kerberos.principal"
+        )),
+        "acks" if idempotent => {
+            if !matches!(value, "all" | "-1") {
+                self.warnings.push(format!(
+                    "kafka.acks = {value} replaced by all: the idempotent producer needs every in-sync replica's acknowledgement (set kafka.enable.idempotence = false to choose)"
+                ));
+            }
+        }
+        "retries" if idempotent => {
+            if value == "0" {
+                self.warnings.push(
+                    "kafka.retries = 0 ignored: the idempotent producer retries in order by itself (a batch is still sent again when a delivery fails)"
+                        .into(),
+                );
+            } else {
+                self.put("retries", value);
+            }
+        }
+        "max.in.flight.requests.per.connection" => {
+            let n: u32 = value.parse().map_err(|_| KafkaConfigError::Invalid {
+                key: "kafka.max.in.flight.requests.per.connection".into(),
+                value: value.to_string(),
+                reason: "expected a number".into(),
+            })?;
+            let limit = if idempotent { MAX_IN_FLIGHT_IDEMPOTENT } else { 1 };
+            if n > limit {
+                self.warnings.push(format!(
+                    "kafka.max.in.flight.requests.per.connection = {n} lowered to {limit}: more would let a retry reorder a partition"
+                ));
+            }
+            self.put(key, &n.min(limit).to_string());
+        }
+        k if JAVA_ONLY_KEYS.contains(&k) => self.warnings.push(format!(
+            "kafka.{k} is a Java client setting with no meaning here: ignored"
+        )),
+        _ => self.put(key, value),
+    }
+        Ok(())
+    }
+
+    /// What ordering and confirmation need, and the defaults chosen where
+    /// the settings are silent.
+    fn complete(&mut self, idempotent: bool, kerberos: bool) {
         if !self
             .client
             .iter()
@@ -277,7 +295,6 @@ impl KafkaSettings {
             };
             self.put("max.in.flight.requests.per.connection", &n.to_string());
         }
-        Ok(())
     }
 
     fn put(&mut self, key: &str, value: &str) {

@@ -265,12 +265,127 @@ impl EngineConfig {
         K: AsRef<str>,
         V: AsRef<str>,
     {
-        let mut p: BTreeMap<String, String> = properties
+        let mut r = Reading::new(properties);
+        let name = required("name", r.get("name"))?;
+        let (connect, server_id) = r.connection()?;
+        let start = r.start()?;
+        let tables = TableSelection::new(
+            r.get("database.include.list").as_deref(),
+            r.get("database.exclude.list").as_deref(),
+            r.get("table.include.list").as_deref(),
+            r.get("table.exclude.list").as_deref(),
+        )?;
+        let columns = r.columns()?;
+        let debezium = r.debezium()?;
+        let store_session_timeout = Duration::from_millis(number(
+            "offset.storage.zookeeper.session.timeout.ms",
+            r.get("offset.storage.zookeeper.session.timeout.ms"),
+            10_000,
+        )?);
+        let offsets = r.offsets()?;
+        let history = r.history()?;
+        r.accept_other_store_keys();
+        let commit_policy = r.commit_policy()?;
+        let max_batch_size =
+            number("max.batch.size", r.get("max.batch.size"), 2048)?.max(1) as usize;
+        let snapshot_chunk_size = r.snapshot_chunk_size()?;
+        let heartbeat_interval =
+            match number("heartbeat.interval.ms", r.get("heartbeat.interval.ms"), 0)? {
+                0 => None,
+                ms => Some(Duration::from_millis(ms)),
+            };
+        let heartbeat_topic_prefix = r
+            .get("topic.heartbeat.prefix")
+            .unwrap_or_else(|| "__debezium-heartbeat".into());
+        let include_schema_changes = r.include_schema_changes()?;
+        let encode_threads =
+            number("sluice.encode.threads", r.get("sluice.encode.threads"), 1)?.max(1) as usize;
+        let latch = r.latch()?;
+        let warnings = r.finish()?;
+
+        Ok(EngineConfig {
+            name,
+            connect,
+            server_id,
+            start,
+            tables,
+            columns,
+            debezium,
+            offsets,
+            history,
+            commit_policy,
+            max_batch_size,
+            snapshot_chunk_size,
+            encode_threads,
+            latch,
+            store_session_timeout,
+            include_schema_changes,
+            heartbeat_interval,
+            heartbeat_topic_prefix,
+            warnings,
+        })
+    }
+}
+
+/// A property's value that is not what it must be.
+fn invalid(property: &str, message: String) -> EngineError {
+    EngineError::Config {
+        property: property.to_string(),
+        message,
+    }
+}
+
+/// The value of a property that must be set.
+fn required(key: &'static str, value: Option<String>) -> Result<String, EngineError> {
+    value.ok_or_else(|| EngineError::Config {
+        property: key.to_string(),
+        message: "required".into(),
+    })
+}
+
+/// A whole number property's value, `default` when it is not set.
+fn number(key: &str, value: Option<String>, default: u64) -> Result<u64, EngineError> {
+    match value {
+        None => Ok(default),
+        Some(v) => v
+            .parse()
+            .map_err(|_| invalid(key, format!("{v:?} is not a whole number"))),
+    }
+}
+
+/// Debezium properties being read into an [`EngineConfig`]: the
+/// properties set, the names read so far and the warnings so far.
+struct Reading {
+    p: BTreeMap<String, String>,
+    used: Vec<&'static str>,
+    warnings: Vec<String>,
+}
+
+impl Reading {
+    /// The properties, trimmed, with Debezium 1.x names under their new ones.
+    fn new<K, V>(properties: impl IntoIterator<Item = (K, V)>) -> Reading
+    where
+        K: AsRef<str>,
+        V: AsRef<str>,
+    {
+        let p: BTreeMap<String, String> = properties
             .into_iter()
             .map(|(k, v)| (k.as_ref().trim().to_string(), v.as_ref().trim().to_string()))
             .collect();
-        let mut warnings: Vec<String> = Vec::new();
-        // Debezium 1.x names, as the reference design's fleets have them.
+        let mut r = Reading {
+            p,
+            used: Vec::new(),
+            warnings: Vec::new(),
+        };
+        r.rename_old_names();
+        r
+    }
+
+    /// Debezium 1.x names, as the reference design's fleets have them,
+    /// under their new names (a new name set wins, with a warning).
+    fn rename_old_names(&mut self) {
+        let p = &mut self.p;
+        let warnings = &mut self.warnings;
         if let Some(v) = p.remove("database.server.name") {
             if p.contains_key("topic.prefix") {
                 warnings.push(
@@ -309,57 +424,48 @@ impl EngineConfig {
                 p.entry(new.into()).or_insert(v);
             }
         }
-        // Debezium's masks: the property's name carries its settings.
-        let masks: Vec<(String, String)> = p
-            .iter()
-            .filter(|(k, _)| ColumnMasks::is_mask_property(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        let mut used: Vec<&str> = Vec::new();
-        let mut get = |key: &'static str| -> Option<String> {
-            used.push(key);
-            p.get(key).filter(|v| !v.is_empty()).cloned()
-        };
-        let invalid = |property: &str, message: String| EngineError::Config {
-            property: property.to_string(),
-            message,
-        };
-        let required = |key: &'static str, value: Option<String>| {
-            value.ok_or_else(|| EngineError::Config {
-                property: key.to_string(),
-                message: "required".into(),
-            })
-        };
-        let name = required("name", get("name"))?;
-        let number = |key: &str, value: Option<String>, default: u64| -> Result<u64, EngineError> {
-            match value {
-                None => Ok(default),
-                Some(v) => v
-                    .parse()
-                    .map_err(|_| invalid(key, format!("{v:?} is not a whole number"))),
-            }
-        };
+    }
 
+    /// A property's value (`None` when unset or empty); the property counts
+    /// as read.
+    fn get(&mut self, key: &'static str) -> Option<String> {
+        self.used.push(key);
+        self.p.get(key).filter(|v| !v.is_empty()).cloned()
+    }
+
+    /// `database.*`: the source's address and login, and this replica's
+    /// server id.
+    fn connection(&mut self) -> Result<(ConnectOptions, Option<u32>), EngineError> {
         let mut connect = ConnectOptions {
-            host: get("database.hostname").unwrap_or_else(|| "localhost".into()),
+            host: self
+                .get("database.hostname")
+                .unwrap_or_else(|| "localhost".into()),
             ..Default::default()
         };
-        connect.port = number("database.port", get("database.port"), 3306)?
+        connect.port = number("database.port", self.get("database.port"), 3306)?
             .try_into()
             .map_err(|_| invalid("database.port", "not a port number".into()))?;
-        connect.user = required("database.user", get("database.user"))?;
-        connect.password = get("database.password").unwrap_or_default();
+        connect.user = required("database.user", self.get("database.user"))?;
+        connect.password = self.get("database.password").unwrap_or_default();
         let server_id =
-            match get("database.server.id") {
+            match self.get("database.server.id") {
                 None => None,
                 Some(v) => Some(v.parse().map_err(|_| {
                     invalid("database.server.id", format!("{v:?} is not a server id"))
                 })?),
             };
+        Ok((connect, server_id))
+    }
 
+    /// `snapshot.mode` and `sluice.start`: where the stream starts.
+    fn start(&mut self) -> Result<StartAt, EngineError> {
         // Both are read whatever the other says: a value either way is
         // checked, and `sluice.start` wins.
-        let mode = match get("snapshot.mode").as_deref().map(str::to_ascii_lowercase) {
+        let mode = match self
+            .get("snapshot.mode")
+            .as_deref()
+            .map(str::to_ascii_lowercase)
+        {
             None => None,
             Some(m) => Some(match m.as_str() {
                 "initial" | "when_needed" => StartAt::Initial,
@@ -375,10 +481,10 @@ impl EngineConfig {
                 }
             }),
         };
-        let start = match get("sluice.start") {
+        Ok(match self.get("sluice.start") {
             Some(s) => {
                 if mode.is_some() {
-                    warnings.push(
+                    self.warnings.push(
                         "snapshot.mode does not apply: sluice.start sets where the stream starts (no snapshot is taken)"
                             .into(),
                     );
@@ -386,37 +492,43 @@ impl EngineConfig {
                 StartAt::Position(s.parse().map_err(|e: String| invalid("sluice.start", e))?)
             }
             None => mode.unwrap_or(StartAt::Initial),
-        };
+        })
+    }
 
-        let tables = TableSelection::new(
-            get("database.include.list").as_deref(),
-            get("database.exclude.list").as_deref(),
-            get("table.include.list").as_deref(),
-            get("table.exclude.list").as_deref(),
-        )?;
-
-        let include_columns = get("column.include.list");
-        let exclude_columns = get("column.exclude.list");
+    /// `column.include.list` and `column.exclude.list`.
+    fn columns(&mut self) -> Result<DebeziumColumnRules, EngineError> {
+        let include_columns = self.get("column.include.list");
+        let exclude_columns = self.get("column.exclude.list");
         if include_columns.is_some() && exclude_columns.is_some() {
-            warnings.push(
+            self.warnings.push(
                 "column.include.list and column.exclude.list are both set (Debezium refuses that): a column must match the include list and not the exclude list"
                     .into(),
             );
         }
-        let columns =
-            DebeziumColumnRules::new(include_columns.as_deref(), exclude_columns.as_deref())
-                .map_err(|e| match e {
-                    sluice_encode::debezium::DebeziumError::Pattern {
-                        property,
-                        pattern,
-                        reason,
-                    } => invalid(&property, format!("{pattern:?}: {reason}")),
-                    e => invalid("column.include.list / column.exclude.list", e.to_string()),
-                })?;
+        DebeziumColumnRules::new(include_columns.as_deref(), exclude_columns.as_deref()).map_err(
+            |e| match e {
+                sluice_encode::debezium::DebeziumError::Pattern {
+                    property,
+                    pattern,
+                    reason,
+                } => invalid(&property, format!("{pattern:?}: {reason}")),
+                e => invalid("column.include.list / column.exclude.list", e.to_string()),
+            },
+        )
+    }
 
+    /// The Debezium output's options: the converter properties and the
+    /// column masks (the mask property's name carries its settings).
+    fn debezium(&mut self) -> Result<DebeziumOptions, EngineError> {
+        let masks: Vec<(String, String)> = self
+            .p
+            .iter()
+            .filter(|(k, _)| ColumnMasks::is_mask_property(k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let mut encoder_props: Vec<(&str, String)> = Vec::new();
         for key in ENCODER_PROPERTIES {
-            if let Some(v) = get(key) {
+            if let Some(v) = self.get(key) {
                 encoder_props.push((*key, v));
             }
         }
@@ -428,14 +540,13 @@ impl EngineConfig {
                 .set(key, value)
                 .map_err(|e| invalid(key, e.to_string()))?;
         }
+        Ok(debezium)
+    }
 
-        let store_session_timeout = Duration::from_millis(number(
-            "offset.storage.zookeeper.session.timeout.ms",
-            get("offset.storage.zookeeper.session.timeout.ms"),
-            10_000,
-        )?);
-        let offsets = match get("offset.storage") {
-            None => match get("offset.storage.file.filename") {
+    /// `offset.storage*`: where committed offsets are kept.
+    fn offsets(&mut self) -> Result<OffsetStorage, EngineError> {
+        Ok(match self.get("offset.storage") {
+            None => match self.get("offset.storage.file.filename") {
                 Some(f) => OffsetStorage::File(f.into()),
                 None => {
                     return Err(invalid(
@@ -448,7 +559,7 @@ impl EngineConfig {
                 Some(Kind::File) => OffsetStorage::File(
                     required(
                         "offset.storage.file.filename",
-                        get("offset.storage.file.filename"),
+                        self.get("offset.storage.file.filename"),
                     )?
                     .into(),
                 ),
@@ -456,9 +567,10 @@ impl EngineConfig {
                 Some(Kind::ZooKeeper) => OffsetStorage::ZooKeeper {
                     servers: required(
                         "offset.storage.zookeeper.connect.string",
-                        get("offset.storage.zookeeper.connect.string"),
+                        self.get("offset.storage.zookeeper.connect.string"),
                     )?,
-                    path: get("offset.storage.zookeeper.path")
+                    path: self
+                        .get("offset.storage.zookeeper.path")
                         .unwrap_or_else(|| "/debezium-offset-storage".into()),
                 },
                 None => {
@@ -468,9 +580,13 @@ impl EngineConfig {
                     ))
                 }
             },
-        };
-        let history = match get("schema.history.internal") {
-            None => match get("schema.history.internal.file.filename") {
+        })
+    }
+
+    /// `schema.history.internal*`: where the schema history is kept.
+    fn history(&mut self) -> Result<HistoryStorage, EngineError> {
+        Ok(match self.get("schema.history.internal") {
+            None => match self.get("schema.history.internal.file.filename") {
                 Some(f) => HistoryStorage::File(f.into()),
                 None => HistoryStorage::Memory,
             },
@@ -478,7 +594,7 @@ impl EngineConfig {
                 Some(Kind::File) => HistoryStorage::File(
                     required(
                         "schema.history.internal.file.filename",
-                        get("schema.history.internal.file.filename"),
+                        self.get("schema.history.internal.file.filename"),
                     )?
                     .into(),
                 ),
@@ -486,9 +602,10 @@ impl EngineConfig {
                 Some(Kind::ZooKeeper) => HistoryStorage::ZooKeeper {
                     servers: required(
                         "schema.history.internal.zookeeper.connect.string",
-                        get("schema.history.internal.zookeeper.connect.string"),
+                        self.get("schema.history.internal.zookeeper.connect.string"),
                     )?,
-                    path: get("schema.history.internal.zookeeper.path")
+                    path: self
+                        .get("schema.history.internal.zookeeper.path")
                         .unwrap_or_else(|| "/debezium-database-history".into()),
                 },
                 None => {
@@ -498,10 +615,13 @@ impl EngineConfig {
                     ))
                 }
             },
-        };
-        // Keys of the store kinds not chosen are accepted (a file switched
-        // between kinds keeps them), and the ZooKeeper stores' other session
-        // keys: the store sessions share one timeout.
+        })
+    }
+
+    /// Keys of the store kinds not chosen are accepted (a file switched
+    /// between kinds keeps them), and the ZooKeeper stores' other session
+    /// keys: the store sessions share one timeout.
+    fn accept_other_store_keys(&mut self) {
         for key in [
             "offset.storage.file.filename",
             "offset.storage.zookeeper.connect.string",
@@ -513,41 +633,46 @@ impl EngineConfig {
             "schema.history.internal.zookeeper.session.timeout.ms",
             "schema.history.internal.zookeeper.connection.timeout.ms",
         ] {
-            get(key);
+            self.get(key);
         }
+    }
 
-        let commit_policy = {
-            let interval = number(
-                "offset.flush.interval.ms",
-                get("offset.flush.interval.ms"),
-                60_000,
-            )?;
-            match get("offset.commit.policy").as_deref() {
-                Some(c) if c.to_ascii_lowercase().contains("always") => {
-                    if p.contains_key("offset.flush.interval.ms") {
-                        warnings.push(
-                            "offset.flush.interval.ms does not apply: offset.commit.policy commits after every batch"
-                                .into(),
-                        );
-                    }
-                    CommitPolicy::Always
+    /// `offset.commit.policy` and `offset.flush.interval.ms`.
+    fn commit_policy(&mut self) -> Result<CommitPolicy, EngineError> {
+        let interval = number(
+            "offset.flush.interval.ms",
+            self.get("offset.flush.interval.ms"),
+            60_000,
+        )?;
+        Ok(match self.get("offset.commit.policy").as_deref() {
+            Some(c) if c.to_ascii_lowercase().contains("always") => {
+                if self.p.contains_key("offset.flush.interval.ms") {
+                    self.warnings.push(
+                        "offset.flush.interval.ms does not apply: offset.commit.policy commits after every batch"
+                            .into(),
+                    );
                 }
-                Some(c) if !c.to_ascii_lowercase().contains("periodic") => {
-                    return Err(invalid(
-                        "offset.commit.policy",
-                        format!("{c:?}: use always or periodic"),
-                    ))
-                }
-                _ if interval == 0 => CommitPolicy::Always,
-                _ => CommitPolicy::Periodic(Duration::from_millis(interval)),
+                CommitPolicy::Always
             }
-        };
-        let max_batch_size = number("max.batch.size", get("max.batch.size"), 2048)?.max(1) as usize;
-        let incremental_chunk = get("incremental.snapshot.chunk.size");
-        let snapshot_chunk_size = match get("snapshot.fetch.size") {
+            Some(c) if !c.to_ascii_lowercase().contains("periodic") => {
+                return Err(invalid(
+                    "offset.commit.policy",
+                    format!("{c:?}: use always or periodic"),
+                ))
+            }
+            _ if interval == 0 => CommitPolicy::Always,
+            _ => CommitPolicy::Periodic(Duration::from_millis(interval)),
+        })
+    }
+
+    /// `snapshot.fetch.size`, or `incremental.snapshot.chunk.size` without
+    /// it: rows per chunk of the initial snapshot.
+    fn snapshot_chunk_size(&mut self) -> Result<usize, EngineError> {
+        let incremental_chunk = self.get("incremental.snapshot.chunk.size");
+        Ok(match self.get("snapshot.fetch.size") {
             Some(v) => {
                 if incremental_chunk.is_some() {
-                    warnings.push(
+                    self.warnings.push(
                         "incremental.snapshot.chunk.size does not apply: snapshot.fetch.size is set and wins"
                             .into(),
                     );
@@ -560,46 +685,43 @@ impl EngineConfig {
                 1024,
             )?,
         }
-        .max(1) as usize;
-        let heartbeat_interval =
-            match number("heartbeat.interval.ms", get("heartbeat.interval.ms"), 0)? {
-                0 => None,
-                ms => Some(Duration::from_millis(ms)),
-            };
-        let heartbeat_topic_prefix =
-            get("topic.heartbeat.prefix").unwrap_or_else(|| "__debezium-heartbeat".into());
-        let include_schema_changes = match get("include.schema.changes")
+        .max(1) as usize)
+    }
+
+    /// `include.schema.changes` (default true).
+    fn include_schema_changes(&mut self) -> Result<bool, EngineError> {
+        match self
+            .get("include.schema.changes")
             .map(|v| v.to_ascii_lowercase())
             .as_deref()
         {
-            None | Some("true") => true,
-            Some("false") => false,
-            Some(v) => {
-                return Err(invalid(
-                    "include.schema.changes",
-                    format!("{v:?}: use true or false"),
-                ))
-            }
-        };
-        let encode_threads =
-            number("sluice.encode.threads", get("sluice.encode.threads"), 1)?.max(1) as usize;
+            None | Some("true") => Ok(true),
+            Some("false") => Ok(false),
+            Some(v) => Err(invalid(
+                "include.schema.changes",
+                format!("{v:?}: use true or false"),
+            )),
+        }
+    }
 
-        let latch_path = get("leader.latch.path");
-        let latch_id = get("leader.latch.id");
+    /// `leader.latch.*`: the leader latch, if any.
+    fn latch(&mut self) -> Result<Option<LatchSettings>, EngineError> {
+        let latch_path = self.get("leader.latch.path");
+        let latch_id = self.get("leader.latch.id");
         let latch_timeout = Duration::from_millis(number(
             "leader.latch.session.timeout.ms",
-            get("leader.latch.session.timeout.ms"),
+            self.get("leader.latch.session.timeout.ms"),
             10_000,
         )?);
-        let latch = match get("leader.latch.zookeeper.connect.string") {
+        Ok(match self.get("leader.latch.zookeeper.connect.string") {
             None => {
                 for key in [
                     "leader.latch.path",
                     "leader.latch.id",
                     "leader.latch.session.timeout.ms",
                 ] {
-                    if p.contains_key(key) {
-                        warnings.push(format!(
+                    if self.p.contains_key(key) {
+                        self.warnings.push(format!(
                             "{key} does not apply: without leader.latch.zookeeper.connect.string there is no latch"
                         ));
                     }
@@ -612,21 +734,26 @@ impl EngineConfig {
                 id: latch_id.unwrap_or_default(),
                 session_timeout: latch_timeout,
             }),
-        };
+        })
+    }
 
+    /// The warnings, once every property set was read: a documented one
+    /// the others made moot is a warning, an unknown one an error.
+    fn finish(mut self) -> Result<Vec<String>, EngineError> {
         // A documented property the others made moot: named, not refused.
         for key in DOCUMENTED_PROPERTIES {
-            if p.contains_key(*key) && !used.contains(key) {
-                warnings.push(format!(
+            if self.p.contains_key(*key) && !self.used.contains(key) {
+                self.warnings.push(format!(
                     "{key} does not apply with the other properties set and is ignored"
                 ));
-                used.push(key);
+                self.used.push(key);
             }
         }
-        let unknown: Vec<&String> = p
+        let unknown: Vec<&String> = self
+            .p
             .keys()
             .filter(|k| {
-                !used.contains(&k.as_str())
+                !self.used.contains(&k.as_str())
                     && !IGNORED_PROPERTIES.contains(&k.as_str())
                     && !ColumnMasks::is_mask_property(k)
             })
@@ -649,28 +776,7 @@ impl EngineConfig {
                 ),
             ));
         }
-
-        Ok(EngineConfig {
-            name,
-            connect,
-            server_id,
-            start,
-            tables,
-            columns,
-            debezium,
-            offsets,
-            history,
-            commit_policy,
-            max_batch_size,
-            snapshot_chunk_size,
-            encode_threads,
-            latch,
-            store_session_timeout,
-            include_schema_changes,
-            heartbeat_interval,
-            heartbeat_topic_prefix,
-            warnings,
-        })
+        Ok(self.warnings)
     }
 }
 

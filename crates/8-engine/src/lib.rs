@@ -48,6 +48,7 @@ pub mod offset_store;
 pub mod record;
 mod schema_changes;
 mod snapshot;
+mod snapshot_mark;
 pub mod stores;
 pub mod typed;
 

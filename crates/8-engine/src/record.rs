@@ -7,6 +7,7 @@ use std::sync::Arc;
 use sluice_encode::debezium::DebeziumRecord;
 use sluice_events::{ChangeEvent, Encoder, TransactionState};
 
+use crate::snapshot_mark::SnapshotMark;
 use crate::SourceOffset;
 
 /// What every record the engine delivers has: its offset, which the
@@ -98,10 +99,7 @@ impl RecordOffset {
 
     /// This offset with the snapshot's progress `mark`, unless it carries
     /// snapshot fields of its own (a snapshot read's).
-    pub(crate) fn with_snapshot(
-        self,
-        mark: Option<&crate::snapshot::SnapshotMark>,
-    ) -> RecordOffset {
+    pub(crate) fn with_snapshot(self, mark: Option<&SnapshotMark>) -> RecordOffset {
         match mark {
             Some(m) if self.base.snapshot.is_none() => {
                 let mut base = (*self.base).clone();

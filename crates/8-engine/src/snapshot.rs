@@ -59,39 +59,11 @@ use tokio::sync::Notify;
 
 use crate::config::TableSelection;
 use crate::record::Unplaced;
+use crate::snapshot_mark::SnapshotMark;
 use crate::typed::{PendingTyped, TypedEncoder};
-use crate::SourceOffset;
 
 /// Most chunks read and waiting for the stream to reach their points.
 pub(crate) const AHEAD: usize = 4;
-
-/// Where the snapshot is, as the offsets of the records delivered while it
-/// runs carry it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SnapshotMark {
-    /// The table being read (`db.table`); `None`: from the first table.
-    pub table: Option<String>,
-    /// The key of its last row delivered (hex values, comma-separated);
-    /// `None`: from the table's start.
-    pub last_key: Option<String>,
-}
-
-impl SnapshotMark {
-    /// Puts the mark into `offset`.
-    pub fn apply(&self, offset: &mut SourceOffset) {
-        offset.snapshot = Some("INITIAL".into());
-        offset.snapshot_table = self.table.clone();
-        offset.snapshot_last_key = self.last_key.clone();
-    }
-
-    /// The mark of a stored offset, if the snapshot had not ended.
-    pub fn of(offset: &SourceOffset) -> Option<SnapshotMark> {
-        (offset.snapshot.as_deref() == Some("INITIAL")).then(|| SnapshotMark {
-            table: offset.snapshot_table.clone(),
-            last_key: offset.snapshot_last_key.clone(),
-        })
-    }
-}
 
 /// A binlog place in the order of the binlog: the file's sequence number,
 /// then the position.
@@ -379,15 +351,66 @@ impl Reader {
         encoder: &mut E,
         feed: &Feed<E::Pending>,
     ) -> Result<(), String> {
-        let addr = format!("{}:{}", self.connect.host, self.connect.port);
-        let source = |e: SourceError| format!("{addr}: {e}");
+        let source = |e: SourceError| self.source_error(e);
         let mut conn = Conn::connect(&self.connect).await.map_err(source)?;
         chunks::prepare_session(&mut conn).await.map_err(source)?;
         let tables = list_tables(&mut conn, &self.tables).await.map_err(source)?;
         let fresh = self.resume.is_none();
-        // Tables are read in (schema, table) order: a resumed snapshot
-        // goes on at the table it was in (or the next one, if gone).
-        let (first, mut from) = match self.resume.as_ref().and_then(|m| m.table.as_ref()) {
+        let (first, mut from) = self.resume_at(&tables)?;
+        feed.listed(
+            tables
+                .iter()
+                .enumerate()
+                .skip(first)
+                .filter(|(i, _)| !(*i == first && from.is_some()))
+                .map(|(_, t)| t.clone()),
+        );
+        tracing::info!(
+            tables = tables.len() - first.min(tables.len()),
+            resumed = !fresh,
+            "initial snapshot: reading"
+        );
+        let mut progress = Progress {
+            first_record: fresh,
+            rows_read: 0,
+        };
+        for i in first..tables.len() {
+            self.read_table(
+                &mut conn,
+                encoder,
+                feed,
+                &tables[i..],
+                from.take(),
+                &mut progress,
+            )
+            .await?;
+        }
+        // Whatever the last table held: the snapshot is done from here on.
+        feed.put(Chunk {
+            point: (0, 0),
+            releases: None,
+            finished: true,
+            records: Vec::new(),
+            after: None,
+        })
+        .await?;
+        tracing::info!(
+            rows = progress.rows_read,
+            "initial snapshot: every table read"
+        );
+        Ok(())
+    }
+
+    /// A source error, naming the server.
+    fn source_error(&self, e: SourceError) -> String {
+        format!("{}:{}: {e}", self.connect.host, self.connect.port)
+    }
+
+    /// Where a resumed snapshot goes on, tables being read in (schema,
+    /// table) order: the index of the table it was in (or of the next one,
+    /// if gone), and the key of its last row delivered there.
+    fn resume_at(&self, tables: &[(String, String)]) -> Result<(usize, Option<RawKey>), String> {
+        Ok(match self.resume.as_ref().and_then(|m| m.table.as_ref()) {
             None => (0, None),
             Some(t) => {
                 let at = tables
@@ -403,163 +426,187 @@ impl Reader {
                 };
                 (at, key)
             }
-        };
-        feed.listed(
-            tables
-                .iter()
-                .enumerate()
-                .skip(first)
-                .filter(|(i, _)| !(*i == first && from.is_some()))
-                .map(|(_, t)| t.clone()),
-        );
-        tracing::info!(
-            tables = tables.len() - first.min(tables.len()),
-            resumed = !fresh,
-            "initial snapshot: reading"
-        );
-        let mut first_record = fresh;
-        let limit = self.chunk_size.max(1);
-        let mut rows_read = 0u64;
-        for i in first..tables.len() {
-            let (schema, table) = &tables[i];
-            let qualified = format!("{schema}.{table}");
-            let failed = |m: String| format!("snapshot of {qualified}: {m}");
-            let next = tables.get(i + 1).map(|(s, t)| SnapshotMark {
-                table: Some(format!("{s}.{t}")),
-                last_key: None,
-            });
-            let Some(plan) = chunks::table_plan(&mut conn, schema, table)
-                .await
-                .map_err(|e| e.to_string())?
-            else {
-                // Dropped since listed.
-                feed.held.release(&tables[i]);
-                from = None;
-                continue;
-            };
-            let keyed = !plan.key.is_empty();
-            let mut first_of_table = from.is_none();
-            loop {
-                let (point, file, rows) = read_chunk(
-                    &self.connect,
-                    &mut conn,
-                    feed,
-                    &plan,
-                    from.as_deref(),
-                    keyed,
-                    limit,
-                )
-                .await
-                .map_err(&failed)?;
-                // One row more than a chunk tells whether another follows.
-                let more = keyed && rows.len() > limit;
-                let take = if more { limit } else { rows.len() };
-                let last_of_table = !more;
-                let last_overall = last_of_table
-                    && rest_empty(&mut conn, &tables[i + 1..])
-                        .await
-                        .map_err(source)?;
-                let keys: Vec<Option<Vec<Vec<u8>>>> = (0..take)
-                    .map(|j| {
-                        keyed.then(|| {
-                            let row = rows.row(j);
-                            plan.key
-                                .iter()
-                                .map(|&k| row.and_then(|r| r.value(k)).unwrap_or_default().to_vec())
-                                .collect()
-                        })
-                    })
-                    .collect();
-                let mut pending = Vec::with_capacity(take);
-                if take > 0 {
-                    let event = chunks::rows_event(&plan, &rows, take).map_err(&failed)?;
-                    let txn = TransactionState::default();
-                    let now = std::time::SystemTime::now()
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_secs() as u32);
-                    let position = Position {
-                        file: &file,
-                        offset: point.1,
-                        next_offset: point.1,
-                        server_id: 0,
-                        timestamp: now,
-                    };
-                    let keep = self
-                        .columns
-                        .as_ref()
-                        .and_then(|rules| rules.projection(&plan.table()));
-                    let change = RowsChange::new(position, &txn, &event, Some(&plan.columns))
-                        .with_projection(keep.as_ref());
-                    let starts = first_record;
-                    let marker = |j: usize| {
-                        let last_row = j + 1 == take && last_of_table;
-                        if last_row && last_overall {
-                            SnapshotMarker::Last
-                        } else if j == 0 && starts {
-                            SnapshotMarker::First
-                        } else if last_row {
-                            SnapshotMarker::LastInDataCollection
-                        } else if j == 0 && first_of_table {
-                            SnapshotMarker::FirstInDataCollection
-                        } else {
-                            SnapshotMarker::True
-                        }
-                    };
-                    encoder
-                        .encode_read(&change, &marker, &mut pending)
-                        .map_err(&failed)?;
-                    first_record = false;
-                }
-                let mark_of = |j: usize| -> Option<SnapshotMark> {
-                    if j + 1 == take && last_of_table {
-                        // The table is done: the next one, from its start.
-                        return if last_overall { None } else { next.clone() };
-                    }
-                    Some(SnapshotMark {
-                        table: Some(qualified.clone()),
-                        last_key: keys.get(j).cloned().flatten().map(|k| key_text(&k)),
-                    })
-                };
-                let records: Vec<_> = pending
-                    .into_iter()
-                    .map(|p| {
-                        let j = p.row();
-                        (p, mark_of(j))
-                    })
-                    .collect();
-                let after = match take {
-                    0 => next.clone(),
-                    n => mark_of(n - 1),
-                };
-                rows_read += take as u64;
-                feed.put(Chunk {
-                    point,
-                    releases: first_of_table.then(|| tables[i].clone()),
-                    finished: false,
-                    records,
-                    after,
-                })
-                .await?;
-                if !more {
-                    break;
-                }
-                from = keys.get(take - 1).cloned().flatten();
-                first_of_table = false;
-            }
-            from = None;
-        }
-        // Whatever the last table held: the snapshot is done from here on.
-        feed.put(Chunk {
-            point: (0, 0),
-            releases: None,
-            finished: true,
-            records: Vec::new(),
-            after: None,
         })
-        .await?;
-        tracing::info!(rows = rows_read, "initial snapshot: every table read");
+    }
+
+    /// Reads the first of `tables` (those after it follow) into `feed`
+    /// chunk by chunk, after the key `from` (`None`: from its start); a
+    /// table dropped since listed is passed over.
+    async fn read_table<E: ReadEncoder>(
+        &self,
+        conn: &mut Conn,
+        encoder: &mut E,
+        feed: &Feed<E::Pending>,
+        tables: &[(String, String)],
+        mut from: Option<Vec<Vec<u8>>>,
+        progress: &mut Progress,
+    ) -> Result<(), String> {
+        let (schema, table) = &tables[0];
+        let qualified = format!("{schema}.{table}");
+        let failed = |m: String| format!("snapshot of {qualified}: {m}");
+        let next = tables.get(1).map(|(s, t)| SnapshotMark {
+            table: Some(format!("{s}.{t}")),
+            last_key: None,
+        });
+        let Some(plan) = chunks::table_plan(conn, schema, table)
+            .await
+            .map_err(|e| e.to_string())?
+        else {
+            // Dropped since listed.
+            feed.held.release(&tables[0]);
+            return Ok(());
+        };
+        let keyed = !plan.key.is_empty();
+        let limit = self.chunk_size.max(1);
+        let mut first_of_table = from.is_none();
+        loop {
+            let (point, file, rows) = read_chunk(
+                &self.connect,
+                conn,
+                feed,
+                &plan,
+                from.as_deref(),
+                keyed,
+                limit,
+            )
+            .await
+            .map_err(&failed)?;
+            // One row more than a chunk tells whether another follows.
+            let more = keyed && rows.len() > limit;
+            let take = if more { limit } else { rows.len() };
+            let last_of_table = !more;
+            let last_overall = last_of_table
+                && rest_empty(conn, &tables[1..])
+                    .await
+                    .map_err(|e| self.source_error(e))?;
+            let keys = chunk_keys(&plan, &rows, take, keyed);
+            let pending = if take > 0 {
+                let starts = progress.first_record;
+                let marker = |j: usize| {
+                    let last_row = j + 1 == take && last_of_table;
+                    if last_row && last_overall {
+                        SnapshotMarker::Last
+                    } else if j == 0 && starts {
+                        SnapshotMarker::First
+                    } else if last_row {
+                        SnapshotMarker::LastInDataCollection
+                    } else if j == 0 && first_of_table {
+                        SnapshotMarker::FirstInDataCollection
+                    } else {
+                        SnapshotMarker::True
+                    }
+                };
+                let pending = self
+                    .encode_chunk(encoder, &plan, &rows, take, (point, &file), &marker)
+                    .map_err(&failed)?;
+                progress.first_record = false;
+                pending
+            } else {
+                Vec::new()
+            };
+            let mark_of = |j: usize| -> Option<SnapshotMark> {
+                if j + 1 == take && last_of_table {
+                    // The table is done: the next one, from its start.
+                    return if last_overall { None } else { next.clone() };
+                }
+                Some(SnapshotMark {
+                    table: Some(qualified.clone()),
+                    last_key: keys.get(j).cloned().flatten().map(|k| key_text(&k)),
+                })
+            };
+            let records: Vec<_> = pending
+                .into_iter()
+                .map(|p| {
+                    let j = p.row();
+                    (p, mark_of(j))
+                })
+                .collect();
+            let after = match take {
+                0 => next.clone(),
+                n => mark_of(n - 1),
+            };
+            progress.rows_read += take as u64;
+            feed.put(Chunk {
+                point,
+                releases: first_of_table.then(|| tables[0].clone()),
+                finished: false,
+                records,
+                after,
+            })
+            .await?;
+            if !more {
+                break;
+            }
+            from = keys.get(take - 1).cloned().flatten();
+            first_of_table = false;
+        }
         Ok(())
     }
+
+    /// Encodes the first `take` rows of a chunk read at `point` (its key,
+    /// and its file) as snapshot reads, each with its `marker`.
+    fn encode_chunk<E: ReadEncoder>(
+        &self,
+        encoder: &mut E,
+        plan: &TablePlan,
+        rows: &RawResultSet,
+        take: usize,
+        (point, file): ((u64, u64), &str),
+        marker: &dyn Fn(usize) -> SnapshotMarker,
+    ) -> Result<Vec<E::Pending>, String> {
+        let event = chunks::rows_event(plan, rows, take)?;
+        let txn = TransactionState::default();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as u32);
+        let position = Position {
+            file,
+            offset: point.1,
+            next_offset: point.1,
+            server_id: 0,
+            timestamp: now,
+        };
+        let keep = self
+            .columns
+            .as_ref()
+            .and_then(|rules| rules.projection(&plan.table()));
+        let change = RowsChange::new(position, &txn, &event, Some(&plan.columns))
+            .with_projection(keep.as_ref());
+        let mut pending = Vec::with_capacity(take);
+        encoder.encode_read(&change, marker, &mut pending)?;
+        Ok(pending)
+    }
+}
+
+/// A row's key: its key columns' raw values.
+type RawKey = Vec<Vec<u8>>;
+
+/// How far a snapshot's reading is: whether its first record is still to
+/// come, and the rows read.
+struct Progress {
+    first_record: bool,
+    rows_read: u64,
+}
+
+/// The key of each of a chunk's first `take` rows (`None` each when the
+/// table has no key).
+fn chunk_keys(
+    plan: &TablePlan,
+    rows: &RawResultSet,
+    take: usize,
+    keyed: bool,
+) -> Vec<Option<Vec<Vec<u8>>>> {
+    (0..take)
+        .map(|j| {
+            keyed.then(|| {
+                let row = rows.row(j);
+                plan.key
+                    .iter()
+                    .map(|&k| row.and_then(|r| r.value(k)).unwrap_or_default().to_vec())
+                    .collect()
+            })
+        })
+        .collect()
 }
 
 /// The base tables the selection keeps, in (schema, table) order.
