@@ -1,5 +1,5 @@
 //! The workspace's folders follow the data flow (`crates/README.md`):
-//! numbered stages `1-source` … `9-cli`, and unnumbered support crates
+//! numbered stages `1-binlog` … `9-cli`, and unnumbered support crates
 //! beside them. These tests keep the layout honest: dependencies point
 //! back along the flow only, support crates never reach into the stages
 //! that assemble the pipeline, and the `sluice` binary stays a thin shell.
