@@ -30,8 +30,6 @@ use crate::schema_hook::{EventPlace, SchemaHook};
 // The one filter type, where streams were first given it.
 pub use crate::filters::{CanalFilters, ChangeFilter};
 /// Canal's table filters (`canal.instance.filter.*`), by their older name.
-pub type CanalTableFilter = CanalFilters;
-
 mod parallel;
 
 /// Where a stream's outputs go: a whole transaction's (or statement's) at a

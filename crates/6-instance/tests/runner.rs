@@ -9,7 +9,8 @@ use prost::Message;
 use sluice_canal::proto::{Entry, EntryType, EventType, RowChange};
 use sluice_canal::{LogIdentity, TableFilter};
 use sluice_instance::destination::InstanceDestination;
-use sluice_instance::runner::{BinlogOnly, InstanceRunner, RunnerFilters};
+use sluice_instance::filters::CanalFilters;
+use sluice_instance::runner::{BinlogOnly, InstanceRunner};
 use sluice_meta::{CursorStore, FileCursorStore};
 use sluice_source::position::StartPosition;
 use sluice_source::SourceConfig;
@@ -24,13 +25,13 @@ struct Pipeline {
     _dir: tempfile::TempDir,
 }
 
-fn start(db: &MariaDb, filters: RunnerFilters, store_cfg: StoreConfig) -> Pipeline {
+fn start(db: &MariaDb, filters: CanalFilters, store_cfg: StoreConfig) -> Pipeline {
     start_with(db, filters, store_cfg, |_| Box::new(BinlogOnly))
 }
 
 fn start_with(
     db: &MariaDb,
-    filters: RunnerFilters,
+    filters: CanalFilters,
     store_cfg: StoreConfig,
     schema: impl FnOnce(&std::path::Path) -> Box<dyn sluice_instance::runner::SchemaHook>,
 ) -> Pipeline {
@@ -112,7 +113,7 @@ async fn read_rows(d: &InstanceDestination, n: usize) -> Vec<Entry> {
 async fn entries_have_canal_shape_and_values() {
     let db = MariaDb::start(MariaDbConfig::default()).unwrap();
     db.exec("CREATE DATABASE shop; CREATE TABLE shop.orders (id INT UNSIGNED PRIMARY KEY, status ENUM('new','paid'), tags SET('a','b'), price DECIMAL(8,2), flag BIT(3), data BLOB, note VARCHAR(20)); CREATE TABLE shop.hidden (id INT PRIMARY KEY)").unwrap();
-    let filters = RunnerFilters {
+    let filters = CanalFilters {
         tables: TableFilter::new("shop\\.orders").unwrap(),
         ..Default::default()
     };
@@ -191,7 +192,7 @@ async fn killed_source_connections_deliver_every_row_exactly_once() {
         max_entries: 16,
         ..Default::default()
     };
-    let p = start(&db, RunnerFilters::default(), store_cfg);
+    let p = start(&db, CanalFilters::default(), store_cfg);
     p.destination.subscribe(1001, "").unwrap();
     let db = Arc::new(db);
     let killer = {
@@ -268,7 +269,7 @@ async fn tracked_schema_names_columns_the_binlog_does_not() {
     };
     let p = start_with(
         &db,
-        RunnerFilters::default(),
+        CanalFilters::default(),
         StoreConfig::default(),
         |dir| {
             sluice_instance::schema_hook::tracked_schema(

@@ -14,7 +14,8 @@ use prost::Message;
 use sluice_canal::proto::{Entry, EntryType, RowChange};
 use sluice_canal::{LogIdentity, TableFilter};
 use sluice_instance::destination::InstanceDestination;
-use sluice_instance::runner::{EventPlace, InstanceRunner, RunnerFilters, SchemaHook};
+use sluice_instance::filters::CanalFilters;
+use sluice_instance::runner::{EventPlace, InstanceRunner, SchemaHook};
 use sluice_instance::schema_hook::tracked_schema;
 use sluice_meta::{CursorStore, FileCursorStore};
 use sluice_source::conn::ConnectOptions;
@@ -102,7 +103,7 @@ fn start(db: &MariaDb, dir: &Path, user: &str, password: &str, at: &(String, u64
     let mut runner = InstanceRunner::new(
         "example",
         destination.clone(),
-        RunnerFilters::default(),
+        CanalFilters::default(),
         hook,
         false,
     );

@@ -29,7 +29,7 @@ use std::path::Path;
 use sluice_config::InstanceConfig;
 
 pub use sluice_instance::stream::{
-    CanalTableFilter, ChangeFilter, ChangeSink, ChangeStream, FnSink, StreamError, WriteSink,
+    CanalFilters, ChangeFilter, ChangeSink, ChangeStream, FnSink, StreamError, WriteSink,
 };
 
 use crate::{load_config, ServerError};

@@ -41,8 +41,9 @@ use tokio::sync::watch;
 use tracing::Instrument;
 
 use crate::destination::{InstanceDestination, OwnStream, OwnStreamStarter};
+use crate::filters::CanalFilters;
 use crate::metrics::InstanceMetrics;
-use crate::runner::{Fence, InstanceRunner, RunProgress, RunnerError, RunnerFilters, SnapshotPlan};
+use crate::runner::{Fence, InstanceRunner, RunProgress, RunnerError, SnapshotPlan};
 use crate::schema_hook::{BinlogOnly, SchemaHook};
 use crate::snapshot::SnapshotState;
 
@@ -402,7 +403,7 @@ impl InstanceManager {
         name: String,
         config: InstanceConfig,
         connect: ConnectOptions,
-        filters: RunnerFilters,
+        filters: CanalFilters,
         destination: Arc<InstanceDestination>,
         snapshot_state: Arc<SnapshotState>,
         stop: watch::Receiver<bool>,
@@ -518,7 +519,7 @@ impl InstanceManager {
         self: &Arc<Self>,
         config: &InstanceConfig,
         connect: &ConnectOptions,
-        filters: &RunnerFilters,
+        filters: &CanalFilters,
         instance_stop: watch::Receiver<bool>,
     ) -> OwnStreamStarter {
         let manager = Arc::downgrade(self);
@@ -560,7 +561,7 @@ impl InstanceManager {
                 row_images: source_row_images(&config),
                 ..Default::default()
             };
-            let own_filters = RunnerFilters {
+            let own_filters = CanalFilters {
                 tables: (*parent.client_filter(client)).clone(),
                 ..filters.clone()
             };

@@ -18,7 +18,6 @@ mod snapshot_side;
 mod store_sink;
 mod work;
 
-pub use crate::filters::CanalFilters as RunnerFilters;
 pub use progress::*;
 use snapshot_side::*;
 use store_sink::*;
@@ -47,6 +46,7 @@ use tracing::Instrument;
 use crate::client_filters::StreamFilter;
 use crate::destination::InstanceDestination;
 use crate::encode_pool::{Built, EncodePool};
+use crate::filters::CanalFilters;
 // Where they were first defined; the schema hook's own module owns them.
 pub use crate::schema_hook::{
     changes_schema_history, BinlogOnly, Description, EventPlace, SchemaHook,
@@ -115,7 +115,7 @@ pub struct RunnerStats {
 pub struct InstanceRunner {
     name: String,
     destination: Arc<InstanceDestination>,
-    filters: RunnerFilters,
+    filters: CanalFilters,
     /// The destination's stream filter (the union of its clients'), as of
     /// the event being read.
     stream: StreamFilter,
@@ -160,7 +160,7 @@ impl InstanceRunner {
     pub fn new(
         name: &str,
         destination: Arc<InstanceDestination>,
-        filters: RunnerFilters,
+        filters: CanalFilters,
         schema: Box<dyn SchemaHook>,
         gtid_on: bool,
     ) -> Self {
