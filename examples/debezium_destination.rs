@@ -15,7 +15,7 @@ use std::error::Error;
 use std::io::Write;
 use std::path::Path;
 
-use sluice_server::destination::{self, FnSink};
+use sluice_server::change_stream::{self, FnSink};
 use sluice_server::encode::debezium::{DebeziumEncoder, DebeziumOptions, DebeziumRecord};
 
 /// Prints the change events of `destination` (configured in `conf_dir`) up
@@ -25,7 +25,7 @@ async fn print_debezium(
     destination: &str,
     out: &mut impl Write,
 ) -> Result<usize, Box<dyn Error>> {
-    let mut stream = destination::open(conf_dir, destination)?;
+    let mut stream = change_stream::open(conf_dir, destination)?;
     stream.source_mut().stop_at_end = true;
     let mut options = DebeziumOptions::new("sluice");
     options.set("converter.schemas.enable", "false")?;

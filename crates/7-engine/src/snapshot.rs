@@ -68,12 +68,7 @@ pub(crate) const AHEAD: usize = 4;
 /// A binlog place in the order of the binlog: the file's sequence number,
 /// then the position.
 pub(crate) fn binlog_key(file: &str, pos: u64) -> (u64, u64) {
-    let seq = file
-        .rsplit('.')
-        .next()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (seq, pos)
+    (sluice_binlog::file_sequence(file).unwrap_or(0), pos)
 }
 
 /// Encodes the rows a snapshot read into the engine's records.

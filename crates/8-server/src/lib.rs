@@ -22,15 +22,16 @@
 //!
 //! [`Server::run_until`] does both around a future (a signal, a channel),
 //! and [`release`] moves a destination off the server that runs it in a
-//! ZooKeeper cluster. [`destination::open`] embeds a single destination
+//! ZooKeeper cluster. [`change_stream::open`] embeds a single destination
 //! instead: its change events, in any output of [`encode`] (Debezium JSON,
 //! Canal entries, FlatMessage, `sluice tail` lines) or a program's own
 //! [`events::Encoder`].
 
-mod admin;
-pub mod admin_client;
-mod canal_admin;
-pub mod destination;
+mod admin_api;
+pub mod admin_api_client;
+mod canal_admin_port;
+pub mod change_stream;
+mod commands;
 mod error;
 mod ha;
 pub mod logs;
@@ -42,7 +43,7 @@ mod server;
 
 use std::path::Path;
 
-pub use admin::OPENAPI as ADMIN_OPENAPI;
+pub use admin_api::OPENAPI as ADMIN_OPENAPI;
 pub use error::ServerError;
 pub use ha::{register_address, zk_auth, zk_config, FENCE_CHECK_PERIOD, ZK_AUTH_ENV};
 pub use memory::keep_freed_memory;

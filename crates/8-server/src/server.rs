@@ -16,6 +16,7 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::commands::{ClusterView, Commands};
 use crate::ha::HaServer;
 use crate::mq::PublisherFactory;
 use crate::ServerError;
@@ -93,10 +94,12 @@ impl Server {
         let manager = start_destinations(config, ha.as_ref())?;
         served.set(manager.clone());
         let (metrics_addr, metrics) = serve_metrics(&manager).await;
-        let (admin_addr, admin) =
-            serve_admin_http(admin_listener, &manager, ha.as_ref(), tcp.as_ref())?;
-        let (admin_tcp_addr, admin_tcp) =
-            serve_canal_admin(admin_tcp_listener, &manager, ha.as_ref())?;
+        let commands = Arc::new(Commands::new(
+            manager.clone(),
+            cluster_view(ha.as_ref(), &manager)?,
+        ));
+        let (admin_addr, admin) = serve_admin_http(admin_listener, &commands, tcp.as_ref());
+        let (admin_tcp_addr, admin_tcp) = serve_canal_admin(admin_tcp_listener, &commands)?;
         let (stop, stop_rx) = watch::channel(false);
         let (local_addr, tcp) = serve_canal_clients(tcp, &manager)?;
         let mq = start_mq_workers(publishers, &manager, &stop_rx);
@@ -317,7 +320,7 @@ async fn bind_canal_port(
 /// Binds the admin API's port, if `sluice.admin.http.port` is set.
 async fn bind_admin_http(config: &ServerConfig) -> Result<Option<TcpListener>, ServerError> {
     Ok(match &config.admin_http {
-        Some(admin) => Some(crate::admin::bind(admin, &config.path).await?),
+        Some(admin) => Some(crate::admin_api::bind(admin, &config.path).await?),
         None => None,
     })
 }
@@ -325,7 +328,7 @@ async fn bind_admin_http(config: &ServerConfig) -> Result<Option<TcpListener>, S
 /// Binds canal-admin's port, if `canal.admin.port` is set.
 async fn bind_canal_admin(config: &ServerConfig) -> Result<Option<TcpListener>, ServerError> {
     Ok(match &config.admin_tcp {
-        Some(admin) => Some(crate::canal_admin::bind(config, admin.port).await?),
+        Some(admin) => Some(crate::canal_admin_port::bind(config, admin.port).await?),
         None => None,
     })
 }
@@ -390,16 +393,16 @@ async fn serve_metrics(
     .await
 }
 
-/// What both admin servers need of the ZooKeeper cluster, if any.
+/// What the destination commands need of the ZooKeeper cluster, if any.
 fn cluster_view(
     ha: Option<&HaServer>,
     manager: &InstanceManager,
-) -> Result<Option<crate::admin::ClusterView>, ServerError> {
+) -> Result<Option<ClusterView>, ServerError> {
     let Some(ha) = ha else {
         return Ok(None);
     };
     let c = manager.server_config();
-    Ok(Some(crate::admin::ClusterView {
+    Ok(Some(ClusterView {
         zk_servers: c.zk_servers.clone(),
         auth: crate::zk_auth(Some(c))?,
         holds: ha.fence(),
@@ -409,37 +412,33 @@ fn cluster_view(
 /// Serves the admin API on its bound port, if any.
 fn serve_admin_http(
     listener: Option<TcpListener>,
-    manager: &Arc<InstanceManager>,
-    ha: Option<&HaServer>,
+    commands: &Arc<Commands>,
     tcp: Option<&TcpServer>,
-) -> Result<(Option<SocketAddr>, Option<JoinHandle<()>>), ServerError> {
+) -> (Option<SocketAddr>, Option<JoinHandle<()>>) {
     let Some(listener) = listener else {
-        return Ok((None, None));
+        return (None, None);
     };
-    let cluster = cluster_view(ha, manager)?;
     let connections = tcp.map(|t| t.connections());
-    Ok(match &manager.server_config().admin_http {
+    match &commands.manager().server_config().admin_http {
         Some(config) => {
             let (addr, task) =
-                crate::admin::serve(listener, config, manager.clone(), cluster, connections);
+                crate::admin_api::serve(listener, config, commands.clone(), connections);
             (addr, Some(task))
         }
         None => (None, None),
-    })
+    }
 }
 
 /// Serves Canal's admin protocol to canal-admin on its bound port, if any.
 fn serve_canal_admin(
     listener: Option<TcpListener>,
-    manager: &Arc<InstanceManager>,
-    ha: Option<&HaServer>,
+    commands: &Arc<Commands>,
 ) -> Result<(Option<SocketAddr>, Option<JoinHandle<()>>), ServerError> {
     let Some(listener) = listener else {
         return Ok((None, None));
     };
-    let cluster = cluster_view(ha, manager)?;
-    let admin = crate::canal_admin::CanalAdmin::new(manager.clone(), cluster)?;
-    let (addr, task) = crate::canal_admin::serve(listener, Arc::new(admin));
+    let admin = crate::canal_admin_port::CanalAdmin::new(commands.clone())?;
+    let (addr, task) = crate::canal_admin_port::serve(listener, Arc::new(admin));
     Ok((addr, Some(task)))
 }
 

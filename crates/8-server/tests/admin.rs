@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use sluice_canal::proto::{EntryType, EventType};
 use sluice_client::{Connector, SimpleConnector, TimeUnit};
-use sluice_server::admin_client::{request, AdminResponse};
+use sluice_server::admin_api_client::{request, AdminResponse};
 use sluice_server::Server;
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use sluice_server::admin_client::{self, request};
+use sluice_server::admin_api_client::{self, request};
 use sluice_server::Server;
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -224,12 +224,12 @@ async fn admin_api_refuses_what_a_web_page_sends_and_serves_its_own_clients() {
     // address and by localhost.
     let words = |w: &[&str]| w.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let timeout = Duration::from_secs(30);
-    admin_client::run(&url, None, false, timeout, &words(&["start", "example"]))
+    admin_api_client::run(&url, None, false, timeout, &words(&["start", "example"]))
         .await
         .unwrap();
     wait_state(&url, "running").await;
     let by_name = format!("http://localhost:{port}");
-    admin_client::run(&by_name, None, false, timeout, &words(&["stop", "example"]))
+    admin_api_client::run(&by_name, None, false, timeout, &words(&["stop", "example"]))
         .await
         .unwrap();
     wait_state(&url, "stopped").await;

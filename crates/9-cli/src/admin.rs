@@ -1,11 +1,11 @@
 //! `sluice admin OPERATION`: the admin API of a running server; the
-//! operations are read and shown by [`sluice_server::admin_client`].
+//! operations are read and shown by [`sluice_server::admin_api_client`].
 
 use clap::Args;
-use sluice_server::admin_client;
+use sluice_server::admin_api_client;
 
 #[derive(Args)]
-#[command(after_help = admin_client::USAGE)]
+#[command(after_help = admin_api_client::USAGE)]
 pub struct AdminArgs {
     /// The admin API: http://HOST:PORT of sluice.admin.http.host and .port.
     #[arg(long, env = "SLUICE_ADMIN_URL")]
@@ -26,7 +26,7 @@ pub struct AdminArgs {
 
 pub fn run(args: &AdminArgs) -> anyhow::Result<()> {
     let (url, token) = (&args.url, args.token.as_deref());
-    let out = admin_client::run_blocking(url, token, args.json, args.timeout, &args.operation);
+    let out = admin_api_client::run_blocking(url, token, args.json, args.timeout, &args.operation);
     print!("{}", out.map_err(anyhow::Error::msg)?);
     Ok(())
 }

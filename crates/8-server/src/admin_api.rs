@@ -37,13 +37,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use sluice_config::AdminHttpConfig;
 use sluice_instance::manager::{CursorTarget, InstanceManager, InstanceState, ResetError};
-use sluice_instance::runner::Fence;
 use sluice_serve_tcp::Connections;
 use sluice_source::StartPosition;
 use sluice_store::ClientId;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+use crate::commands::{CommandError, Commands};
 use crate::ServerError;
 
 mod guard;
@@ -54,17 +54,9 @@ pub const OPENAPI: &str = include_str!("admin-openapi.json");
 /// The longest wait for a standby after a release.
 const MAX_RELEASE_WAIT_SECONDS: u64 = 300;
 
-/// What the API needs of a server in a ZooKeeper cluster.
-pub(crate) struct ClusterView {
-    pub(crate) zk_servers: String,
-    pub(crate) auth: Option<sluice_ha::ZkAuth>,
-    /// "This server holds the destination right now".
-    pub(crate) holds: Fence,
-}
-
 struct Admin {
+    commands: Arc<Commands>,
     manager: Arc<InstanceManager>,
-    cluster: Option<ClusterView>,
     token: Option<String>,
     /// The Canal TCP server's connections; `None` in MQ mode.
     connections: Option<Arc<Connections>>,
@@ -90,14 +82,13 @@ pub(crate) async fn bind(
 pub(crate) fn serve(
     listener: TcpListener,
     config: &AdminHttpConfig,
-    manager: Arc<InstanceManager>,
-    cluster: Option<ClusterView>,
+    commands: Arc<Commands>,
     connections: Option<Arc<Connections>>,
 ) -> (Option<SocketAddr>, JoinHandle<()>) {
     let local = listener.local_addr().ok();
     let admin = Arc::new(Admin {
-        manager,
-        cluster,
+        manager: commands.manager().clone(),
+        commands,
         token: config.token.as_ref().map(|t| t.expose().to_string()),
         connections,
     });
@@ -240,31 +231,9 @@ fn body<T: serde::de::DeserializeOwned + Default>(
 }
 
 impl Admin {
-    /// The destinations this server knows: configured, discovered or running.
-    fn names(&self) -> Vec<String> {
-        self.manager.known_destinations()
-    }
-
     /// `destination`, or a 404 naming it and the known ones.
     fn known(&self, destination: &str) -> Result<(), ApiError> {
-        let names = self.names();
-        if names.iter().any(|n| n == destination) {
-            return Ok(());
-        }
-        let config = self.manager.server_config();
-        Err(error(
-            StatusCode::NOT_FOUND,
-            format!(
-                "no destination {destination:?} here: canal.destinations of {} and the folders of {} name {}",
-                config.path.display(),
-                config.conf_dir.display(),
-                if names.is_empty() {
-                    "none".to_string()
-                } else {
-                    names.join(", ")
-                }
-            ),
-        ))
+        Ok(self.commands.known(destination)?)
     }
 
     /// The open connections of `client` of `destination`; `None` in MQ mode.
@@ -272,17 +241,6 @@ impl Admin {
         self.connections
             .as_ref()
             .map(|c| c.count(destination, client))
-    }
-
-    /// "running" or "standby" in a cluster, `None` otherwise.
-    fn role(&self, destination: &str) -> Option<&'static str> {
-        self.cluster.as_ref().map(|c| {
-            if (c.holds)(destination) {
-                "running"
-            } else {
-                "standby"
-            }
-        })
     }
 
     /// What the API shows of a destination.
@@ -377,7 +335,7 @@ impl Admin {
             "destination": destination,
             "state": state_name,
             "error": failure,
-            "role": self.role(destination),
+            "role": self.commands.role(destination),
             "source": {
                 "address": address,
                 "read_position": read,
@@ -394,36 +352,11 @@ impl Admin {
             })),
         }))
     }
-
-    /// The 409 for an operation on a destination that does not run on this
-    /// server: `so` says what follows, then what to do when another server
-    /// of the cluster runs it (`elsewhere`) or none does (`stopped`).
-    fn not_here(&self, destination: &str, so: &str, elsewhere: &str, stopped: &str) -> ApiError {
-        let hint = match self.role(destination) {
-            Some(_) => format!("it runs on another server of the cluster: {elsewhere}"),
-            None => stopped.to_string(),
-        };
-        error(
-            StatusCode::CONFLICT,
-            format!("destination {destination} does not run here, so {so}: {hint}"),
-        )
-    }
-
-    /// A 409 when the elections decide where destinations run.
-    fn not_in_cluster(&self, what: &str) -> Result<(), ApiError> {
-        if self.cluster.is_some() {
-            return Err(error(
-                StatusCode::CONFLICT,
-                format!("{what} is not done in a ZooKeeper cluster (canal.zkServers is set): the elections decide where each destination runs; release it to move it to a standby"),
-            ));
-        }
-        Ok(())
-    }
 }
 
 async fn list(State(admin): State<Arc<Admin>>) -> Answer {
     let mut all = Vec::new();
-    for name in admin.names() {
+    for name in admin.commands.names() {
         all.push(admin.describe(&name).await?);
     }
     Ok(Json(json!({ "destinations": all })))
@@ -438,14 +371,33 @@ async fn show(
     Ok(Json(admin.describe(&destination).await?))
 }
 
-fn manager_error(e: sluice_instance::manager::ManagerError) -> ApiError {
-    use sluice_instance::manager::ManagerError;
-    let status = match &e {
-        ManagerError::Locked(..) => StatusCode::CONFLICT,
-        ManagerError::Config(_) | ManagerError::Invalid { .. } => StatusCode::UNPROCESSABLE_ENTITY,
-        ManagerError::Meta(..) => StatusCode::INTERNAL_SERVER_ERROR,
-    };
-    error(status, e.to_string())
+impl From<CommandError> for ApiError {
+    fn from(e: CommandError) -> ApiError {
+        use sluice_instance::manager::ManagerError;
+        let status = match &e {
+            CommandError::Unknown { .. } => StatusCode::NOT_FOUND,
+            CommandError::InCluster { .. }
+            | CommandError::NoCluster
+            | CommandError::NotHere { .. } => StatusCode::CONFLICT,
+            CommandError::Manager(m) => match m {
+                ManagerError::Locked(..) => StatusCode::CONFLICT,
+                ManagerError::Config(_) | ManagerError::Invalid { .. } => {
+                    StatusCode::UNPROCESSABLE_ENTITY
+                }
+                ManagerError::Meta(..) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
+            CommandError::Release(r) => release_status(r),
+            CommandError::Reset(r) => match r {
+                ResetError::Running(_) => StatusCode::CONFLICT,
+                ResetError::UnknownClient { .. } => StatusCode::NOT_FOUND,
+                ResetError::Config(_) => StatusCode::UNPROCESSABLE_ENTITY,
+                ResetError::Source(_) => StatusCode::BAD_GATEWAY,
+                ResetError::NotInBinlog(_) => StatusCode::BAD_REQUEST,
+                ResetError::Meta(..) => StatusCode::INTERNAL_SERVER_ERROR,
+            },
+        };
+        error(status, e.to_string())
+    }
 }
 
 async fn start(
@@ -456,8 +408,7 @@ async fn start(
     let destination = path(destination)?;
     admin.known(&destination)?;
     let _: EmptyRequest = body(&bytes, true)?;
-    admin.not_in_cluster("starting a destination by hand")?;
-    admin.manager.start(&destination).map_err(manager_error)?;
+    admin.commands.start(&destination)?;
     Ok(Json(admin.describe(&destination).await?))
 }
 
@@ -469,8 +420,7 @@ async fn stop(
     let destination = path(destination)?;
     admin.known(&destination)?;
     let _: EmptyRequest = body(&bytes, true)?;
-    admin.not_in_cluster("stopping a destination by hand")?;
-    admin.manager.stop_and_hold(&destination).await;
+    admin.commands.stop(&destination).await?;
     Ok(Json(admin.describe(&destination).await?))
 }
 
@@ -482,19 +432,7 @@ async fn reload(
     let destination = path(destination)?;
     admin.known(&destination)?;
     let _: EmptyRequest = body(&bytes, true)?;
-    if admin.manager.state(&destination).is_none() {
-        return Err(admin.not_here(
-            &destination,
-            "there is nothing to reload",
-            "reload it there",
-            "start it instead",
-        ));
-    }
-    admin
-        .manager
-        .reload(&destination)
-        .await
-        .map_err(manager_error)?;
+    admin.commands.reload(&destination).await?;
     Ok(Json(admin.describe(&destination).await?))
 }
 
@@ -539,20 +477,7 @@ async fn release(
             format!("wait_seconds is at most {MAX_RELEASE_WAIT_SECONDS}"),
         ));
     }
-    let Some(cluster) = &admin.cluster else {
-        return Err(error(
-            StatusCode::CONFLICT,
-            "release moves a destination to a standby server through ZooKeeper, and this server has no canal.zkServers: stop it instead",
-        ));
-    };
-    let asked = crate::release(
-        &cluster.zk_servers,
-        cluster.auth.as_ref(),
-        &destination,
-        request.force,
-    )
-    .await
-    .map_err(release_error)?;
+    let asked = admin.commands.release(&destination, request.force).await?;
     let owner = asked.owner().to_string();
     if request.wait_seconds == 0 {
         return Ok(Json(json!({
@@ -565,7 +490,7 @@ async fn release(
     let taken = asked
         .taken_over(Duration::from_secs(request.wait_seconds))
         .await
-        .map_err(release_error)?;
+        .map_err(|e| ApiError::from(CommandError::Release(e)))?;
     Ok(Json(json!({
         "destination": destination,
         "released_by": owner,
@@ -574,8 +499,9 @@ async fn release(
     })))
 }
 
-fn release_error(e: ServerError) -> ApiError {
-    let status = match &e {
+/// The status of a failed release.
+fn release_status(e: &ServerError) -> StatusCode {
+    match e {
         ServerError::NotRunning { .. }
         | ServerError::NoStandby { .. }
         | ServerError::AlreadyReleasing { .. }
@@ -585,8 +511,7 @@ fn release_error(e: ServerError) -> ApiError {
         ServerError::NotAuthorized { .. } => StatusCode::FORBIDDEN,
         ServerError::NotTakenOver { .. } => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::BAD_GATEWAY,
-    };
-    error(status, crate::error::chain(&e))
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -637,14 +562,7 @@ async fn snapshot(
             }
         }
     }
-    if !admin.manager.request_snapshot(&destination, tables) {
-        return Err(admin.not_here(
-            &destination,
-            "it cannot read a snapshot",
-            "ask there",
-            "start it first",
-        ));
-    }
+    admin.commands.snapshot(&destination, tables)?;
     Ok(Json(admin.describe(&destination).await?))
 }
 
@@ -698,22 +616,10 @@ async fn reset_cursor(
             ))
         }
     };
-    admin.not_in_cluster("resetting a cursor")?;
     let reset = admin
-        .manager
+        .commands
         .reset_cursor(&destination, client, target)
-        .await
-        .map_err(|e| {
-            let status = match &e {
-                ResetError::Running(_) => StatusCode::CONFLICT,
-                ResetError::UnknownClient { .. } => StatusCode::NOT_FOUND,
-                ResetError::Config(_) => StatusCode::UNPROCESSABLE_ENTITY,
-                ResetError::Source(_) => StatusCode::BAD_GATEWAY,
-                ResetError::NotInBinlog(_) => StatusCode::BAD_REQUEST,
-                ResetError::Meta(..) => StatusCode::INTERNAL_SERVER_ERROR,
-            };
-            error(status, e.to_string())
-        })?;
+        .await?;
     Ok(Json(json!({
         "destination": destination,
         "client_id": client,

@@ -34,7 +34,7 @@
 //! most 64 connections are open at once.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -43,7 +43,6 @@ use sluice_canal::admin::{
     Ack, ClientAuth, Handshake, InstanceAdmin, LogAdmin, Packet, PacketType, ServerAdmin,
 };
 use sluice_config::{LogFiles, ServerConfig};
-use sluice_instance::manager::{InstanceManager, InstanceState};
 use sluice_serve_tcp::frame;
 use sluice_serve_tcp::limits::LoginThrottle;
 use sluice_serve_tcp::AuthConfig;
@@ -51,7 +50,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{JoinHandle, JoinSet};
 
-use crate::admin::ClusterView;
+use crate::commands::{CommandError, Commands};
 use crate::logs::{self, LogOf};
 use crate::ServerError;
 
@@ -89,24 +88,16 @@ pub(crate) async fn bind(config: &ServerConfig, port: u16) -> Result<TcpListener
 
 /// What the admin port acts on.
 pub(crate) struct CanalAdmin {
-    manager: Arc<InstanceManager>,
-    cluster: Option<ClusterView>,
+    commands: Arc<Commands>,
     logs: Option<LogFiles>,
     auth: AuthConfig,
     logins: LoginThrottle,
     login_timeout: Duration,
-    /// Between a SERVER stop and the next start.
-    stopped: AtomicBool,
-    /// One SERVER start/stop/restart at a time.
-    server_ops: tokio::sync::Mutex<()>,
 }
 
 impl CanalAdmin {
-    pub(crate) fn new(
-        manager: Arc<InstanceManager>,
-        cluster: Option<ClusterView>,
-    ) -> Result<CanalAdmin, ServerError> {
-        let config = manager.server_config();
+    pub(crate) fn new(commands: Arc<Commands>) -> Result<CanalAdmin, ServerError> {
+        let config = commands.manager().server_config();
         let (user, passwd) = config
             .admin_tcp
             .as_ref()
@@ -121,10 +112,7 @@ impl CanalAdmin {
             logins: LoginThrottle::new(config.tcp.max_failed_logins, config.tcp.login_backoff_max),
             login_timeout: config.tcp.login_timeout,
             auth,
-            cluster,
-            stopped: AtomicBool::new(false),
-            server_ops: tokio::sync::Mutex::new(()),
-            manager,
+            commands,
         })
     }
 }
@@ -368,52 +356,28 @@ async fn answer(admin: &CanalAdmin, packet: &Packet) -> Packet {
     }
 }
 
+/// The answer to a command: "1" done, "0" not, the error refused.
+fn outcome(result: Result<bool, CommandError>) -> Packet {
+    match result {
+        Ok(done_) => done(done_),
+        Err(e) => refused(e.to_string()),
+    }
+}
+
 impl CanalAdmin {
-    /// The destinations this server knows: configured, discovered or running.
-    fn names(&self) -> Vec<String> {
-        self.manager.known_destinations()
-    }
-
-    fn runs_here(&self, destination: &str) -> bool {
-        matches!(
-            self.manager.state(destination),
-            Some(InstanceState::Starting | InstanceState::Running)
-        )
-    }
-
-    /// A refusal when the elections decide where destinations run.
-    fn not_in_cluster(&self, what: &str) -> Result<(), Packet> {
-        match self.cluster {
-            Some(_) => Err(refused(format!(
-                "{what} is not done in a ZooKeeper cluster (canal.zkServers is set): the elections decide where each destination runs; release a destination to move it to a standby"
-            ))),
-            None => Ok(()),
-        }
-    }
-
     async fn server(&self, action: &str) -> Packet {
+        let commands = &self.commands;
         match action {
-            "check" => done(!self.stopped.load(Ordering::Acquire)),
-            "list" => ok(self
+            "check" => done(!commands.all_stopped()),
+            "list" => ok(commands
                 .names()
                 .into_iter()
-                .filter(|d| self.runs_here(d))
+                .filter(|d| commands.runs_here(d))
                 .collect::<Vec<_>>()
                 .join(",")),
-            "stop" | "start" | "restart" => {
-                if let Err(refusal) = self.not_in_cluster("stopping or starting the server") {
-                    return refusal;
-                }
-                let _one_at_a_time = self.server_ops.lock().await;
-                match action {
-                    "stop" => done(self.stop_server().await),
-                    "start" => done(self.start_server()),
-                    _ => {
-                        self.stop_server().await;
-                        done(self.start_server())
-                    }
-                }
-            }
+            "stop" => outcome(commands.stop_all().await),
+            "start" => outcome(commands.start_all().await),
+            "restart" => outcome(commands.restart_all().await),
             _ => ack(
                 CODE_UNKNOWN_ACTION,
                 format!("ServerAdmin action: {action}  is unknown"),
@@ -421,98 +385,27 @@ impl CanalAdmin {
         }
     }
 
-    /// Stops every destination and keeps them stopped; false if stopped
-    /// already (as Canal).
-    async fn stop_server(&self) -> bool {
-        if self.stopped.swap(true, Ordering::AcqRel) {
-            return false;
-        }
-        tracing::info!("canal-admin: stopping every destination");
-        for name in self.names() {
-            self.manager.stop_and_hold(&name).await;
-        }
-        true
-    }
-
-    /// Starts every configured destination; false if not stopped (as
-    /// Canal). A destination that cannot start is logged and retried by
-    /// its own start later, as at server start.
-    fn start_server(&self) -> bool {
-        if !self.stopped.swap(false, Ordering::AcqRel) {
-            return false;
-        }
-        tracing::info!("canal-admin: starting every destination");
-        for name in self.manager.server_config().discover_destinations() {
-            if let Err(error) = self.manager.start(&name) {
-                tracing::error!(destination = %name, %error, "destination not started");
-            }
-        }
-        true
-    }
-
     async fn instance(&self, destination: &str, action: &str) -> Packet {
-        if !matches!(action, "check" | "start" | "stop" | "restart" | "release") {
-            return ack(
-                CODE_UNKNOWN_ACTION,
-                format!("InstanceAdmin action: {action} is unknown"),
-            );
-        }
+        let commands = &self.commands;
         // Canal answers "0" for a destination it does not know.
-        if !self.names().iter().any(|n| n == destination) {
-            return done(false);
-        }
-        match action {
-            "check" => done(self.runs_here(destination)),
-            "start" => {
-                if let Err(refusal) = self.not_in_cluster("starting a destination by hand") {
-                    return refusal;
-                }
-                match self.manager.start(destination) {
-                    Ok(()) => done(true),
-                    Err(e) => refused(e.to_string()),
-                }
+        let known = commands.known(destination).is_ok();
+        let result = match action {
+            _ if !known && matches!(action, "check" | "start" | "stop" | "restart" | "release") => {
+                Ok(false)
             }
-            "stop" => {
-                if let Err(refusal) = self.not_in_cluster("stopping a destination by hand") {
-                    return refusal;
-                }
-                self.manager.stop_and_hold(destination).await;
-                done(true)
+            "check" => Ok(commands.runs_here(destination)),
+            "start" => commands.start(destination).map(|()| true),
+            "stop" => commands.stop(destination).await.map(|()| true),
+            "restart" => commands.restart(destination).await.map(|()| true),
+            "release" => commands.release(destination, false).await.map(|_| true),
+            _ => {
+                return ack(
+                    CODE_UNKNOWN_ACTION,
+                    format!("InstanceAdmin action: {action} is unknown"),
+                )
             }
-            "restart" => {
-                if self.manager.state(destination).is_none() {
-                    if let Err(refusal) = self.not_in_cluster("starting a destination by hand") {
-                        return refusal;
-                    }
-                    return match self.manager.start(destination) {
-                        Ok(()) => done(true),
-                        Err(e) => refused(e.to_string()),
-                    };
-                }
-                match self.manager.reload(destination).await {
-                    Ok(()) => done(true),
-                    Err(e) => refused(e.to_string()),
-                }
-            }
-            _ => self.release(destination).await,
-        }
-    }
-
-    async fn release(&self, destination: &str) -> Packet {
-        let Some(cluster) = &self.cluster else {
-            return refused("release moves a destination to a standby server through ZooKeeper, and this server has no canal.zkServers: stop it instead");
         };
-        match crate::release(
-            &cluster.zk_servers,
-            cluster.auth.as_ref(),
-            destination,
-            false,
-        )
-        .await
-        {
-            Ok(_) => done(true),
-            Err(e) => refused(crate::error::chain(&e)),
-        }
+        outcome(result)
     }
 
     async fn log(&self, request: LogAdmin) -> Packet {

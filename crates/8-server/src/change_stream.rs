@@ -7,7 +7,7 @@
 //! position to resume from).
 //!
 //! ```no_run
-//! use sluice_server::destination::{open, FnSink};
+//! use sluice_server::change_stream::{open, FnSink};
 //! use sluice_server::encode::debezium::{DebeziumEncoder, DebeziumOptions, DebeziumRecord};
 //!
 //! # async fn embed() -> Result<(), Box<dyn std::error::Error>> {
