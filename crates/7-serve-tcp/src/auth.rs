@@ -12,7 +12,7 @@
 //! not exactly 20 bytes of hex.
 
 use sha1::{Digest, Sha1};
-use sluice_config::ServerConfig;
+use sluice_config::CanalPortConfig;
 
 /// Bytes of a SHA-1 digest (and of a scramble token).
 const DIGEST_LEN: usize = 20;
@@ -74,7 +74,7 @@ impl AuthConfig {
     }
 
     /// From `canal.user` and `canal.passwd`.
-    pub fn from_server_config(cfg: &ServerConfig) -> Result<AuthConfig, AuthConfigError> {
+    pub fn from_config(cfg: &CanalPortConfig) -> Result<AuthConfig, AuthConfigError> {
         AuthConfig::new(&cfg.user, &cfg.passwd)
     }
 

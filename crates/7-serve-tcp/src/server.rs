@@ -39,7 +39,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use sluice_config::{ServerConfig, TcpLimits};
+use sluice_config::{CanalPortConfig, TcpLimits};
 use sluice_store::Destinations;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -185,11 +185,11 @@ impl TcpServer {
     /// the `sluice.tcp.*` limits. Raises the RLIMIT_NOFILE soft limit to
     /// the hard limit first, so the connection cap is not needlessly low.
     pub async fn bind_config(
-        cfg: &ServerConfig,
+        cfg: &CanalPortConfig,
         destinations: Arc<dyn Destinations>,
     ) -> Result<TcpServer, StartError> {
-        let auth = AuthConfig::from_server_config(cfg)?;
-        let options = ServerOptions::from_limits(&cfg.tcp);
+        let auth = AuthConfig::from_config(cfg)?;
+        let options = ServerOptions::from_limits(&cfg.limits);
         if let Err(e) = limits::raise_nofile_limit() {
             tracing::warn!(error = %e, "cannot raise the open-file limit to its hard limit");
         }

@@ -309,7 +309,7 @@ async fn bind_canal_port(
 ) -> Result<Option<TcpServer>, ServerError> {
     Ok(match (publishers, config.server_mode) {
         (None, ServerMode::Tcp) => Some(
-            TcpServer::bind_config(config, served.clone())
+            TcpServer::bind_config(&config.canal_port(), served.clone())
                 .await
                 .map_err(ServerError::Tcp)?,
         ),

@@ -33,7 +33,7 @@ pub use server::{
     DEFAULT_BINLOG_MAX_EVENT_SIZE,
 };
 pub use snapshot::{OnPurged, SnapshotMode, SnapshotReads, SnapshotSettings};
-pub use tcp::TcpLimits;
+pub use tcp::{CanalPortConfig, TcpLimits};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

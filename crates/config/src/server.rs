@@ -199,6 +199,17 @@ pub const DEFAULT_BINLOG_MAX_EVENT_SIZE: usize = 256 << 20;
 const MAX_BINLOG_MAX_EVENT_SIZE: usize = 1 << 30;
 
 impl ServerConfig {
+    /// The Canal TCP server's section.
+    pub fn canal_port(&self) -> crate::CanalPortConfig {
+        crate::CanalPortConfig {
+            ip: self.ip.clone(),
+            port: self.port,
+            user: self.user.clone(),
+            passwd: self.passwd.clone(),
+            limits: self.tcp.clone(),
+        }
+    }
+
     /// Reads `dir/canal.properties`; `${canal.conf.dir}` resolves to `dir`.
     pub fn load(dir: &Path) -> Result<ServerConfig, ConfigError> {
         // Absolute, so that paths made from it do not depend on the working

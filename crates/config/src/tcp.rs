@@ -1,6 +1,22 @@
-//! [`TcpLimits`]: what the Canal TCP server lets peers hold (`sluice.tcp.*`).
+//! The Canal TCP server's section: where it listens and whom it lets in
+//! ([`CanalPortConfig`]), and what peers may hold ([`TcpLimits`],
+//! `sluice.tcp.*`).
 
 use std::time::Duration;
+
+/// What the Canal TCP server is given of the configuration, and nothing
+/// else: `canal.ip`, `canal.port`, `canal.user`, `canal.passwd` and the
+/// `sluice.tcp.*` limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanalPortConfig {
+    /// Address to listen on; empty = all interfaces.
+    pub ip: String,
+    pub port: u16,
+    pub user: String,
+    /// Hex of SHA1(SHA1(password)), as Canal stores it.
+    pub passwd: String,
+    pub limits: TcpLimits,
+}
 
 /// Limits of the Canal TCP server, so that peers (logged in or not) cannot
 /// take the process's memory, file descriptors or password checks (Canal

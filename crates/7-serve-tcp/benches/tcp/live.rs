@@ -343,7 +343,7 @@ pub fn end_to_end(
         };
         let manager =
             InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking());
-        let tcp = TcpServer::bind_config(&server, manager.clone())
+        let tcp = TcpServer::bind_config(&server.canal_port(), manager.clone())
             .await
             .expect("bind");
         let addr = tcp.local_addr().expect("addr").to_string();
