@@ -1094,7 +1094,9 @@ fn entries_key_is_the_same_for_the_same_entries_and_differs_otherwise() {
     let whole = route(proto.clone(), &[a.clone(), b.clone()]);
     assert_eq!(whole.len(), 1);
     assert!(
-        whole[0].entries_key.starts_with("mysql-bin.000003:100-mysql-bin.000003:200#"),
+        whole[0]
+            .entries_key
+            .starts_with("mysql-bin.000003:100-mysql-bin.000003:200#"),
         "{}",
         whole[0].entries_key
     );
@@ -1102,7 +1104,10 @@ fn entries_key_is_the_same_for_the_same_entries_and_differs_otherwise() {
         whole[0].entries_key,
         route(proto.clone(), &[a.clone(), b.clone()])[0].entries_key
     );
-    assert_ne!(whole[0].entries_key, route(proto, &[a.clone()])[0].entries_key);
+    assert_ne!(
+        whole[0].entries_key,
+        route(proto, &[a.clone()])[0].entries_key
+    );
 
     // Rows of one entry split over partitions share its key.
     let split = route(
