@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
 
+use async_nats::connection::State;
 use async_nats::jetstream::context::{PublishAckFuture, PublishErrorKind};
 use async_nats::jetstream::{self, stream};
 use async_nats::{ConnectOptions, HeaderMap, ServerAddr};
@@ -205,7 +206,7 @@ pub fn message_ids(destination: &str, records: &[MqMessage]) -> Vec<String> {
 pub struct NatsPublisher {
     settings: NatsSettings,
     destination: String,
-    context: Option<jetstream::Context>,
+    session: Option<(async_nats::Client, jetstream::Context)>,
 }
 
 impl std::fmt::Debug for NatsPublisher {
@@ -213,7 +214,7 @@ impl std::fmt::Debug for NatsPublisher {
         f.debug_struct("NatsPublisher")
             .field("broker", &self.settings.describe())
             .field("destination", &self.destination)
-            .field("connected", &self.context.is_some())
+            .field("connected", &self.session.is_some())
             .finish()
     }
 }
@@ -224,7 +225,7 @@ impl NatsPublisher {
         NatsPublisher {
             settings,
             destination: destination.to_string(),
-            context: None,
+            session: None,
         }
     }
 
@@ -235,7 +236,7 @@ impl NatsPublisher {
         }
     }
 
-    async fn connect(&self) -> Result<jetstream::Context, PublishError> {
+    async fn connect(&self) -> Result<(async_nats::Client, jetstream::Context), PublishError> {
         match tokio::time::timeout(CONNECT_TIMEOUT, self.connect_inner()).await {
             Ok(result) => result,
             Err(_) => {
@@ -244,7 +245,9 @@ impl NatsPublisher {
         }
     }
 
-    async fn connect_inner(&self) -> Result<jetstream::Context, PublishError> {
+    async fn connect_inner(
+        &self,
+    ) -> Result<(async_nats::Client, jetstream::Context), PublishError> {
         let addrs = server_addrs(&self.settings.url)
             .map_err(|e| self.retriable(format!("the URL is not usable: {e}")))?;
         let mut options = ConnectOptions::new()
@@ -257,7 +260,7 @@ impl NatsPublisher {
             .connect(addrs)
             .await
             .map_err(|e| self.retriable(format!("cannot connect: {e}")))?;
-        let mut context = jetstream::new(client);
+        let mut context = jetstream::new(client.clone());
         context.set_timeout(ACK_TIMEOUT);
         let subjects = format!("{}.>", self.settings.subject_prefix);
         context
@@ -274,20 +277,25 @@ impl NatsPublisher {
                 ))
             })?;
         tracing::info!(broker = %self.settings.describe(), "connected to NATS JetStream");
-        Ok(context)
+        Ok((client, context))
     }
 
     async fn publish_records(&mut self, records: &[MqMessage]) -> Result<(), PublishError> {
         if records.is_empty() {
             return Ok(());
         }
-        let context = match self.context.take() {
-            Some(c) => c,
-            None => self.connect().await?,
+        // A connection the client is still re-establishing would hold the
+        // batch until the ack timeout; connecting anew fails at once while
+        // the server is down.
+        let session = match self.session.take() {
+            Some((client, context)) if client.connection_state() == State::Connected => {
+                (client, context)
+            }
+            _ => self.connect().await?,
         };
-        self.publish_on(&context, records).await?;
+        self.publish_on(&session.1, records).await?;
         // Kept only when the whole batch was acked.
-        self.context = Some(context);
+        self.session = Some(session);
         Ok(())
     }
 

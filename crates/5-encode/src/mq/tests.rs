@@ -1106,7 +1106,7 @@ fn entries_key_is_the_same_for_the_same_entries_and_differs_otherwise() {
     );
     assert_ne!(
         whole[0].entries_key,
-        route(proto, &[a.clone()])[0].entries_key
+        route(proto, std::slice::from_ref(&a))[0].entries_key
     );
 
     // Rows of one entry split over partitions share its key.
