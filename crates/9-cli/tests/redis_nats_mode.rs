@@ -10,7 +10,7 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -318,7 +318,22 @@ async fn nats_mode_server_killed_10_times_stores_every_row_exactly_once() -> Res
     ))?;
     let log = conf.path().join("server.log");
     let client = async_nats::connect(nats.url()).await?;
-    let broker = JetStream(async_nats::jetstream::new(client));
+    // A plain subscriber sees every publish, the copies JetStream drops too:
+    // proof that the kills made the server send records again.
+    let mut subscriber = client.subscribe(format!("sluice.{TOPIC}")).await?;
+    let published = Arc::new(AtomicU64::new(0));
+    let counting = {
+        let published = published.clone();
+        tokio::spawn(async move {
+            while futures_lite::StreamExt::next(&mut subscriber)
+                .await
+                .is_some()
+            {
+                published.fetch_add(1, Ordering::SeqCst);
+            }
+        })
+    };
+    let broker = JetStream(async_nats::jetstream::new(client.clone()));
     let (rows, ids) = write_while_killing(&broker, &db, conf.path(), &log)
         .await
         .with_context(|| log_tail(&log))?;
@@ -331,6 +346,15 @@ async fn nats_mode_server_killed_10_times_stores_every_row_exactly_once() -> Res
         ids.iter().copied().eq(0..rows),
         "rows not stored once each in commit order"
     );
-    eprintln!("{KILLS} kills: {rows} rows stored once each in JetStream");
+    // Every record is stored, so its publishes have reached the subscriber.
+    client.flush().await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    counting.abort();
+    let published = published.load(Ordering::SeqCst);
+    ensure!(
+        published > rows as u64,
+        "{published} publishes for {rows} rows: no record was sent again"
+    );
+    eprintln!("{KILLS} kills: {published} publishes, {rows} rows stored once each in JetStream");
     Ok(())
 }
