@@ -142,3 +142,26 @@ async fn publishing_works_again_after_the_server_is_killed_and_restarted() -> Re
     }
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_record_above_the_servers_max_payload_is_too_large() -> Result<()> {
+    let server = Nats::start()?;
+    let mut publisher = NatsPublisher::new("example", settings(&server)?);
+    let mut big = record("t", 1);
+    // The server's default max_payload is 1 MiB.
+    big.payload = vec![b'x'; 2 << 20];
+    match publisher.publish(&[record("t", 0), big]).await {
+        Err(PublishError::TooLarge {
+            broker,
+            origin,
+            bytes,
+            ..
+        }) => {
+            ensure!(broker == "NATS", "{broker}");
+            ensure!(origin == "shop.orders at binlog.000001:1", "{origin}");
+            ensure!(bytes == 2 << 20, "{bytes}");
+        }
+        other => anyhow::bail!("a 2 MiB record: {other:?}"),
+    }
+    Ok(())
+}

@@ -159,3 +159,29 @@ async fn a_server_that_is_down_is_retriable_and_publishing_works_once_it_is_back
     );
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_xadd_the_server_refuses_fails_the_batch_naming_the_record() -> Result<()> {
+    let server = Redis::start()?;
+    // A plain string where the stream should be: XADD gets WRONGTYPE.
+    let client = redis::Client::open(server.url())?;
+    let mut con = client.get_multiplexed_async_connection().await?;
+    let () = con.set("taken", "not a stream").await?;
+    let mut publisher = RedisPublisher::new("example", settings(&server, "")?);
+    match publisher
+        .publish(&[record("t", 0, None), record("taken", 1, None)])
+        .await
+    {
+        Err(PublishError::Retriable { broker, message }) => {
+            ensure!(broker == "Redis", "{broker}");
+            ensure!(
+                message.contains("record 2 of 2")
+                    && message.contains("binlog.000001:1")
+                    && message.contains("WRONGTYPE"),
+                "{message}"
+            );
+        }
+        other => anyhow::bail!("XADD to a string: {other:?}"),
+    }
+    Ok(())
+}
