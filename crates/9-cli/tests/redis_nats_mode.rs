@@ -358,3 +358,50 @@ async fn nats_mode_server_killed_10_times_stores_every_row_exactly_once() -> Res
     eprintln!("{KILLS} kills: {published} publishes, {rows} rows stored once each in JetStream");
     Ok(())
 }
+
+/// A value the Redis or NATS settings cannot use stops the start with the
+/// file, line and key.
+#[test]
+fn a_bad_redis_or_nats_key_stops_the_server_naming_its_line() -> Result<()> {
+    for (keys, key) in [
+        (
+            "canal.serverMode = redis\nsluice.mq.redis.maxlen = 0\n",
+            "sluice.mq.redis.maxlen",
+        ),
+        (
+            "canal.serverMode = nats\nsluice.mq.nats.stream = a.b\n",
+            "sluice.mq.nats.stream",
+        ),
+    ] {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(
+            dir.path().join("canal.properties"),
+            format!(
+                "{keys}canal.destinations =\ncanal.auto.scan = false\ncanal.file.data.dir = {}\n",
+                dir.path().display()
+            ),
+        )?;
+        let log = dir.path().join("server.log");
+        let mut child = spawn_server(dir.path(), &log);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("the server still runs with {key} bad: {}", log_tail(&log));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let text = std::fs::read_to_string(&log)?;
+        ensure!(!status.success(), "{text}");
+        let at = format!(
+            "{}:2: {key} = ",
+            dir.path().join("canal.properties").display()
+        );
+        ensure!(text.contains(&at), "no {at:?} in: {text}");
+    }
+    Ok(())
+}
