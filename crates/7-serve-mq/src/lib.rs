@@ -1,4 +1,4 @@
-//! MQ mode (`canal.serverMode = kafka | rabbitMQ`): the TCP server is off
+//! MQ mode (`canal.serverMode = kafka | rabbitMQ | redis | nats`): the TCP server is off
 //! and one worker per running destination acts as Canal's embedded MQ
 //! client (clientId 1001, empty filter): get a batch, turn it into records
 //! ([`sluice_encode::mq::MqRouter`]), publish them all, and ack the batch
@@ -6,7 +6,10 @@
 //! send it again after a backoff, so nothing is lost or reordered.
 
 pub mod kafka;
+mod keys;
+pub mod nats;
 pub mod rabbit;
+pub mod redis;
 pub mod worker;
 
 use std::future::Future;

@@ -21,6 +21,7 @@ fn record(topic: &str, partition: i32, key: Option<&str>, payload: &str) -> MqMe
         payload: payload.as_bytes().to_vec(),
         origin: format!("shop.t at binlog.000001:{}", payload.len()),
         rows: 1,
+        entries_key: format!("binlog.000001:{}#0", payload.len()),
     }
 }
 

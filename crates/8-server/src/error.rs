@@ -24,7 +24,7 @@ pub enum ServerError {
         source: Box<ConfigError>,
     },
     /// `canal.serverMode` names a broker this server has no client for.
-    #[error("{at}: canal.serverMode = {}: Sluice has no {} client; publish to Kafka (canal.serverMode = kafka) or RabbitMQ (rabbitMQ), or serve Canal clients (tcp)", mode_name(*mode), mode_name(*mode))]
+    #[error("{at}: canal.serverMode = {}: Sluice has no {} client; publish to Kafka (canal.serverMode = kafka), RabbitMQ (rabbitMQ), Redis streams (redis) or NATS JetStream (nats), or serve Canal clients (tcp)", mode_name(*mode), mode_name(*mode))]
     UnsupportedServerMode {
         mode: ServerMode,
         /// `canal.properties:line` of the key.
@@ -200,5 +200,7 @@ fn mode_name(mode: ServerMode) -> &'static str {
         ServerMode::RocketMq => "rocketMQ",
         ServerMode::RabbitMq => "rabbitMQ",
         ServerMode::PulsarMq => "pulsarMQ",
+        ServerMode::Redis => "redis",
+        ServerMode::Nats => "nats",
     }
 }

@@ -1,4 +1,4 @@
-//! MQ mode (`canal.serverMode = kafka | rabbitMQ`): no Canal TCP port; one worker per
+//! MQ mode (`canal.serverMode = kafka | rabbitMQ | redis | nats`): no Canal TCP port; one worker per
 //! destination running on this server publishes its batches to the broker.
 //! Which destinations run here is the instance manager's business (all of
 //! them, or those won in ZooKeeper): a supervisor follows it, starting a
@@ -13,7 +13,9 @@ use sluice_config::{InstanceConfig, ServerConfig, ServerMode};
 use sluice_encode::mq::{MqRouter, RouteConfig};
 use sluice_instance::destination::InstanceDestination;
 use sluice_instance::manager::InstanceManager;
+use sluice_serve_mq::nats::{NatsPublisher, NatsSettings};
 use sluice_serve_mq::rabbit::{RabbitPublisher, RabbitSettings};
+use sluice_serve_mq::redis::{RedisPublisher, RedisSettings};
 use sluice_serve_mq::{KafkaPublisher, KafkaSettings, Publisher, Worker, WorkerConfig};
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -64,6 +66,25 @@ pub(crate) fn publisher_factory(
                 Ok(Box::new(RabbitPublisher::start(settings.clone())) as Box<dyn Publisher>)
             })))
         }
+        ServerMode::Redis => {
+            let settings = RedisSettings::from_properties_at(&config.path, &config.raw)
+                .map_err(|source| config_error(config, source))?;
+            // Each destination has its own connection, made on its first batch.
+            Ok(Some(Arc::new(move |destination, _route| {
+                Ok(Box::new(RedisPublisher::new(destination, settings.clone()))
+                    as Box<dyn Publisher>)
+            })))
+        }
+        ServerMode::Nats => {
+            let settings = NatsSettings::from_properties_at(&config.path, &config.raw)
+                .map_err(|source| config_error(config, source))?;
+            // Each destination has its own connection, made (and the stream
+            // created when missing) on its first batch.
+            Ok(Some(Arc::new(move |destination, _route| {
+                Ok(Box::new(NatsPublisher::new(destination, settings.clone()))
+                    as Box<dyn Publisher>)
+            })))
+        }
         ServerMode::RocketMq | ServerMode::PulsarMq => Err(ServerError::UnsupportedServerMode {
             mode: config.server_mode,
             at: format!(
@@ -72,6 +93,13 @@ pub(crate) fn publisher_factory(
                 config.raw.get("canal.serverMode").map_or(0, |p| p.line)
             ),
         }),
+    }
+}
+
+fn config_error(config: &ServerConfig, source: sluice_config::ConfigError) -> ServerError {
+    ServerError::Config {
+        dir: config.conf_dir.clone(),
+        source: Box::new(source),
     }
 }
 

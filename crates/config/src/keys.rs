@@ -276,6 +276,14 @@ pub(crate) const KEYS: &[Key] = &[
     server("sluice.mq.kafka.replicationFactor"),
     server("sluice.rabbitmq.mandatory"),
     server("sluice.rabbitmq.confirmTimeout"),
+    // canal.serverMode = redis and nats (Sluice's own modes).
+    server("sluice.mq.redis.url"),
+    server("sluice.mq.redis.maxlen"),
+    server("sluice.mq.nats.url"),
+    server("sluice.mq.nats.stream"),
+    server("sluice.mq.nats.subjectPrefix"),
+    server("sluice.mq.nats.user"),
+    server("sluice.mq.nats.password"),
     // instance.properties: the source.
     instance("canal.instance.mysql.slaveId"),
     instance("canal.instance.gtidon"),

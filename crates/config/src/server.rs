@@ -22,6 +22,10 @@ pub enum ServerMode {
     RocketMq,
     RabbitMq,
     PulsarMq,
+    /// Sluice's own: each record appended to a Redis stream (`XADD`).
+    Redis,
+    /// Sluice's own: each record published to a NATS JetStream subject.
+    Nats,
 }
 
 /// Where cursors are kept (`canal.instance.global.spring.xml`).
@@ -484,6 +488,8 @@ impl ModeKeys {
                     ("rocketMQ", ServerMode::RocketMq),
                     ("rabbitMQ", ServerMode::RabbitMq),
                     ("pulsarMQ", ServerMode::PulsarMq),
+                    ("redis", ServerMode::Redis),
+                    ("nats", ServerMode::Nats),
                 ],
             )?,
             mq: r.mq_server()?,

@@ -499,3 +499,32 @@ fn binlog_image_lists_the_row_images_accepted() {
         "/conf/example/instance.properties:2: canal.instance.binlog.image = \"FULL,MINIMUM\": 'MINIMUM' is not one of FULL, MINIMAL, NOBLOB (a comma-separated list of them)"
     );
 }
+
+#[test]
+fn redis_and_nats_modes_and_their_keys_are_known() {
+    for (mode, keys) in [
+        (
+            "redis",
+            "sluice.mq.redis.url = redis://127.0.0.1:6380\nsluice.mq.redis.maxlen = 1000\n",
+        ),
+        (
+            "nats",
+            "sluice.mq.nats.url = nats://127.0.0.1:4223\n\
+             sluice.mq.nats.stream = cdc\n\
+             sluice.mq.nats.subjectPrefix = cdc\n\
+             sluice.mq.nats.user = u\n\
+             sluice.mq.nats.password = p\n",
+        ),
+    ] {
+        let cfg = server(&format!("canal.serverMode = {mode}\n{keys}")).unwrap();
+        assert!(cfg.warnings.is_empty(), "{mode}: {:#?}", cfg.warnings);
+    }
+    assert_eq!(
+        server("canal.serverMode = redis\n").unwrap().server_mode,
+        crate::ServerMode::Redis
+    );
+    assert_eq!(
+        server("canal.serverMode = nats\n").unwrap().server_mode,
+        crate::ServerMode::Nats
+    );
+}

@@ -30,7 +30,8 @@
 //! The [`zookeeper`] module starts ZooKeeper servers the same way
 //! ([`ZooKeeperEnsemble`]), the [`kafka`] module a Kafka-compatible broker
 //! ([`kafka::Tansu`]), the [`rabbitmq`] module RabbitMQ brokers
-//! ([`RabbitMq`]); the [`python`] module makes virtualenvs with the
+//! ([`RabbitMq`]), the [`redis`] and [`nats`] modules Redis and NATS
+//! JetStream servers; the [`python`] module makes virtualenvs with the
 //! official Canal Python client or a Kafka client for tests that run them
 //! against Sluice.
 //!
@@ -50,11 +51,14 @@ pub mod bench_binlog;
 pub mod bench_docs;
 mod config;
 pub mod corpus;
+mod daemon;
 pub mod java;
 pub mod kafka;
+pub mod nats;
 mod process;
 pub mod python;
 pub mod rabbitmq;
+pub mod redis;
 mod server;
 mod template;
 mod util;

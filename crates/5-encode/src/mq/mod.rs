@@ -47,6 +47,16 @@ pub struct MqMessage {
     pub origin: String,
     /// Row changes carried by the record.
     pub rows: usize,
+    /// Which entries the record carries, as a key that is the same when the
+    /// same entries make a record again (the batch sent again after a
+    /// rollback or a restart) and differs for other entries: `file:offset`
+    /// of its first entry, `-file:offset` of its last when they differ, then
+    /// `#` and a hash of the entries' bytes (snapshot rows read at one
+    /// binlog point share a position; their bytes differ). Records split
+    /// from the same entries (one per partition) share it, in a fixed order.
+    /// A broker that drops duplicates by id (NATS JetStream) builds ids from
+    /// it; it is not part of any payload.
+    pub entries_key: String,
 }
 
 /// The routing and format settings of one destination (`canal.mq.*`).
@@ -247,6 +257,86 @@ struct PartitionPart {
     key: Option<Vec<u8>>,
     origin: String,
     rows: usize,
+    entries: EntriesKey,
+}
+
+/// Builds [`MqMessage::entries_key`] from the entries of a record, in order.
+struct EntriesKey {
+    first: String,
+    last: String,
+    /// The address of the last entry's bytes: the rows of one entry split
+    /// into several placements count it once.
+    last_entry: usize,
+    count: usize,
+    /// A 64-bit hash of the entries' bytes: FNV-1a's step over 8-byte words
+    /// (a word at a time, so MQ mode pays little for it), with a rotation
+    /// to spread each word. Fixed here, so a key is the same from one
+    /// Sluice version to the next.
+    hash: u64,
+}
+
+impl Default for EntriesKey {
+    fn default() -> Self {
+        EntriesKey {
+            first: String::new(),
+            last: String::new(),
+            last_entry: 0,
+            count: 0,
+            hash: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+}
+
+impl EntriesKey {
+    fn of<'a, 'b: 'a>(entries: impl Iterator<Item = &'a BatchEntry<'b>>) -> String {
+        let mut key = EntriesKey::default();
+        for e in entries {
+            key.add(e);
+        }
+        key.finish()
+    }
+
+    fn add(&mut self, e: &BatchEntry) {
+        let address = e.bytes.as_ptr() as usize;
+        if self.count > 0 && self.last_entry == address {
+            return;
+        }
+        self.last_entry = address;
+        self.last.clear();
+        let header = &e.view.header;
+        self.last.push_str(header.logfile_name);
+        self.last.push(':');
+        self.last.push_str(&header.logfile_offset.to_string());
+        if self.count == 0 {
+            self.first.clone_from(&self.last);
+        }
+        self.count += 1;
+        let mut words = e.bytes.chunks_exact(8);
+        for word in words.by_ref() {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(word);
+            self.mix(u64::from_le_bytes(w));
+        }
+        let mut tail = [0u8; 8];
+        let rest = words.remainder();
+        tail[..rest.len()].copy_from_slice(rest);
+        // The length too, so trailing zero bytes count.
+        self.mix(u64::from_le_bytes(tail) ^ ((e.bytes.len() as u64) << 56));
+    }
+
+    fn mix(&mut self, word: u64) {
+        self.hash = (self.hash ^ word)
+            .wrapping_mul(0x0000_0100_0000_01b3)
+            .rotate_left(29);
+    }
+
+    fn finish(self) -> String {
+        if self.last == self.first {
+            format!("{}#{:016x}", self.first, self.hash)
+        } else {
+            format!("{}-{}#{:016x}", self.first, self.last, self.hash)
+        }
+    }
 }
 
 impl MqRouter {
@@ -301,9 +391,10 @@ impl MqRouter {
             let topic = &self.config.topic;
             if !self.config.flat_message && self.hash.is_none() {
                 // The batch as one record, as Canal sends it without routing.
-                let (payload, rows) = if self.config.raw_entry {
+                let (payload, rows, entries_key) = if self.config.raw_entry {
                     let rows = decoded.iter().map(BatchEntry::rows).sum();
-                    (raw_packet(batch_id, entries), rows)
+                    let key = EntriesKey::of(decoded.iter());
+                    (raw_packet(batch_id, entries), rows, key)
                 } else {
                     let kept: Vec<&BatchEntry> = decoded
                         .iter()
@@ -312,7 +403,8 @@ impl MqRouter {
                         })
                         .collect();
                     let rows = kept.iter().map(|e| e.rows()).sum();
-                    (entries_packet(kept.iter().map(|e| e.bytes)), rows)
+                    let key = EntriesKey::of(kept.iter().copied());
+                    (entries_packet(kept.iter().map(|e| e.bytes)), rows, key)
                 };
                 out.push(MqMessage {
                     topic: topic.clone(),
@@ -321,6 +413,7 @@ impl MqRouter {
                     payload,
                     origin: first_origin(decoded.iter()),
                     rows,
+                    entries_key,
                 });
                 return Ok(());
             }
@@ -383,6 +476,7 @@ impl MqRouter {
                     payload: entries_packet(kept.iter().map(|e| e.bytes)),
                     origin: first_origin(kept.iter().map(|e| **e)),
                     rows: kept.iter().map(|e| e.rows()).sum(),
+                    entries_key: EntriesKey::of(kept.iter().map(|e| **e)),
                 });
             }
             return Ok(());
@@ -455,6 +549,7 @@ impl MqRouter {
             return false;
         }
         let origin = e.origin();
+        let entries_key = EntriesKey::of(std::iter::once(e));
         out.extend(parts.into_iter().map(|p| MqMessage {
             topic: topic.to_string(),
             partition: Some(p.partition),
@@ -462,6 +557,7 @@ impl MqRouter {
             payload: p.json.into_bytes(),
             origin: origin.clone(),
             rows: p.rows,
+            entries_key: entries_key.clone(),
         }));
         true
     }
@@ -477,6 +573,7 @@ impl MqRouter {
         out: &mut Vec<MqMessage>,
     ) {
         let origin = e.origin();
+        let entries_key = EntriesKey::of(std::iter::once(e));
         let record = |flat: &FlatMessage<&str>, partition: i32, key: Option<Vec<u8>>| MqMessage {
             topic: topic.to_string(),
             partition: Some(partition),
@@ -484,6 +581,7 @@ impl MqRouter {
             payload: flat.to_json().into_bytes(),
             origin: origin.clone(),
             rows: flat.data.as_ref().map_or(0, Vec::len),
+            entries_key: entries_key.clone(),
         };
         let Some(hash) = &self.hash else {
             out.push(record(&flat, self.partition, None));
@@ -569,6 +667,7 @@ impl MqRouter {
             if part.key.is_none() {
                 part.key = key;
             }
+            part.entries.add(e);
             part.rows += rows;
             list.push(bytes);
         };
@@ -663,6 +762,7 @@ impl MqRouter {
                 payload: entries_packet(list.iter().map(Vec::as_slice)),
                 origin: part.origin,
                 rows: part.rows,
+                entries_key: part.entries.finish(),
             });
         }
         Ok(())

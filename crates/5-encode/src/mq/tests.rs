@@ -1058,3 +1058,69 @@ fn protobuf_records_keep_the_snapshot_prop() {
         assert!(entries >= marked.len());
     }
 }
+
+/// An entry like `rows_entry`'s at `offset`.
+fn rows_entry_at(offset: i64, rows: &[(&str, Option<&str>)]) -> Vec<u8> {
+    let mut entry = Entry::decode(rows_entry("shop", "users", EventType::Insert, rows).as_slice())
+        .expect("an entry");
+    if let Some(h) = entry.header.as_mut() {
+        h.logfile_offset = Some(offset);
+    }
+    entry.encode_to_vec()
+}
+
+#[test]
+fn entries_key_is_the_same_for_the_same_entries_and_differs_otherwise() {
+    let a = rows_entry_at(100, &[("1", Some("a"))]);
+    let b = rows_entry_at(200, &[("2", Some("b"))]);
+    // Snapshot rows read at one binlog point share a position.
+    let b_twin = rows_entry_at(200, &[("3", Some("c"))]);
+    let flat = RouteConfig {
+        topic: "t".into(),
+        ..Default::default()
+    };
+    let first = route(flat.clone(), &[a.clone(), b.clone()]);
+    let again = route(flat.clone(), &[b.clone(), b_twin.clone()]);
+    assert_eq!(first[1].entries_key, again[0].entries_key, "same entry");
+    assert!(first[1].entries_key.starts_with("mysql-bin.000003:200#"));
+    assert_ne!(again[0].entries_key, again[1].entries_key, "same position");
+    assert_ne!(first[0].entries_key, first[1].entries_key);
+
+    // One protobuf record per batch: a batch cut elsewhere is other entries.
+    let proto = RouteConfig {
+        flat_message: false,
+        ..flat.clone()
+    };
+    let whole = route(proto.clone(), &[a.clone(), b.clone()]);
+    assert_eq!(whole.len(), 1);
+    assert!(
+        whole[0]
+            .entries_key
+            .starts_with("mysql-bin.000003:100-mysql-bin.000003:200#"),
+        "{}",
+        whole[0].entries_key
+    );
+    assert_eq!(
+        whole[0].entries_key,
+        route(proto.clone(), &[a.clone(), b.clone()])[0].entries_key
+    );
+    assert_ne!(
+        whole[0].entries_key,
+        route(proto, std::slice::from_ref(&a))[0].entries_key
+    );
+
+    // Rows of one entry split over partitions share its key.
+    let split = route(
+        RouteConfig {
+            partitions_num: Some(4),
+            partition_hash: r"shop\.users:id".into(),
+            ..flat
+        },
+        &[rows_entry_at(
+            300,
+            &[("1", None), ("2", None), ("3", None), ("4", None)],
+        )],
+    );
+    assert!(split.len() > 1, "{split:?}");
+    assert!(split.iter().all(|m| m.entries_key == split[0].entries_key));
+}

@@ -46,6 +46,7 @@ pub fn record(topic: &str, origin: &str, seq: usize) -> MqMessage {
             .into_bytes(),
         origin: origin.to_string(),
         rows: 1,
+        entries_key: format!("binlog.000001:{seq}#0"),
     }
 }
 
