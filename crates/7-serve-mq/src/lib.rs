@@ -53,4 +53,11 @@ pub trait Publisher: Send {
         &'a mut self,
         records: &'a [MqMessage],
     ) -> BoxFuture<'a, Result<(), PublishError>>;
+
+    /// Whether this broker needs [`MqMessage::entries_key`] (it drops
+    /// duplicates by an id made from it); the router computes keys only
+    /// then.
+    fn uses_entries_keys(&self) -> bool {
+        false
+    }
 }

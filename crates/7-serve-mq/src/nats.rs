@@ -377,6 +377,10 @@ impl Publisher for NatsPublisher {
     ) -> BoxFuture<'a, Result<(), PublishError>> {
         Box::pin(self.publish_records(records))
     }
+
+    fn uses_entries_keys(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

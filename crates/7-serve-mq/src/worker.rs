@@ -107,6 +107,12 @@ impl Worker {
         publisher: Box<dyn Publisher>,
         config: WorkerConfig,
     ) -> Worker {
+        // Keys hash every entry: only for a broker that uses them.
+        let router = if publisher.uses_entries_keys() {
+            router.with_entries_keys()
+        } else {
+            router
+        };
         Worker {
             destination,
             router,

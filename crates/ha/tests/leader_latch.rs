@@ -143,6 +143,7 @@ async fn stays_follower(latch: &LeaderLatch, period: Duration) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_participants_one_leader_and_the_next_by_sequence_takes_over_on_close() {
     init_tracing();
+    let begin = Instant::now();
     let zk = ZooKeeperEnsemble::start(1).unwrap();
     let servers = zk.connect_string();
     let raw = raw(&servers).await;
@@ -184,6 +185,10 @@ async fn three_participants_one_leader_and_the_next_by_sequence_takes_over_on_cl
         latches.next().unwrap(),
         latches.next().unwrap(),
     );
+    // The log's observers follow watch channels, which keep only the
+    // latest value: each leadership is seen before it ends, or a quick
+    // true-then-false would leave no trace.
+    log.seen("p0", true, begin).await;
     let t0 = Instant::now();
     l0.close().await.unwrap();
     assert!(
@@ -200,8 +205,10 @@ async fn three_participants_one_leader_and_the_next_by_sequence_takes_over_on_cl
     assert!(!l2.has_leadership());
     assert!(stays_follower(&l2, Duration::from_millis(500)).await);
 
+    log.seen("p1", true, t0).await;
     l1.close().await.unwrap();
     assert!(l2.await_leadership(WAIT).await.unwrap());
+    log.seen("p2", true, t0).await;
     let seen = participants(&raw, LATCH).await.unwrap();
     assert_eq!(seen.len(), 1);
     assert_eq!((seen[0].id.as_str(), seen[0].is_leader), ("p2", true));

@@ -138,6 +138,9 @@ pub struct MqRouter {
     partition: i32,
     /// `canal.mq.partitionsNum`, 1 when unset (Canal's default).
     partitions_num: i32,
+    /// Whether records carry [`MqMessage::entries_key`]: only for brokers
+    /// that use it, since it hashes every entry's bytes.
+    entries_keys: bool,
 }
 
 /// A Java int from a `u32` setting, or an error naming the key.
@@ -288,7 +291,11 @@ impl Default for EntriesKey {
 }
 
 impl EntriesKey {
-    fn of<'a, 'b: 'a>(entries: impl Iterator<Item = &'a BatchEntry<'b>>) -> String {
+    /// The key of `entries`; empty when keys are `off`.
+    fn of<'a, 'b: 'a>(on: bool, entries: impl Iterator<Item = &'a BatchEntry<'b>>) -> String {
+        if !on {
+            return String::new();
+        }
         let mut key = EntriesKey::default();
         for e in entries {
             key.add(e);
@@ -330,7 +337,11 @@ impl EntriesKey {
             .rotate_left(29);
     }
 
+    /// The key; empty when no entry was added (keys are off).
     fn finish(self) -> String {
+        if self.count == 0 {
+            return String::new();
+        }
         if self.last == self.first {
             format!("{}#{:016x}", self.first, self.hash)
         } else {
@@ -356,7 +367,15 @@ impl MqRouter {
             partition,
             partitions_num,
             config,
+            entries_keys: false,
         })
+    }
+
+    /// Records carry [`MqMessage::entries_key`] (empty otherwise): for a
+    /// broker that drops duplicates by an id made from it.
+    pub fn with_entries_keys(mut self) -> MqRouter {
+        self.entries_keys = true;
+        self
     }
 
     pub fn config(&self) -> &RouteConfig {
@@ -393,7 +412,7 @@ impl MqRouter {
                 // The batch as one record, as Canal sends it without routing.
                 let (payload, rows, entries_key) = if self.config.raw_entry {
                     let rows = decoded.iter().map(BatchEntry::rows).sum();
-                    let key = EntriesKey::of(decoded.iter());
+                    let key = EntriesKey::of(self.entries_keys, decoded.iter());
                     (raw_packet(batch_id, entries), rows, key)
                 } else {
                     let kept: Vec<&BatchEntry> = decoded
@@ -403,7 +422,7 @@ impl MqRouter {
                         })
                         .collect();
                     let rows = kept.iter().map(|e| e.rows()).sum();
-                    let key = EntriesKey::of(kept.iter().copied());
+                    let key = EntriesKey::of(self.entries_keys, kept.iter().copied());
                     (entries_packet(kept.iter().map(|e| e.bytes)), rows, key)
                 };
                 out.push(MqMessage {
@@ -476,7 +495,7 @@ impl MqRouter {
                     payload: entries_packet(kept.iter().map(|e| e.bytes)),
                     origin: first_origin(kept.iter().map(|e| **e)),
                     rows: kept.iter().map(|e| e.rows()).sum(),
-                    entries_key: EntriesKey::of(kept.iter().map(|e| **e)),
+                    entries_key: EntriesKey::of(self.entries_keys, kept.iter().map(|e| **e)),
                 });
             }
             return Ok(());
@@ -549,7 +568,7 @@ impl MqRouter {
             return false;
         }
         let origin = e.origin();
-        let entries_key = EntriesKey::of(std::iter::once(e));
+        let entries_key = EntriesKey::of(self.entries_keys, std::iter::once(e));
         out.extend(parts.into_iter().map(|p| MqMessage {
             topic: topic.to_string(),
             partition: Some(p.partition),
@@ -573,7 +592,7 @@ impl MqRouter {
         out: &mut Vec<MqMessage>,
     ) {
         let origin = e.origin();
-        let entries_key = EntriesKey::of(std::iter::once(e));
+        let entries_key = EntriesKey::of(self.entries_keys, std::iter::once(e));
         let record = |flat: &FlatMessage<&str>, partition: i32, key: Option<Vec<u8>>| MqMessage {
             topic: topic.to_string(),
             partition: Some(partition),
@@ -659,6 +678,7 @@ impl MqRouter {
         out: &mut Vec<MqMessage>,
     ) -> Result<(), MqError> {
         let mut parts: BTreeMap<i32, (Vec<Vec<u8>>, PartitionPart)> = BTreeMap::new();
+        let keyed = self.entries_keys;
         let mut place = |partition: i32, bytes: Vec<u8>, e: &BatchEntry, rows: usize, key| {
             let (list, part) = parts.entry(partition).or_default();
             if list.is_empty() {
@@ -667,7 +687,9 @@ impl MqRouter {
             if part.key.is_none() {
                 part.key = key;
             }
-            part.entries.add(e);
+            if keyed {
+                part.entries.add(e);
+            }
             part.rows += rows;
             list.push(bytes);
         };
