@@ -5,8 +5,8 @@
 //!
 //! * [`frame`]: length-prefixed framing with a bound (pure).
 //! * [`auth`]: `canal.user` / `canal.passwd` and the scramble411 check (pure).
-//! * [`session`]: one connection's state machine and Canal's error texts.
-//! * [`reply`]: the replies a session returns and their frame encoding.
+//! * [`protocol`]: one client connection's protocol state machine and Canal's error texts.
+//! * [`reply`]: the replies the protocol returns and their frame encoding.
 //! * [`limits`]: the connection cap, the per-address login backoff and the
 //!   log budgets (what an unauthenticated peer can make the server hold).
 //! * [`server`]: the listener, sockets, timeouts and connection tasks.
@@ -41,11 +41,11 @@ pub mod connections;
 pub mod frame;
 pub mod limits;
 pub mod metrics;
+pub mod protocol;
 pub mod reply;
 pub mod server;
-pub mod session;
 
 pub use auth::{AuthConfig, AuthConfigError};
 pub use connections::Connections;
+pub use protocol::{ClientProtocol, Outcome, Reply, Request};
 pub use server::{listen_addr, ServerOptions, ShutdownHandle, StartError, TcpServer};
-pub use session::{Outcome, Reply, Request, Session};

@@ -1,6 +1,6 @@
-//! The Canal TCP listener: accepts connections, runs one [`Session`] per
+//! The Canal TCP listener: accepts connections, runs one [`ClientProtocol`] per
 //! connection on its own task, and moves frames between the socket and the
-//! session.
+//! protocol.
 //!
 //! Per connection: TCP_NODELAY and keep-alive are set; the server speaks
 //! first (HANDSHAKE); requests are handled one at a time, in order, replies
@@ -30,7 +30,7 @@
 //!
 //! Owns: sockets, timeouts, tasks. Must never: let one connection's
 //! failure (error, panic, slow reader) affect another, buffer more than one
-//! bounded request frame per connection ahead of the session, or block a
+//! bounded request frame per connection ahead of the protocol, or block a
 //! runtime thread.
 
 use std::io;
@@ -52,7 +52,7 @@ use crate::auth::AuthConfig;
 use crate::connections::Connections;
 use crate::frame::{self, Decoded, FrameError};
 use crate::limits::{self, AddressConnections, LogBudget, LoginThrottle};
-use crate::session::{Outcome, Phase, Reply, Session, SEED_LEN};
+use crate::protocol::{ClientProtocol, Outcome, Phase, Reply, SEED_LEN};
 
 /// Tunables beyond what Canal configures.
 #[derive(Debug, Clone)]
@@ -466,11 +466,11 @@ impl Connection {
     }
 
     /// Handles a login packet: refused outright while the peer's address is
-    /// backing off, else checked by the session, the outcome counted
+    /// backing off, else checked by the protocol, the outcome counted
     /// against the address. `Err` closes the connection after the reply.
     fn login(
         &mut self,
-        session: &mut Session,
+        protocol: &mut ClientProtocol,
         packet: &[u8],
         reader: &mut FrameReader,
     ) -> Result<Outcome, Reply> {
@@ -483,19 +483,19 @@ impl Connection {
                 tracing::warn!(peer = %self.peer, %address, retry_in_s = retry_in, suppressed, "login refused: too many failed logins from this address");
             }
             return Err(Reply::error(
-                crate::session::CODE_ERROR,
+                crate::protocol::CODE_ERROR,
                 format!(
                     "login refused: too many failed logins from {address}, retry in {retry_in} s"
                 ),
             ));
         }
-        let failed_before = session.failed_logins();
-        let outcome = session.login(packet);
-        if session.phase() == Phase::Ready {
+        let failed_before = protocol.failed_logins();
+        let outcome = protocol.login(packet);
+        if protocol.phase() == Phase::Ready {
             self.logged_in = true;
             self.guards.logins.succeeded(ip);
             reader.max = self.options.max_request_frame;
-        } else if session.failed_logins() > failed_before {
+        } else if protocol.failed_logins() > failed_before {
             let failed = self.guards.logins.failed(ip, now);
             if let Some(suppressed) = self.guards.log_login_failed.allow(now) {
                 tracing::warn!(peer = %self.peer, %address, failures = failed.count, refused_for = ?failed.refused_for, suppressed, "login failed");
@@ -511,8 +511,9 @@ impl Connection {
         if getrandom::fill(&mut seed).is_err() {
             return Close::Seed;
         }
-        let mut session = Session::new(seed, self.auth.clone(), self.destinations.clone(), channel)
-            .with_connections(self.connections.clone());
+        let mut protocol =
+            ClientProtocol::new(seed, self.auth.clone(), self.destinations.clone(), channel)
+                .with_connections(self.connections.clone());
         let login_frame = self
             .options
             .max_login_frame
@@ -523,7 +524,7 @@ impl Connection {
         let connected = Instant::now();
         let auth_deadline = connected + self.options.auth_timeout;
         if let Err(c) = self
-            .send_handshake(&session, &mut wr, &mut out, auth_deadline)
+            .send_handshake(&protocol, &mut wr, &mut out, auth_deadline)
             .await
         {
             return c;
@@ -532,14 +533,14 @@ impl Connection {
         let mut last_write = Instant::now();
         loop {
             let body = match self
-                .next_request(&session, &mut reader, auth_deadline, last_read, last_write)
+                .next_request(&protocol, &mut reader, auth_deadline, last_read, last_write)
                 .await
             {
                 Ok(body) => body,
                 Err(c) => return c,
             };
             last_read = Instant::now();
-            let (outcome, close_reason) = match self.answer(&mut session, &body, &mut reader).await
+            let (outcome, close_reason) = match self.answer(&mut protocol, &body, &mut reader).await
             {
                 Ok(answered) => answered,
                 Err(c) => return c,
@@ -553,7 +554,7 @@ impl Connection {
                 return c;
             }
             if let Err(c) = self
-                .send_reply(&session, &mut wr, &reply, &out, &splits, auth_deadline)
+                .send_reply(&protocol, &mut wr, &reply, &out, &splits, auth_deadline)
                 .await
             {
                 return c;
@@ -572,12 +573,12 @@ impl Connection {
     /// login deadline.
     async fn send_handshake(
         &mut self,
-        session: &Session,
+        protocol: &ClientProtocol,
         wr: &mut OwnedWriteHalf,
         out: &mut Vec<u8>,
         auth_deadline: Instant,
     ) -> Result<(), Close> {
-        if let Err(e) = frame::encode_into(&session.handshake_packet(), out) {
+        if let Err(e) = frame::encode_into(&protocol.handshake_packet(), out) {
             return Err(Close::Frame(e));
         }
         self.write(wr, out, auth_deadline).await
@@ -588,16 +589,16 @@ impl Connection {
     /// connection closes instead.
     async fn next_request(
         &mut self,
-        session: &Session,
+        protocol: &ClientProtocol,
         reader: &mut FrameReader,
         auth_deadline: Instant,
         last_read: Instant,
         last_write: Instant,
     ) -> Result<Vec<u8>, Close> {
-        let (deadline, expired) = match session.phase() {
+        let (deadline, expired) = match protocol.phase() {
             Phase::Auth => (auth_deadline, Close::AuthTimeout),
             Phase::Ready => {
-                let (rt, wt) = session.idle_timeouts();
+                let (rt, wt) = protocol.idle_timeouts();
                 ((last_read + rt).min(last_write + wt), Close::Idle)
             }
         };
@@ -617,19 +618,19 @@ impl Connection {
     /// connection closes first.
     async fn answer(
         &mut self,
-        session: &mut Session,
+        protocol: &mut ClientProtocol,
         body: &[u8],
         reader: &mut FrameReader,
     ) -> Result<(Outcome, Close), Close> {
-        if session.phase() == Phase::Auth {
-            return Ok(match self.login(session, body, reader) {
+        if protocol.phase() == Phase::Auth {
+            return Ok(match self.login(protocol, body, reader) {
                 Ok(o) => (o, Close::AuthFailed),
                 Err(refusal) => (Outcome::ReplyAndClose(refusal), Close::LoginRefused),
             });
         }
         tokio::select! {
             biased;
-            o = session.handle(body) => Ok((o, Close::AuthFailed)),
+            o = protocol.handle(body) => Ok((o, Close::AuthFailed)),
             _ = stopped(&mut self.stop) => Err(Close::Shutdown),
             // The client went away while a GET waits: drop the GET.
             c = reader.watch_close() => Err(c),
@@ -642,7 +643,7 @@ impl Connection {
     /// after by its write idle timeout.
     async fn send_reply(
         &mut self,
-        session: &Session,
+        protocol: &ClientProtocol,
         wr: &mut OwnedWriteHalf,
         reply: &Reply,
         out: &[u8],
@@ -650,7 +651,7 @@ impl Connection {
         auth_deadline: Instant,
     ) -> Result<(), Close> {
         let write_deadline = if self.logged_in {
-            Instant::now() + session.idle_timeouts().1
+            Instant::now() + protocol.idle_timeouts().1
         } else {
             auth_deadline
         };
@@ -712,7 +713,7 @@ fn encode_reply(reply: &Reply, out: &mut Vec<u8>, splits: &mut Vec<usize>) -> Re
         tracing::warn!(error = %e, "reply does not fit in a frame");
         out.clear();
         let r = Reply::error(
-            crate::session::CODE_ERROR,
+            crate::protocol::CODE_ERROR,
             format!("batch does not fit in one frame: {e}"),
         );
         if let Err(e) = r.encode_frame(out) {
@@ -827,7 +828,7 @@ impl FrameReader {
     async fn watch_close(&mut self) -> Close {
         loop {
             if self.buf.len() >= self.max.saturating_add(frame::HEADER_LEN) {
-                // Enough buffered; stop reading until the session catches up.
+                // Enough buffered; stop reading until the protocol catches up.
                 std::future::pending::<()>().await;
             }
             self.buf.reserve(4096);

@@ -186,7 +186,7 @@ pub fn parse_client_id(s: &str) -> Result<ClientId, String> {
 }
 
 /// The per-connection state machine.
-pub struct Session {
+pub struct ClientProtocol {
     seed: [u8; SEED_LEN],
     auth: Arc<AuthConfig>,
     destinations: Arc<dyn Destinations>,
@@ -207,7 +207,7 @@ pub struct Session {
     connected_as: Vec<(String, ClientId)>,
 }
 
-impl Drop for Session {
+impl Drop for ClientProtocol {
     fn drop(&mut self) {
         if let Some(connections) = &self.connections {
             for (destination, client) in &self.connected_as {
@@ -217,14 +217,14 @@ impl Drop for Session {
     }
 }
 
-impl Session {
+impl ClientProtocol {
     pub fn new(
         seed: [u8; SEED_LEN],
         auth: Arc<AuthConfig>,
         destinations: Arc<dyn Destinations>,
         channel: String,
-    ) -> Session {
-        Session {
+    ) -> ClientProtocol {
+        ClientProtocol {
             seed,
             auth,
             destinations,
@@ -242,7 +242,7 @@ impl Session {
 
     /// Counts this session in `connections` as connected for each
     /// destination and clientId it makes a request for, until dropped.
-    pub fn with_connections(mut self, connections: Arc<crate::Connections>) -> Session {
+    pub fn with_connections(mut self, connections: Arc<crate::Connections>) -> ClientProtocol {
         self.connections = Some(connections);
         self
     }
