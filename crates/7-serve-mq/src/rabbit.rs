@@ -295,9 +295,9 @@ fn split_host_port(text: &str) -> Result<(String, u16), &'static str> {
 /// batch, which the worker sends again.
 pub struct RabbitPublisher {
     settings: RabbitSettings,
-    session: Option<Session>,
+    session: Option<ConfirmChannel>,
     /// The connection [`start`](Self::start) is making in the background.
-    opening: Option<JoinHandle<Result<Session, PublishError>>>,
+    opening: Option<JoinHandle<Result<ConfirmChannel, PublishError>>>,
 }
 
 impl std::fmt::Debug for RabbitPublisher {
@@ -310,7 +310,7 @@ impl std::fmt::Debug for RabbitPublisher {
 }
 
 /// One connection and its confirm-mode channel.
-struct Session {
+struct ConfirmChannel {
     connection: Connection,
     channel: Channel,
 }
@@ -320,7 +320,7 @@ impl RabbitPublisher {
     /// turns publisher confirms on. Fails when the broker cannot be reached
     /// or refuses the login or a declaration.
     pub async fn connect(settings: RabbitSettings) -> Result<RabbitPublisher, PublishError> {
-        let session = Session::open(&settings).await?;
+        let session = ConfirmChannel::open(&settings).await?;
         Ok(RabbitPublisher {
             settings,
             session: Some(session),
@@ -337,7 +337,7 @@ impl RabbitPublisher {
         let opening = tokio::runtime::Handle::try_current().ok().map(|runtime| {
             let settings = settings.clone();
             runtime.spawn(async move {
-                let opened = Session::open(&settings).await;
+                let opened = ConfirmChannel::open(&settings).await;
                 if let Err(e) = &opened {
                     tracing::warn!(error = %e, "cannot connect to RabbitMQ yet; the first publish tries again");
                 }
@@ -368,7 +368,7 @@ impl RabbitPublisher {
     /// Whether the connection and channel are open now (false while
     /// [`start`](Self::start) is still connecting).
     pub fn is_connected(&self) -> bool {
-        self.session.as_ref().is_some_and(Session::usable)
+        self.session.as_ref().is_some_and(ConfirmChannel::usable)
     }
 
     /// Closes the connection (waiting at most 2 s for the broker).
@@ -400,7 +400,7 @@ impl RabbitPublisher {
                     tracing::info!(broker = %self.settings.describe(), "RabbitMQ connection lost; connecting again");
                     s.close().await;
                 }
-                Session::open(&self.settings).await?
+                ConfirmChannel::open(&self.settings).await?
             }
         };
         let outcome = tokio::time::timeout(
@@ -451,8 +451,8 @@ impl Publisher for RabbitPublisher {
     }
 }
 
-impl Session {
-    async fn open(settings: &RabbitSettings) -> Result<Session, PublishError> {
+impl ConfirmChannel {
+    async fn open(settings: &RabbitSettings) -> Result<ConfirmChannel, PublishError> {
         match tokio::time::timeout(CONNECT_TIMEOUT, Self::open_inner(settings)).await {
             Ok(result) => result,
             Err(_) => Err(retriable(
@@ -462,7 +462,7 @@ impl Session {
         }
     }
 
-    async fn open_inner(settings: &RabbitSettings) -> Result<Session, PublishError> {
+    async fn open_inner(settings: &RabbitSettings) -> Result<ConfirmChannel, PublishError> {
         let connection = Connection::connect_uri(settings.uri(), ConnectionProperties::default())
             .await
             .map_err(|e| {
@@ -472,7 +472,7 @@ impl Session {
                 )
             })?;
         let session = match Self::prepare(settings, &connection).await {
-            Ok(channel) => Session {
+            Ok(channel) => ConfirmChannel {
                 connection,
                 channel,
             },
