@@ -77,33 +77,16 @@ pub fn parse_statement(sql: &str, opts: LexOptions) -> PResult<DdlStatement> {
             }));
         }
     }
-    let tokens = tokenize(sql, opts).map_err(|e| ParseError {
-        message: e.what.to_string(),
-        at: Some(e.at),
-    })?;
-    let mut p = Parser {
-        t: &tokens,
-        i: 0,
-        sql,
-    };
-    let stmt = p.statement()?;
-    Ok(stmt)
+    with_parser(sql, opts, |p| p.statement())
 }
 
 /// Parses a column definition alone (`name type attributes...`).
 pub fn parse_column_definition(sql: &str, opts: LexOptions) -> PResult<ColumnDefinition> {
-    let tokens = tokenize(sql, opts).map_err(|e| ParseError {
-        message: e.what.to_string(),
-        at: Some(e.at),
-    })?;
-    let mut p = Parser {
-        t: &tokens,
-        i: 0,
-        sql,
-    };
-    let c = p.column_definition()?;
-    p.end()?;
-    Ok(c)
+    with_parser(sql, opts, |p| {
+        let c = p.column_definition()?;
+        p.end()?;
+        Ok(c)
+    })
 }
 
 /// Parses a table element (column, key or constraint) alone.
@@ -111,24 +94,32 @@ pub(crate) fn parse_create_element(
     sql: &str,
     opts: LexOptions,
 ) -> PResult<(Option<ColumnDefinition>, Option<KeyDefinition>)> {
-    let tokens = tokenize(sql, opts).map_err(|e| ParseError {
-        message: e.what.to_string(),
-        at: Some(e.at),
-    })?;
-    let mut p = Parser {
-        t: &tokens,
-        i: 0,
-        sql,
-    };
-    let mut columns = Vec::new();
-    let mut keys = Vec::new();
-    p.create_element(&mut columns, &mut keys)?;
-    p.end()?;
-    Ok((columns.pop(), keys.pop()))
+    with_parser(sql, opts, |p| {
+        let mut columns = Vec::new();
+        let mut keys = Vec::new();
+        p.create_element(&mut columns, &mut keys)?;
+        p.end()?;
+        Ok((columns.pop(), keys.pop()))
+    })
 }
 
 /// Parses table options alone (`ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 ...`).
 pub(crate) fn parse_table_options(sql: &str, opts: LexOptions) -> PResult<TableOptions> {
+    with_parser(sql, opts, |p| {
+        let mut o = TableOptions::default();
+        p.table_options(&mut o)?;
+        p.end()?;
+        Ok(o)
+    })
+}
+
+/// Runs `parse` over the tokens of `sql`: the one place text becomes a
+/// [`Parser`].
+fn with_parser<T>(
+    sql: &str,
+    opts: LexOptions,
+    parse: impl FnOnce(&mut Parser<'_>) -> PResult<T>,
+) -> PResult<T> {
     let tokens = tokenize(sql, opts).map_err(|e| ParseError {
         message: e.what.to_string(),
         at: Some(e.at),
@@ -138,8 +129,5 @@ pub(crate) fn parse_table_options(sql: &str, opts: LexOptions) -> PResult<TableO
         i: 0,
         sql,
     };
-    let mut o = TableOptions::default();
-    p.table_options(&mut o)?;
-    p.end()?;
-    Ok(o)
+    parse(&mut p)
 }
