@@ -271,19 +271,18 @@ pub fn load(dir: &Path) -> Result<AdapterConf, AdapterConfigError> {
         let entries =
             std::fs::read_dir(&rdb).map_err(|e| err(&rdb, format!("cannot list: {e}")))?;
         for e in entries {
-            let path = e.map_err(|e| err(&rdb, format!("cannot list: {e}")))?.path();
-            if path
-                .extension()
-                .is_some_and(|x| x == "yml" || x == "yaml")
-            {
+            let path = e
+                .map_err(|e| err(&rdb, format!("cannot list: {e}")))?
+                .path();
+            if path.extension().is_some_and(|x| x == "yml" || x == "yaml") {
                 files.push(path);
             }
         }
     }
     files.sort();
     for path in files {
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| err(&path, format!("cannot read: {e}")))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| err(&path, format!("cannot read: {e}")))?;
         let Some((target, mapping)) = parse_mapping(&path, &text, &mut conf.warnings)? else {
             continue;
         };
@@ -387,7 +386,8 @@ fn rdb_adapter(
             ));
         }
     }
-    let url = text("jdbc.url")?.ok_or_else(|| err(file, format!("{at}.properties.jdbc.url is missing")))?;
+    let url = text("jdbc.url")?
+        .ok_or_else(|| err(file, format!("{at}.properties.jdbc.url is missing")))?;
     let user = text("jdbc.username")?.unwrap_or_default();
     let password = text("jdbc.password")?.unwrap_or_default();
     let target = TargetUrl::parse(url.trim(), &user, &password)
@@ -417,8 +417,14 @@ pub struct MappingTarget {
 impl MappingTarget {
     fn matches(&self, sink: &SinkConfig) -> bool {
         self.destination == sink.destination
-            && self.group_id.as_ref().is_none_or(|g| g.is_empty() || *g == sink.group_id)
-            && self.key.as_ref().is_none_or(|k| k.is_empty() || *k == sink.key)
+            && self
+                .group_id
+                .as_ref()
+                .is_none_or(|g| g.is_empty() || *g == sink.group_id)
+            && self
+                .key
+                .as_ref()
+                .is_none_or(|k| k.is_empty() || *k == sink.key)
     }
 }
 
@@ -428,7 +434,10 @@ pub fn parse_mapping(
     text: &str,
     warnings: &mut Vec<String>,
 ) -> Result<Option<(MappingTarget, Mapping)>, AdapterConfigError> {
-    if text.lines().all(|l| l.trim().is_empty() || l.trim_start().starts_with('#')) {
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
         return Ok(None);
     }
     let m: MappingFile = serde_norway::from_str(text).map_err(|e| err(file, e.to_string()))?;
@@ -455,7 +464,9 @@ pub fn parse_mapping(
     }
     let database = db.database.ok_or_else(|| missing("dbMapping.database"))?;
     let table = db.table.ok_or_else(|| missing("dbMapping.table"))?;
-    let target_table = db.target_table.ok_or_else(|| missing("dbMapping.targetTable"))?;
+    let target_table = db
+        .target_table
+        .ok_or_else(|| missing("dbMapping.targetTable"))?;
     let (target_schema, target_table) = match target_table.split_once('.') {
         Some((s, t)) => (Some(s.to_string()), t.to_string()),
         None => (None, target_table),

@@ -65,7 +65,8 @@ fn a_wrong_url_names_the_file_and_the_key() {
 
 #[test]
 fn a_misspelt_mapping_key_names_the_file_and_the_key() {
-    let yml = "destination: d\ndbMapping:\n  database: a\n  tabel: b\n  targetTable: c\n  mapAll: true\n";
+    let yml =
+        "destination: d\ndbMapping:\n  database: a\n  tabel: b\n  targetTable: c\n  mapAll: true\n";
     let e = parse_mapping(Path::new("/c/rdb/t.yml"), yml, &mut Vec::new())
         .unwrap_err()
         .to_string();
