@@ -39,6 +39,7 @@ mod metrics;
 mod mq;
 mod release;
 mod server;
+mod sink;
 
 use std::path::Path;
 
