@@ -498,3 +498,59 @@ async fn targets_equal_the_source_through_10_server_kills_and_a_kill_of_each_tar
     eprintln!("{transactions} transactions ({rows} rows left), 10 server kills, each target killed once; the sinks started {restarts} times");
     Ok(())
 }
+
+/// A canal-adapter file the sink cannot use stops the start, naming the
+/// file and the key.
+#[test]
+fn a_bad_adapter_file_stops_the_server_naming_the_file_and_the_key() -> Result<()> {
+    let good_app = "canal.conf:\n  canalAdapters:\n  - instance: example\n    groups:\n    - groupId: g1\n      outerAdapters:\n      - name: rdb\n        key: k\n        properties:\n          jdbc.url: jdbc:postgresql://127.0.0.1:1/postgres\n";
+    let good_mapping = "destination: example\ndbMapping:\n  database: w\n  table: t\n  targetTable: t\n  mapAll: true\n";
+    for (app, mapping, file, expected) in [
+        (
+            good_app.replace("jdbc:postgresql", "jdbc:oracle"),
+            good_mapping.to_string(),
+            "application.yml",
+            "canal.conf.canalAdapters[0].groups[0].outerAdapters[0].properties.jdbc.url",
+        ),
+        (
+            good_app.to_string(),
+            good_mapping.replace("table: t\n", "tabel: t\n"),
+            "rdb/t.yml",
+            "dbMapping: unknown field `tabel`",
+        ),
+    ] {
+        let dir = tempfile::tempdir()?;
+        std::fs::create_dir_all(dir.path().join("adapter/rdb"))?;
+        std::fs::write(
+            dir.path().join("canal.properties"),
+            format!(
+                "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.destinations =\ncanal.auto.scan = false\n",
+                find_free_port()?
+            ),
+        )?;
+        std::fs::write(dir.path().join("adapter/application.yml"), app)?;
+        std::fs::write(dir.path().join("adapter/rdb/t.yml"), mapping)?;
+        let log = dir.path().join("server.log");
+        let mut child = spawn_server(dir.path(), &log);
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                bail!("the server still runs with a bad {file}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let text = std::fs::read_to_string(&log)?;
+        anyhow::ensure!(!status.success(), "{text}");
+        let at = format!(
+            "{}: {expected}",
+            dir.path().join("adapter").join(file).display()
+        );
+        anyhow::ensure!(text.contains(&at), "no {at:?} in: {text}");
+    }
+    Ok(())
+}

@@ -71,7 +71,7 @@ fn a_misspelt_mapping_key_names_the_file_and_the_key() {
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("/c/rdb/t.yml: "), "{e}");
-    assert!(e.contains("tabel"), "{e}");
+    assert!(e.contains("dbMapping: unknown field `tabel`"), "{e}");
     assert!(e.contains("line 4"), "{e}");
 }
 
