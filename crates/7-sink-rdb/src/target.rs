@@ -14,6 +14,9 @@ use crate::rows::Position;
 use crate::sql::{quote, Origin, Statement, TableInfo, TargetColumn};
 use crate::value::{Param, TargetClass};
 
+/// How long a connection attempt may take before it is retried.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The table of positions, created in the target when missing.
 pub const OFFSETS_TABLE: &str = "sluice_sink_offsets";
 
@@ -70,7 +73,8 @@ impl Target {
                     .port(url.port)
                     .user(&url.user)
                     .dbname(&url.database)
-                    .application_name("sluice-sink");
+                    .application_name("sluice-sink")
+                    .connect_timeout(CONNECT_TIMEOUT);
                 if !url.password.is_empty() {
                     config.password(&url.password);
                 }
@@ -94,6 +98,7 @@ impl Target {
                     .pass((!url.password.is_empty()).then(|| url.password.clone()))
                     .db_name(Some(url.database.clone()))
                     .prefer_socket(false)
+                    .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
                     .init(vec!["SET NAMES utf8mb4"]);
                 let shown = url.to_string();
                 let conn = tokio::task::spawn_blocking(move || mysql::Conn::new(opts))

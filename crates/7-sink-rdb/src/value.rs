@@ -49,7 +49,7 @@ pub fn convert(
     let lower = mysql_type.trim_start().to_ascii_lowercase();
     if target != TargetClass::Numeric {
         if lower.starts_with("enum(") {
-            return Param::Text(enum_label(&lower, mysql_type, v));
+            return Param::Text(enum_label(mysql_type, v));
         }
         if lower.starts_with("set(") {
             return Param::Text(set_labels(mysql_type, v));
@@ -114,7 +114,7 @@ fn labels(mysql_type: &str) -> Vec<String> {
 }
 
 /// An ENUM index as its label (index 0, MySQL's invalid value, is '').
-fn enum_label(_lower: &str, mysql_type: &str, v: &str) -> String {
+fn enum_label(mysql_type: &str, v: &str) -> String {
     match v.parse::<usize>() {
         Ok(0) => String::new(),
         Ok(i) => labels(mysql_type)
