@@ -335,3 +335,67 @@ async fn pause(stop: &mut watch::Receiver<bool>, d: Duration) -> bool {
 fn next_backoff(d: Duration) -> Duration {
     (d * 2).min(MAX_BACKOFF)
 }
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+    use sluice_canal::proto::{Entry, EntryType, Header};
+
+    use super::*;
+
+    fn entry(kind: EntryType, offset: i64) -> EntryBytes {
+        let e = Entry {
+            header: Some(Header {
+                logfile_name: Some("binlog.000001".into()),
+                logfile_offset: Some(offset),
+                ..Default::default()
+            }),
+            entry_type: Some(kind as i32),
+            store_value: None,
+        };
+        e.encode_to_vec().into()
+    }
+
+    #[test]
+    fn batches_are_cut_after_whole_transactions_and_acked_once_applied() {
+        use EntryType::{RowData, TransactionBegin as B, TransactionEnd as E};
+        let mut p = Pending::default();
+        // A transaction across two batches: nothing to apply after the first.
+        p.push(1, vec![entry(B, 10), entry(RowData, 20)]).unwrap();
+        assert_eq!(p.cut, 0);
+        p.push(2, vec![entry(RowData, 30), entry(E, 40), entry(B, 50)])
+            .unwrap();
+        assert_eq!(p.cut, 4);
+        // Batch 1 is wholly applied, batch 2 still holds an entry.
+        assert_eq!(p.consume(4), vec![1]);
+        assert_eq!((p.entries.len(), p.cut, p.scanned), (1, 0, 1));
+        p.push(3, vec![entry(RowData, 60), entry(E, 70)]).unwrap();
+        assert_eq!(p.cut, 3);
+        assert_eq!(p.consume(3), vec![2, 3]);
+        assert!(p.batches.is_empty());
+    }
+
+    #[test]
+    fn entries_outside_transactions_are_cut_each() {
+        let mut p = Pending::default();
+        p.push(
+            1,
+            vec![entry(EntryType::RowData, 10), entry(EntryType::RowData, 20)],
+        )
+        .unwrap();
+        assert_eq!(p.cut, 2);
+    }
+
+    #[test]
+    fn positions_order_by_file_number_then_offset() {
+        let at = |file: &str, offset| Position {
+            file: file.into(),
+            offset,
+            gtid: String::new(),
+        };
+        assert!(at("binlog.1000000", 4).is_after(Some(&at("binlog.999999", 900))));
+        assert!(!at("binlog.000002", 100).is_after(Some(&at("binlog.000002", 100))));
+        assert!(at("binlog.000002", 101).is_after(Some(&at("binlog.000002", 100))));
+        assert!(at("binlog.000001", 4).is_after(None));
+    }
+}
