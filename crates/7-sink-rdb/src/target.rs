@@ -157,7 +157,44 @@ impl Target {
         }
     }
 
-    /// The positions applied by `sink`, per mapping.
+    /// Makes the rows of `sink`'s mappings in `sluice_sink_offsets` (no
+    /// position yet: file '' and pos -1), so that every apply can lock them.
+    pub async fn ensure_offsets(&mut self, sink: &str, mappings: &[String]) -> Result<(), String> {
+        let what = |e: String| format!("writing {OFFSETS_TABLE}: {e}");
+        match self {
+            Target::Postgres(c) => {
+                for m in mappings {
+                    c.execute(
+                        &format!("INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES ($1, $2, '', -1, '') ON CONFLICT (sink, mapping) DO NOTHING"),
+                        &[&sink, m],
+                    )
+                    .await
+                    .map_err(|e| what(pg_error(e)))?;
+                }
+                Ok(())
+            }
+            Target::MySql(c) => {
+                let sink = sink.to_string();
+                let mappings = mappings.to_vec();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    for m in &mappings {
+                        c.exec_drop(
+                            format!("INSERT IGNORE INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES (?, ?, '', -1, '')"),
+                            (sink.as_str(), m.as_str()),
+                        )
+                        .map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                })
+                .await
+                .map_err(what)
+            }
+        }
+    }
+
+    /// The positions applied by `sink`, per mapping (rows without one left
+    /// out).
     pub async fn read_offsets(&mut self, sink: &str) -> Result<HashMap<String, Position>, String> {
         let what = |e: String| format!("reading {OFFSETS_TABLE}: {e}");
         let rows: Vec<(String, String, i64, Option<String>)> = match self {
@@ -200,6 +237,7 @@ impl Target {
         };
         Ok(rows
             .into_iter()
+            .filter(|(_, file, _, _)| !file.is_empty())
             .map(|(mapping, file, offset, gtid)| {
                 (
                     mapping,
@@ -322,13 +360,50 @@ impl Target {
     /// Runs `statements` and records `offsets` (mapping → position) for
     /// `sink`, all in one transaction. The error names the statement's first
     /// row: its source table and binlog position.
+    ///
+    /// The transaction first locks the sink's rows of `sluice_sink_offsets`
+    /// and checks that they still hold `expected` (mapping → position
+    /// applied, as read when connecting and moved by this worker since): a
+    /// second writer of the same sink (a server killed while its last
+    /// COMMIT was on its way, another server given the destination) makes
+    /// the transaction fail instead of applying changes twice.
     pub async fn apply(
         &mut self,
         statements: Vec<Statement>,
         sink: &str,
         offsets: &[(String, Position)],
+        expected: &[(String, Option<Position>)],
     ) -> Result<(), String> {
         let kind = self.kind();
+        let lock = match kind {
+            TargetKind::Postgres => {
+                format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = $1 FOR UPDATE")
+            }
+            TargetKind::MySql => {
+                format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = ? FOR UPDATE")
+            }
+        };
+        let check = {
+            let sink = sink.to_string();
+            let expected = expected.to_vec();
+            move |rows: Vec<(String, String, i64)>| -> Result<(), String> {
+                for (mapping, want) in &expected {
+                    let have = rows
+                        .iter()
+                        .find(|(m, file, _)| m == mapping && !file.is_empty())
+                        .map(|(_, file, pos)| (file.as_str(), *pos));
+                    let want = want.as_ref().map(|p| (p.file.as_str(), p.offset));
+                    if have != want {
+                        return Err(format!(
+                            "{OFFSETS_TABLE}: the position of {sink} / {mapping} is {}, not {} as this worker applied: another writer applies this sink; reading the positions again",
+                            have.map_or("none".to_string(), |(f, p)| format!("{f}:{p}")),
+                            want.map_or("none".to_string(), |(f, p)| format!("{f}:{p}")),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        };
         let mut all = statements;
         for (mapping, p) in offsets {
             all.push(offset_statement(kind, sink, mapping, p));
@@ -346,6 +421,20 @@ impl Target {
                     .transaction()
                     .await
                     .map_err(|e| format!("beginning a transaction: {}", pg_error(e)))?;
+                let locked = tx
+                    .query(lock.as_str(), &[&sink])
+                    .await
+                    .map_err(|e| format!("locking {OFFSETS_TABLE}: {}", pg_error(e)))?;
+                let mut rows = Vec::with_capacity(locked.len());
+                for r in &locked {
+                    let get = |e| format!("reading {OFFSETS_TABLE}: {}", pg_error(e));
+                    rows.push((
+                        r.try_get(0).map_err(get)?,
+                        r.try_get(1).map_err(get)?,
+                        r.try_get(2).map_err(get)?,
+                    ));
+                }
+                check(rows)?;
                 for s in &all {
                     let params = pg_params(&s.params);
                     let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
@@ -361,11 +450,16 @@ impl Target {
                     .map_err(|e| format!("committing: {}", pg_error(e)))
             }
             Target::MySql(c) => {
+                let sink_owned = sink.to_string();
                 Self::my(c, move |c| {
                     use mysql::prelude::Queryable;
                     let mut tx = c
                         .start_transaction(mysql::TxOpts::default())
                         .map_err(|e| format!("beginning a transaction: {e}"))?;
+                    let rows: Vec<(String, String, i64)> = tx
+                        .exec(lock.as_str(), (sink_owned.as_str(),))
+                        .map_err(|e| format!("locking {OFFSETS_TABLE}: {e}"))?;
+                    check(rows)?;
                     for s in &all {
                         tx.exec_drop(s.sql.as_str(), my_params(&s.params))
                             .map_err(|e| fail(s, e.to_string()))?;

@@ -9,7 +9,10 @@
 //! target's commit applies nothing and the store gives the batches again; a
 //! crash after it and before the ack makes the store give them again too,
 //! but their entries are at or before the committed position and are
-//! skipped. Failures never skip data: the batches out are rolled back, the
+//! skipped. Each target transaction locks the sink's positions first and
+//! checks they are the ones this worker applied, so a second writer (a
+//! killed server's last COMMIT still on its way) cannot make a change
+//! apply twice either. Failures never skip data: the batches out are rolled back, the
 //! connection is made again after a backoff (100 ms doubling to 10 s), and
 //! the positions are read again.
 
@@ -186,6 +189,8 @@ impl SinkWorker {
             let info = target.table_info(m).await?;
             plans.push(TablePlan::new(m, info, target.kind())?);
         }
+        let names: Vec<String> = plans.iter().map(|p| p.mapping.name.clone()).collect();
+        target.ensure_offsets(&sink, &names).await?;
         let offsets = target.read_offsets(&sink).await?;
         let mut applied: Vec<Option<Position>> = plans
             .iter()
@@ -281,6 +286,11 @@ impl SinkWorker {
             .iter()
             .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
             .collect();
+        let expected: Vec<(String, Option<Position>)> = plans
+            .iter()
+            .zip(applied.iter())
+            .map(|(p, a)| (p.mapping.name.clone(), a.clone()))
+            .collect();
         let rows = ops.len();
         let max_rows = self.config.commit_size.min(1000);
         target
@@ -288,6 +298,7 @@ impl SinkWorker {
                 statements(kind, plans, &ops, max_rows),
                 &self.config.name(),
                 &offsets,
+                &expected,
             )
             .await?;
         for i in moved {
