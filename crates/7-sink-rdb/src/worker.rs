@@ -68,33 +68,53 @@ pub struct SinkWorker {
 /// Batches got and not yet acked, and their entries not yet applied.
 #[derive(Default)]
 struct Pending {
-    /// Batch ids with how many of their entries are not applied yet.
-    batches: std::collections::VecDeque<(i64, usize)>,
+    /// Batch ids, how many of their entries are not applied yet, and
+    /// whether the batch is to be acked (see [`Pending::push`]).
+    batches: std::collections::VecDeque<(i64, usize, bool)>,
     entries: Vec<EntryBytes>,
-    /// Entries scanned for transaction boundaries.
-    scanned: usize,
     in_transaction: bool,
     /// Entries up to here are whole transactions.
     cut: usize,
+    /// The position of the last entry taken.
+    last: Option<Position>,
 }
 
 impl Pending {
+    /// Takes a batch. Entries at or before the last one taken are dropped:
+    /// the destination served this client from a stream of its own from its
+    /// cursor (it had fallen behind), so the batches got before are given
+    /// again under new ids. Those older batches are then not acked (their
+    /// ids mean nothing to the new stream); their entries are applied once.
     fn push(&mut self, id: i64, entries: Vec<EntryBytes>) -> Result<(), String> {
-        self.batches.push_back((id, entries.len()));
-        self.entries.extend(entries);
-        while self.scanned < self.entries.len() {
-            let (b, _) = boundary(&self.entries[self.scanned])?;
-            self.scanned += 1;
+        let mut kept = 0;
+        let mut again = false;
+        for e in entries {
+            let (b, position) = boundary(&e)?;
+            if let Some(p) = position {
+                if !p.is_after(self.last.as_ref()) {
+                    again = true;
+                    continue;
+                }
+                self.last = Some(p);
+            }
+            kept += 1;
+            self.entries.push(e);
             match b {
                 Boundary::Begin => self.in_transaction = true,
                 Boundary::End => {
                     self.in_transaction = false;
-                    self.cut = self.scanned;
+                    self.cut = self.entries.len();
                 }
-                Boundary::Other if !self.in_transaction => self.cut = self.scanned,
+                Boundary::Other if !self.in_transaction => self.cut = self.entries.len(),
                 Boundary::Other => {}
             }
         }
+        if again {
+            for b in &mut self.batches {
+                b.2 = false;
+            }
+        }
+        self.batches.push_back((id, kept, true));
         if self.entries.len() - self.cut > MAX_PENDING_ENTRIES {
             self.cut = self.entries.len();
         }
@@ -102,17 +122,18 @@ impl Pending {
     }
 
     /// Drops the first `n` entries (applied); the ids of the batches now
-    /// wholly applied, in order.
+    /// wholly applied that are to be acked, in order.
     fn consume(&mut self, n: usize) -> Vec<i64> {
         self.entries.drain(..n);
-        self.scanned -= n;
         self.cut -= n;
         let mut left = n;
         let mut done = Vec::new();
-        while let Some((id, count)) = self.batches.front_mut() {
+        while let Some((id, count, ack)) = self.batches.front_mut() {
             if *count <= left {
                 left -= *count;
-                done.push(*id);
+                if *ack {
+                    done.push(*id);
+                }
                 self.batches.pop_front();
             } else {
                 *count -= left;
@@ -379,11 +400,31 @@ mod tests {
         assert_eq!(p.cut, 4);
         // Batch 1 is wholly applied, batch 2 still holds an entry.
         assert_eq!(p.consume(4), vec![1]);
-        assert_eq!((p.entries.len(), p.cut, p.scanned), (1, 0, 1));
+        assert_eq!((p.entries.len(), p.cut), (1, 0));
         p.push(3, vec![entry(RowData, 60), entry(E, 70)]).unwrap();
         assert_eq!(p.cut, 3);
         assert_eq!(p.consume(3), vec![2, 3]);
         assert!(p.batches.is_empty());
+    }
+
+    #[test]
+    fn entries_given_again_by_a_new_stream_are_taken_once_and_old_batches_not_acked() {
+        use EntryType::{RowData, TransactionBegin as B, TransactionEnd as E};
+        let mut p = Pending::default();
+        p.push(1, vec![entry(B, 10), entry(RowData, 20)]).unwrap();
+        // The destination now serves from the cursor again, under new ids.
+        p.push(
+            7,
+            vec![
+                entry(B, 10),
+                entry(RowData, 20),
+                entry(RowData, 30),
+                entry(E, 40),
+            ],
+        )
+        .unwrap();
+        assert_eq!((p.entries.len(), p.cut), (4, 4));
+        assert_eq!(p.consume(4), vec![7]);
     }
 
     #[test]

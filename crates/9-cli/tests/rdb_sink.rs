@@ -400,6 +400,18 @@ async fn wait_equal(s: &Setup, timeout: Duration, log: &Path) -> Result<usize> {
             None => return Ok(expected.len()),
             Some(p) if Instant::now() >= deadline => {
                 let text = std::fs::read_to_string(log).unwrap_or_default();
+                let kept = std::env::temp_dir().join("rdb_sink_failure.log");
+                let _ = std::fs::write(&kept, &text);
+                let pg_at: Vec<String> = client
+                    .query("SELECT sink || ' ' || mapping || ' ' || file || ':' || pos FROM sluice_sink_offsets", &[])
+                    .await
+                    .map(|rows| rows.iter().map(|r| r.get(0)).collect())
+                    .unwrap_or_default();
+                let maria_at: Vec<String> = tgt
+                    .query("SELECT CONCAT(sink, ' ', mapping, ' ', file, ':', pos) FROM tgt.sluice_sink_offsets")
+                    .unwrap_or_default();
+                let source_at = s.source.current_binlog_position().ok();
+                eprintln!("positions: source {source_at:?}, PostgreSQL {pg_at:?}, MariaDB {maria_at:?}; log kept in {}", kept.display());
                 let tail: Vec<&str> = text.lines().rev().take(30).collect();
                 let tail: Vec<&str> = tail.into_iter().rev().collect();
                 bail!(
