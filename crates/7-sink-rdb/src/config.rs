@@ -122,7 +122,7 @@ pub struct SinkConfig {
     pub target: TargetUrl,
     /// `threads` (accepted; one connection per worker is used).
     pub threads: usize,
-    /// `commitSize`: most rows in one target transaction.
+    /// `commitSize`: most rows in one statement (at most 1000 are used).
     pub commit_size: usize,
     pub mappings: Vec<Mapping>,
 }

@@ -46,8 +46,10 @@ pub enum Boundary {
     Other,
 }
 
-/// An entry's boundary kind and position (`None` for entries without one,
-/// such as heartbeats).
+/// An entry's boundary kind and position: `None` for entries without one
+/// (heartbeats) and for rows of an initial snapshot, which all carry the
+/// binlog point they were read at and so cannot be ordered by it (they are
+/// applied whenever given, see [`ops_of_entry`]).
 pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<Position>), String> {
     let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
     let b = match e.entry_type {
@@ -55,7 +57,7 @@ pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<Position>), String> {
         Some(t) if t == EntryType::TransactionEnd as i32 => Boundary::End,
         _ => Boundary::Other,
     };
-    let position = (!e.header.logfile_name.is_empty()).then(|| Position {
+    let position = (!e.header.logfile_name.is_empty() && !e.header.snapshot).then(|| Position {
         file: e.header.logfile_name.to_string(),
         offset: e.header.logfile_offset,
         gtid: e.header.gtid.to_string(),
@@ -93,7 +95,9 @@ pub fn ops_of_entry(
         .filter(|(i, p)| {
             p.mapping.database == h.schema_name
                 && p.mapping.table == h.table_name
-                && position.is_after(applied.get(*i).and_then(Option::as_ref))
+                // Snapshot rows are upserts of rows as read: applying one
+                // again after a restart changes nothing.
+                && (h.snapshot || position.is_after(applied.get(*i).and_then(Option::as_ref)))
         })
         .map(|(i, _)| i)
         .collect();

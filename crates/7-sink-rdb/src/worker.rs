@@ -299,21 +299,24 @@ impl SinkWorker {
                 last = Some(Position { gtid, ..p });
             }
         }
-        let Some(last) = last else {
-            return Ok(());
-        };
         // Positions only move forward: entries given again after a restart
-        // were skipped and do not move them back.
-        let moved: Vec<usize> = (0..plans.len())
-            .filter(|&i| last.is_after(applied[i].as_ref()))
-            .collect();
-        if moved.is_empty() {
+        // were skipped and do not move them back. Snapshot rows carry none.
+        let moved: Vec<usize> = match &last {
+            Some(last) => (0..plans.len())
+                .filter(|&i| last.is_after(applied[i].as_ref()))
+                .collect(),
+            None => Vec::new(),
+        };
+        if moved.is_empty() && ops.is_empty() {
             return Ok(());
         }
-        let offsets: Vec<(String, Position)> = moved
-            .iter()
-            .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
-            .collect();
+        let offsets: Vec<(String, Position)> = match &last {
+            Some(last) => moved
+                .iter()
+                .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
+                .collect(),
+            None => Vec::new(),
+        };
         let expected: Vec<(String, Option<Position>)> = plans
             .iter()
             .zip(applied.iter())
@@ -330,9 +333,9 @@ impl SinkWorker {
             )
             .await?;
         for i in moved {
-            applied[i] = Some(last.clone());
+            applied[i] = last.clone();
         }
-        tracing::debug!(sink = %self.config.name(), rows, to = %last, "sink applied");
+        tracing::debug!(sink = %self.config.name(), rows, to = ?last, "sink applied");
         Ok(())
     }
 }
@@ -432,6 +435,28 @@ mod tests {
         .unwrap();
         assert_eq!((p.entries.len(), p.cut), (4, 4));
         assert_eq!(p.consume(4), vec![7]);
+    }
+
+    #[test]
+    fn snapshot_rows_at_one_binlog_point_are_all_taken() {
+        let snapshot = || {
+            let e = Entry {
+                header: Some(Header {
+                    logfile_name: Some("binlog.000001".into()),
+                    logfile_offset: Some(100),
+                    props: vec![sluice_canal::proto::Pair::new("snapshot", "true")],
+                    ..Default::default()
+                }),
+                entry_type: Some(EntryType::RowData as i32),
+                store_value: None,
+            };
+            EntryBytes::from(e.encode_to_vec())
+        };
+        let mut p = Pending::default();
+        p.push(1, vec![snapshot(), snapshot()]).unwrap();
+        p.push(2, vec![snapshot()]).unwrap();
+        assert_eq!((p.entries.len(), p.cut), (3, 3));
+        assert_eq!(p.consume(3), vec![1, 2]);
     }
 
     #[test]
