@@ -33,6 +33,10 @@ pub enum ServerError {
     /// The Kafka settings of `canal.properties` cannot be used.
     #[error(transparent)]
     Kafka(sluice_serve_mq::KafkaConfigError),
+    /// The relational sink's configuration (canal-adapter's files or
+    /// `sluice.sink.*`) cannot be used.
+    #[error(transparent)]
+    SinkConfig(sluice_sink_rdb::AdapterConfigError),
     /// Another process holds the data folder.
     #[error(transparent)]
     DataFolderLocked(#[from] LockError),

@@ -40,6 +40,7 @@ mod metrics;
 mod mq;
 mod release;
 mod server;
+mod sink;
 
 use std::path::Path;
 

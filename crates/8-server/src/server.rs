@@ -47,6 +47,8 @@ struct Running {
     tcp: TcpTask,
     /// The MQ workers' supervisor; `None` in TCP mode.
     mq: Option<JoinHandle<()>>,
+    /// The relational sink's supervisor, if configured.
+    sink: Option<JoinHandle<()>>,
     /// The `/metrics` listener, if served.
     metrics: Option<JoinHandle<()>>,
     /// The admin API, if served.
@@ -85,6 +87,7 @@ impl Server {
         // Checked before anything starts: a broker the server cannot use,
         // or a client configuration it refuses, fails here.
         let publishers = crate::mq::publisher_factory(&config)?;
+        let sinks = crate::sink::load(&config)?;
         let data_lock = lock_data_folder(&config)?;
         let served = Arc::new(LateDestinations::default());
         let tcp = bind_canal_port(&config, &publishers, &served).await?;
@@ -103,6 +106,7 @@ impl Server {
         let (stop, stop_rx) = watch::channel(false);
         let (local_addr, tcp) = serve_canal_clients(tcp, &manager)?;
         let mq = start_mq_workers(publishers, &manager, &stop_rx);
+        let sink = crate::sink::start(sinks, &manager, &stop_rx);
         let registered_address = ha.as_ref().map(|ha| ha.address().to_string());
         let supervision = start_supervision(ha, &manager, stop_rx);
         Ok(Server {
@@ -116,6 +120,7 @@ impl Server {
                 stop,
                 tcp,
                 mq,
+                sink,
                 metrics,
                 admin,
                 admin_tcp,
@@ -244,6 +249,7 @@ impl Running {
         let Running {
             tcp,
             mq,
+            sink,
             supervision,
             manager,
             data_lock,
@@ -255,6 +261,12 @@ impl Running {
             if let Err(e) = mq.await {
                 tracing::error!(error = %e, "the MQ supervisor failed");
             }
+        }
+        if let Some(Err(e)) = match sink {
+            Some(task) => Some(task.await),
+            None => None,
+        } {
+            tracing::error!(error = %e, "the sink supervisor failed");
         }
         let scan = match supervision {
             Supervision::Elections(task) => {

@@ -284,6 +284,9 @@ pub(crate) const KEYS: &[Key] = &[
     server("sluice.mq.nats.subjectPrefix"),
     server("sluice.mq.nats.user"),
     server("sluice.mq.nats.password"),
+    // The relational sink (canal-adapter's RDB adapter, inside the server).
+    server("sluice.sink.adapterConf"),
+    server("sluice.sink.clientId"),
     // instance.properties: the source.
     instance("canal.instance.mysql.slaveId"),
     instance("canal.instance.gtidon"),

@@ -528,3 +528,9 @@ fn redis_and_nats_modes_and_their_keys_are_known() {
         crate::ServerMode::Nats
     );
 }
+
+#[test]
+fn the_relational_sink_keys_are_known() {
+    let cfg = server("sluice.sink.adapterConf = adapter\nsluice.sink.clientId = 1201\n").unwrap();
+    assert!(cfg.warnings.is_empty(), "{:#?}", cfg.warnings);
+}

@@ -35,6 +35,9 @@ pub(crate) struct Spec {
     pub args: fn(port: u16, dir: &Path) -> Vec<String>,
     /// Whether the server on the port serves clients.
     pub ready: fn(stream: TcpStream) -> bool,
+    /// Run once on the new data directory before the first start
+    /// (PostgreSQL's initdb).
+    pub prepare: Option<fn(dir: &Path) -> Result<()>>,
 }
 
 pub(crate) struct Daemon {
@@ -59,6 +62,9 @@ impl Daemon {
                 spec: spec.clone(),
                 dir,
             };
+            if let Some(prepare) = spec.prepare {
+                prepare(daemon.dir())?;
+            }
             daemon.spawn()?;
             match daemon.wait_ready() {
                 Ok(()) => return Ok(daemon),

@@ -55,6 +55,7 @@ mod daemon;
 pub mod java;
 pub mod kafka;
 pub mod nats;
+pub mod postgres;
 mod process;
 pub mod python;
 pub mod rabbitmq;

@@ -48,6 +48,7 @@ impl Nats {
                 program: program()?,
                 args,
                 ready: jetstream_ready,
+                prepare: None,
             },
             "sluice-nats-",
         )?;

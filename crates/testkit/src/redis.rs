@@ -57,6 +57,7 @@ impl Redis {
                 program: program()?,
                 args,
                 ready: answers_ping,
+                prepare: None,
             },
             "sluice-redis-",
         )?;

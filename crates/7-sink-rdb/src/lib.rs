@@ -1,0 +1,19 @@
+//! The relational sink: canal-adapter's RDB adapter inside the server.
+//!
+//! [`config`] reads canal-adapter's files; per destination and `rdb`
+//! outer adapter a [`worker::SinkWorker`] takes the destination's batches
+//! from the store with its own client id, turns their rows into upserts and
+//! deletes by key ([`sql`], [`value`]) and applies each run of whole source
+//! transactions in one target transaction ([`target`]) that also records
+//! the last binlog position applied, so that a crash of the server or the
+//! target neither loses nor repeats a change.
+
+pub mod config;
+pub mod rows;
+pub mod sql;
+pub mod target;
+pub mod value;
+pub mod worker;
+
+pub use config::{load, AdapterConf, AdapterConfigError, SinkConfig, TargetKind};
+pub use worker::{SinkWorker, DEFAULT_CLIENT_ID};

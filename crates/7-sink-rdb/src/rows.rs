@@ -1,0 +1,224 @@
+//! Canal entries of the store into row changes for the target tables, and
+//! the binlog positions that say what was applied.
+
+use sluice_canal::proto::{EntryType, EventType};
+use sluice_canal::view::{ColumnView, EntryView, RowChangeView};
+
+use crate::config::TargetKind;
+use crate::sql::{OpKind, Origin, RowOp, TablePlan};
+use crate::value::{convert, Param};
+
+/// A binlog position of the source, as entries carry it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Position {
+    pub file: String,
+    pub offset: i64,
+    pub gtid: String,
+}
+
+impl Position {
+    /// The order of positions: the binlog file's sequence number, then the
+    /// offset in it (file names compare wrong past `.999999`).
+    pub fn order(&self) -> (u64, i64) {
+        (
+            sluice_binlog::file::file_sequence(&self.file).unwrap_or(0),
+            self.offset,
+        )
+    }
+
+    /// Whether this position comes after `applied` (nothing applied: yes).
+    pub fn is_after(&self, applied: Option<&Position>) -> bool {
+        applied.is_none_or(|a| self.order() > a.order())
+    }
+}
+
+impl std::fmt::Display for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.offset)
+    }
+}
+
+/// What an entry means for the cut into whole transactions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Boundary {
+    Begin,
+    End,
+    Other,
+}
+
+/// An entry's boundary kind and position: `None` for entries without one
+/// (heartbeats) and for rows of an initial snapshot, which all carry the
+/// binlog point they were read at and so cannot be ordered by it (they are
+/// applied whenever given, see [`ops_of_entry`]).
+pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<Position>), String> {
+    let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
+    let b = match e.entry_type {
+        Some(t) if t == EntryType::TransactionBegin as i32 => Boundary::Begin,
+        Some(t) if t == EntryType::TransactionEnd as i32 => Boundary::End,
+        _ => Boundary::Other,
+    };
+    let position = (!e.header.logfile_name.is_empty() && !e.header.snapshot).then(|| Position {
+        file: e.header.logfile_name.to_string(),
+        offset: e.header.logfile_offset,
+        gtid: e.header.gtid.to_string(),
+    });
+    Ok((b, position))
+}
+
+/// Appends the row changes of one entry to `out`: for every plan of its
+/// table whose applied position (`applied[plan]`) is before the entry.
+pub fn ops_of_entry(
+    bytes: &[u8],
+    plans: &[TablePlan],
+    applied: &[Option<Position>],
+    kind: TargetKind,
+    out: &mut Vec<RowOp>,
+) -> Result<(), String> {
+    let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
+    if e.entry_type != Some(EntryType::RowData as i32) {
+        return Ok(());
+    }
+    let h = &e.header;
+    let position = Position {
+        file: h.logfile_name.to_string(),
+        offset: h.logfile_offset,
+        gtid: String::new(),
+    };
+    let origin = || Origin {
+        file: h.logfile_name.to_string(),
+        offset: h.logfile_offset,
+        table: format!("{}.{}", h.schema_name, h.table_name),
+    };
+    let targets: Vec<usize> = plans
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            p.mapping.database == h.schema_name
+                && p.mapping.table == h.table_name
+                // Snapshot rows are upserts of rows as read: applying one
+                // again after a restart changes nothing.
+                && (h.snapshot || position.is_after(applied.get(*i).and_then(Option::as_ref)))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if targets.is_empty() {
+        return Ok(());
+    }
+    let change = RowChangeView::parse(e.store_value)
+        .map_err(|err| format!("{}: the row change cannot be read: {err}", origin()))?;
+    if change.is_ddl == Some(true) {
+        // DDL is not applied to targets: the user keeps target tables.
+        return Ok(());
+    }
+    let event = change.event_type.or(h.event_type);
+    let event = match event {
+        Some(t) if t == EventType::Insert as i32 => EventType::Insert,
+        Some(t) if t == EventType::Update as i32 => EventType::Update,
+        Some(t) if t == EventType::Delete as i32 => EventType::Delete,
+        _ => return Ok(()),
+    };
+    for row in change.rows() {
+        let before = read(row.before(), &origin)?;
+        let after = read(row.after(), &origin)?;
+        for &p in &targets {
+            let plan = &plans[p];
+            let image = |cols: &[ColumnView<'_>]| mapped(plan, cols, kind);
+            let key_of = |m: &Mapped| -> Result<Vec<Param>, String> { key(plan, m, &origin()) };
+            match event {
+                EventType::Insert => {
+                    let a = image(&after);
+                    let k = key_of(&a)?;
+                    out.push(upsert(p, a, k, origin()));
+                }
+                EventType::Delete => {
+                    let b = image(&before);
+                    let k = key_of(&b)?;
+                    out.push(delete(p, k, origin()));
+                }
+                _ => {
+                    let a = image(&after);
+                    let ka = key_of(&a)?;
+                    if !before.is_empty() {
+                        let kb = key_of(&image(&before))?;
+                        // A changed key: the old row goes, the new one comes.
+                        if kb != ka {
+                            out.push(delete(p, kb, origin()));
+                        }
+                    }
+                    out.push(upsert(p, a, ka, origin()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn read<'a>(
+    cols: sluice_canal::view::Columns<'a>,
+    origin: &dyn Fn() -> Origin,
+) -> Result<Vec<ColumnView<'a>>, String> {
+    cols.collect::<Result<Vec<_>, _>>()
+        .map_err(|err| format!("{}: a row cannot be read: {err}", origin()))
+}
+
+/// Target column indexes (ascending) and their values.
+type Mapped = Vec<(usize, Param)>;
+
+fn mapped(plan: &TablePlan, cols: &[ColumnView<'_>], kind: TargetKind) -> Mapped {
+    let mut m: Mapped = Vec::with_capacity(cols.len());
+    for c in cols {
+        let Some(t) = plan.target_of(c.name) else {
+            continue;
+        };
+        let class = plan.columns[t].class;
+        m.push((
+            t,
+            convert(c.value, c.is_null, c.mysql_type, c.sql_type, class, kind),
+        ));
+    }
+    m.sort_by_key(|(t, _)| *t);
+    m.dedup_by_key(|(t, _)| *t);
+    m
+}
+
+fn key(plan: &TablePlan, m: &Mapped, origin: &Origin) -> Result<Vec<Param>, String> {
+    plan.key
+        .iter()
+        .map(|&k| {
+            m.iter()
+                .find(|(t, _)| *t == k)
+                .map(|(_, v)| v.clone())
+                .ok_or_else(|| {
+                    format!(
+                        "{origin}: the row has no value for the key column {} of {} ({})",
+                        plan.columns[k].name,
+                        plan.table,
+                        plan.mapping.file.display()
+                    )
+                })
+        })
+        .collect()
+}
+
+fn upsert(plan: usize, m: Mapped, key: Vec<Param>, origin: Origin) -> RowOp {
+    let (columns, values) = m.into_iter().unzip();
+    RowOp {
+        plan,
+        kind: OpKind::Upsert,
+        columns,
+        values,
+        key,
+        origin,
+    }
+}
+
+fn delete(plan: usize, key: Vec<Param>, origin: Origin) -> RowOp {
+    RowOp {
+        plan,
+        kind: OpKind::Delete,
+        columns: Vec::new(),
+        values: Vec::new(),
+        key,
+        origin,
+    }
+}

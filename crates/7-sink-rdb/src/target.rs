@@ -1,0 +1,499 @@
+//! The target databases: a connection, the catalog of target tables, the
+//! positions applied (`sluice_sink_offsets`) and the application of a run
+//! of statements with its positions in one transaction.
+//!
+//! PostgreSQL goes through `tokio-postgres`. MariaDB/MySQL goes through the
+//! workspace's sync `mysql` client on a blocking thread: a worker holds one
+//! connection and waits for each transaction anyway, so an async client
+//! would buy nothing but a second MySQL protocol implementation to build.
+
+use std::collections::HashMap;
+
+use crate::config::{Mapping, TargetKind, TargetUrl};
+use crate::rows::Position;
+use crate::sql::{quote, Origin, Statement, TableInfo, TargetColumn};
+use crate::value::{Param, TargetClass};
+
+/// How long a connection attempt may take before it is retried.
+const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The table of positions, created in the target when missing.
+pub const OFFSETS_TABLE: &str = "sluice_sink_offsets";
+
+/// A connection to a target.
+pub enum Target {
+    Postgres(tokio_postgres::Client),
+    /// `None` only while a blocking call holds it.
+    MySql(Option<mysql::Conn>),
+}
+
+/// A PostgreSQL error with the server's message (the plain one says only
+/// "db error").
+fn pg_error(e: tokio_postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => db.to_string(),
+        None => e.to_string(),
+    }
+}
+
+fn pg_params(params: &[Param]) -> Vec<Option<String>> {
+    params
+        .iter()
+        .map(|p| match p {
+            Param::Null => None,
+            Param::Text(t) => Some(t.clone()),
+            Param::Bytes(b) => Some(String::from_utf8_lossy(b).into_owned()),
+        })
+        .collect()
+}
+
+fn my_params(params: &[Param]) -> mysql::Params {
+    if params.is_empty() {
+        return mysql::Params::Empty;
+    }
+    mysql::Params::Positional(
+        params
+            .iter()
+            .map(|p| match p {
+                Param::Null => mysql::Value::NULL,
+                Param::Text(t) => mysql::Value::Bytes(t.as_bytes().to_vec()),
+                Param::Bytes(b) => mysql::Value::Bytes(b.clone()),
+            })
+            .collect(),
+    )
+}
+
+impl Target {
+    pub async fn connect(url: &TargetUrl) -> Result<Target, String> {
+        match url.kind {
+            TargetKind::Postgres => {
+                let mut config = tokio_postgres::Config::new();
+                config
+                    .host(&url.host)
+                    .port(url.port)
+                    .user(&url.user)
+                    .dbname(&url.database)
+                    .application_name("sluice-sink")
+                    .connect_timeout(CONNECT_TIMEOUT);
+                if !url.password.is_empty() {
+                    config.password(&url.password);
+                }
+                let (client, connection) = config
+                    .connect(tokio_postgres::NoTls)
+                    .await
+                    .map_err(|e| format!("connecting to {url}: {}", pg_error(e)))?;
+                // The connection ends with the client.
+                tokio::spawn(async move {
+                    if let Err(e) = connection.await {
+                        tracing::debug!(error = %e, "target connection closed");
+                    }
+                });
+                Ok(Target::Postgres(client))
+            }
+            TargetKind::MySql => {
+                let opts = mysql::OptsBuilder::new()
+                    .ip_or_hostname(Some(url.host.clone()))
+                    .tcp_port(url.port)
+                    .user(Some(url.user.clone()))
+                    .pass((!url.password.is_empty()).then(|| url.password.clone()))
+                    .db_name(Some(url.database.clone()))
+                    .prefer_socket(false)
+                    .tcp_connect_timeout(Some(CONNECT_TIMEOUT))
+                    .init(vec!["SET NAMES utf8mb4"]);
+                let shown = url.to_string();
+                let conn = tokio::task::spawn_blocking(move || mysql::Conn::new(opts))
+                    .await
+                    .map_err(|e| format!("connecting to {shown}: {e}"))?
+                    .map_err(|e| format!("connecting to {shown}: {e}"))?;
+                Ok(Target::MySql(Some(conn)))
+            }
+        }
+    }
+
+    pub fn kind(&self) -> TargetKind {
+        match self {
+            Target::Postgres(_) => TargetKind::Postgres,
+            Target::MySql(_) => TargetKind::MySql,
+        }
+    }
+
+    /// Runs `f` on the MySQL connection on a blocking thread.
+    async fn my<T: Send + 'static>(
+        conn: &mut Option<mysql::Conn>,
+        f: impl FnOnce(&mut mysql::Conn) -> Result<T, String> + Send + 'static,
+    ) -> Result<T, String> {
+        let mut c = conn
+            .take()
+            .ok_or_else(|| "the target connection was lost".to_string())?;
+        let (c, r) = tokio::task::spawn_blocking(move || {
+            let r = f(&mut c);
+            (c, r)
+        })
+        .await
+        .map_err(|e| format!("the target call failed: {e}"))?;
+        *conn = Some(c);
+        r
+    }
+
+    /// Creates `sluice_sink_offsets` when missing.
+    pub async fn prepare(&mut self) -> Result<(), String> {
+        let what = |e: String| format!("creating {OFFSETS_TABLE}: {e}");
+        match self {
+            Target::Postgres(c) => c
+                .batch_execute(&format!(
+                    "CREATE TABLE IF NOT EXISTS {OFFSETS_TABLE} (sink text NOT NULL, mapping text NOT NULL, file text NOT NULL, pos bigint NOT NULL, gtid text, PRIMARY KEY (sink, mapping))"
+                ))
+                .await
+                .map_err(|e| what(pg_error(e))),
+            Target::MySql(c) => Self::my(c, |c| {
+                use mysql::prelude::Queryable;
+                c.query_drop(format!(
+                    "CREATE TABLE IF NOT EXISTS {OFFSETS_TABLE} (sink varchar(255) NOT NULL, mapping varchar(255) NOT NULL, file varchar(255) NOT NULL, pos bigint NOT NULL, gtid text, PRIMARY KEY (sink, mapping))"
+                ))
+                .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(what),
+        }
+    }
+
+    /// Makes the rows of `sink`'s mappings in `sluice_sink_offsets` (no
+    /// position yet: file '' and pos -1), so that every apply can lock them.
+    pub async fn ensure_offsets(&mut self, sink: &str, mappings: &[String]) -> Result<(), String> {
+        let what = |e: String| format!("writing {OFFSETS_TABLE}: {e}");
+        match self {
+            Target::Postgres(c) => {
+                for m in mappings {
+                    c.execute(
+                        &format!("INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES ($1, $2, '', -1, '') ON CONFLICT (sink, mapping) DO NOTHING"),
+                        &[&sink, m],
+                    )
+                    .await
+                    .map_err(|e| what(pg_error(e)))?;
+                }
+                Ok(())
+            }
+            Target::MySql(c) => {
+                let sink = sink.to_string();
+                let mappings = mappings.to_vec();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    for m in &mappings {
+                        c.exec_drop(
+                            format!("INSERT IGNORE INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES (?, ?, '', -1, '')"),
+                            (sink.as_str(), m.as_str()),
+                        )
+                        .map_err(|e| e.to_string())?;
+                    }
+                    Ok(())
+                })
+                .await
+                .map_err(what)
+            }
+        }
+    }
+
+    /// The positions applied by `sink`, per mapping (rows without one left
+    /// out).
+    pub async fn read_offsets(&mut self, sink: &str) -> Result<HashMap<String, Position>, String> {
+        let what = |e: String| format!("reading {OFFSETS_TABLE}: {e}");
+        let rows: Vec<(String, String, i64, Option<String>)> = match self {
+            Target::Postgres(c) => {
+                let rows = c
+                    .query(
+                        &format!(
+                            "SELECT mapping, file, pos, gtid FROM {OFFSETS_TABLE} WHERE sink = $1"
+                        ),
+                        &[&sink],
+                    )
+                    .await
+                    .map_err(|e| what(pg_error(e)))?;
+                let mut out = Vec::new();
+                for r in rows {
+                    out.push((
+                        r.try_get(0).map_err(|e| what(pg_error(e)))?,
+                        r.try_get(1).map_err(|e| what(pg_error(e)))?,
+                        r.try_get(2).map_err(|e| what(pg_error(e)))?,
+                        r.try_get(3).map_err(|e| what(pg_error(e)))?,
+                    ));
+                }
+                out
+            }
+            Target::MySql(c) => {
+                let sink = sink.to_string();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    c.exec(
+                        format!(
+                            "SELECT mapping, file, pos, gtid FROM {OFFSETS_TABLE} WHERE sink = ?"
+                        ),
+                        (sink,),
+                    )
+                    .map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(what)?
+            }
+        };
+        Ok(rows
+            .into_iter()
+            .filter(|(_, file, _, _)| !file.is_empty())
+            .map(|(mapping, file, offset, gtid)| {
+                (
+                    mapping,
+                    Position {
+                        file,
+                        offset,
+                        gtid: gtid.unwrap_or_default(),
+                    },
+                )
+            })
+            .collect())
+    }
+
+    /// The columns and primary key of a mapping's target table (no columns:
+    /// the table does not exist).
+    pub async fn table_info(&mut self, mapping: &Mapping) -> Result<TableInfo, String> {
+        let what = |e: String| {
+            format!(
+                "{}: reading the columns of the target table {}: {e}",
+                mapping.file.display(),
+                mapping.target_table
+            )
+        };
+        match self {
+            Target::Postgres(c) => {
+                let name = match &mapping.target_schema {
+                    Some(s) => format!(
+                        "{}.{}",
+                        quote(TargetKind::Postgres, s),
+                        quote(TargetKind::Postgres, &mapping.target_table)
+                    ),
+                    None => quote(TargetKind::Postgres, &mapping.target_table),
+                };
+                let rows = c
+                    .query(
+                        "SELECT a.attname::text, format_type(a.atttypid, NULL), format_type(a.atttypid, a.atttypmod), t.typcategory::text, t.typname::text \
+                         FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid \
+                         WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
+                        &[&name],
+                    )
+                    .await
+                    .map_err(|e| what(pg_error(e)))?;
+                let mut info = TableInfo::default();
+                for r in rows {
+                    let get = |i| r.try_get::<_, String>(i).map_err(|e| what(pg_error(e)));
+                    let (column, base, full, category, typname) =
+                        (get(0)?, get(1)?, get(2)?, get(3)?, get(4)?);
+                    let class = match (category.as_str(), typname.as_str()) {
+                        (_, "bytea") => TargetClass::Binary,
+                        ("V", _) => TargetClass::Bit,
+                        ("N" | "B", _) => TargetClass::Numeric,
+                        _ => TargetClass::Other,
+                    };
+                    // Cast to the type without its modifier (an explicit
+                    // cast to varchar(n) would cut a long value where an
+                    // insert refuses it), but bit(n) keeps its length.
+                    let cast = if class == TargetClass::Bit {
+                        full
+                    } else {
+                        base
+                    };
+                    info.columns.push(TargetColumn {
+                        name: column,
+                        cast,
+                        class,
+                    });
+                }
+                let keys = c
+                    .query(
+                        "SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) \
+                         WHERE i.indrelid = to_regclass($1) AND i.indisprimary",
+                        &[&name],
+                    )
+                    .await
+                    .map_err(|e| what(pg_error(e)))?;
+                for r in keys {
+                    info.primary_key
+                        .push(r.try_get(0).map_err(|e| what(pg_error(e)))?);
+                }
+                Ok(info)
+            }
+            Target::MySql(c) => {
+                let schema = mapping.target_schema.clone();
+                let table = mapping.target_table.clone();
+                let rows: Vec<(String, String, String)> = Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    c.exec(
+                        "SELECT COLUMN_NAME, DATA_TYPE, COLUMN_KEY FROM information_schema.COLUMNS \
+                         WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
+                        (schema, table),
+                    )
+                    .map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(what)?;
+                let mut info = TableInfo::default();
+                for (column, data_type, key) in rows {
+                    let class = match data_type.to_ascii_lowercase().as_str() {
+                        "tinyint" | "smallint" | "mediumint" | "int" | "bigint" | "decimal"
+                        | "float" | "double" => TargetClass::Numeric,
+                        "bit" => TargetClass::Bit,
+                        "binary" | "varbinary" | "tinyblob" | "blob" | "mediumblob"
+                        | "longblob" => TargetClass::Binary,
+                        _ => TargetClass::Other,
+                    };
+                    if key == "PRI" {
+                        info.primary_key.push(column.clone());
+                    }
+                    info.columns.push(TargetColumn {
+                        name: column,
+                        cast: data_type,
+                        class,
+                    });
+                }
+                Ok(info)
+            }
+        }
+    }
+
+    /// Runs `statements` and records `offsets` (mapping → position) for
+    /// `sink`, all in one transaction. The error names the statement's first
+    /// row: its source table and binlog position.
+    ///
+    /// The transaction first locks the sink's rows of `sluice_sink_offsets`
+    /// and checks that they still hold `expected` (mapping → position
+    /// applied, as read when connecting and moved by this worker since): a
+    /// second writer of the same sink (a server killed while its last
+    /// COMMIT was on its way, another server given the destination) makes
+    /// the transaction fail instead of applying changes twice.
+    pub async fn apply(
+        &mut self,
+        statements: Vec<Statement>,
+        sink: &str,
+        offsets: &[(String, Position)],
+        expected: &[(String, Option<Position>)],
+    ) -> Result<(), String> {
+        let kind = self.kind();
+        let lock = match kind {
+            TargetKind::Postgres => {
+                format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = $1 FOR UPDATE")
+            }
+            TargetKind::MySql => {
+                format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = ? FOR UPDATE")
+            }
+        };
+        let check = {
+            let sink = sink.to_string();
+            let expected = expected.to_vec();
+            move |rows: Vec<(String, String, i64)>| -> Result<(), String> {
+                for (mapping, want) in &expected {
+                    let have = rows
+                        .iter()
+                        .find(|(m, file, _)| m == mapping && !file.is_empty())
+                        .map(|(_, file, pos)| (file.as_str(), *pos));
+                    let want = want.as_ref().map(|p| (p.file.as_str(), p.offset));
+                    if have != want {
+                        return Err(format!(
+                            "{OFFSETS_TABLE}: the position of {sink} / {mapping} is {}, not {} as this worker applied: another writer applies this sink; reading the positions again",
+                            have.map_or("none".to_string(), |(f, p)| format!("{f}:{p}")),
+                            want.map_or("none".to_string(), |(f, p)| format!("{f}:{p}")),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        };
+        let mut all = statements;
+        for (mapping, p) in offsets {
+            all.push(offset_statement(kind, sink, mapping, p));
+        }
+        let fail = |s: &Statement, e: String| {
+            if s.rows == 0 {
+                format!("writing {OFFSETS_TABLE}: {e}")
+            } else {
+                format!("{} ({} rows from it on): {e}", s.origin, s.rows)
+            }
+        };
+        match self {
+            Target::Postgres(c) => {
+                let tx = c
+                    .transaction()
+                    .await
+                    .map_err(|e| format!("beginning a transaction: {}", pg_error(e)))?;
+                let locked = tx
+                    .query(lock.as_str(), &[&sink])
+                    .await
+                    .map_err(|e| format!("locking {OFFSETS_TABLE}: {}", pg_error(e)))?;
+                let mut rows = Vec::with_capacity(locked.len());
+                for r in &locked {
+                    let get = |e| format!("reading {OFFSETS_TABLE}: {}", pg_error(e));
+                    rows.push((
+                        r.try_get(0).map_err(get)?,
+                        r.try_get(1).map_err(get)?,
+                        r.try_get(2).map_err(get)?,
+                    ));
+                }
+                check(rows)?;
+                for s in &all {
+                    let params = pg_params(&s.params);
+                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
+                        .iter()
+                        .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                        .collect();
+                    tx.execute(s.sql.as_str(), &refs)
+                        .await
+                        .map_err(|e| fail(s, pg_error(e)))?;
+                }
+                tx.commit()
+                    .await
+                    .map_err(|e| format!("committing: {}", pg_error(e)))
+            }
+            Target::MySql(c) => {
+                let sink_owned = sink.to_string();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    let mut tx = c
+                        .start_transaction(mysql::TxOpts::default())
+                        .map_err(|e| format!("beginning a transaction: {e}"))?;
+                    let rows: Vec<(String, String, i64)> = tx
+                        .exec(lock.as_str(), (sink_owned.as_str(),))
+                        .map_err(|e| format!("locking {OFFSETS_TABLE}: {e}"))?;
+                    check(rows)?;
+                    for s in &all {
+                        tx.exec_drop(s.sql.as_str(), my_params(&s.params))
+                            .map_err(|e| fail(s, e.to_string()))?;
+                    }
+                    tx.commit().map_err(|e| format!("committing: {e}"))
+                })
+                .await
+            }
+        }
+    }
+}
+
+/// The upsert of one mapping's position.
+fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &Position) -> Statement {
+    let sql = match kind {
+        TargetKind::Postgres => format!(
+            "INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES ($1, $2, $3, $4::text::bigint, $5) \
+             ON CONFLICT (sink, mapping) DO UPDATE SET file = EXCLUDED.file, pos = EXCLUDED.pos, gtid = EXCLUDED.gtid"
+        ),
+        TargetKind::MySql => format!(
+            "INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES (?, ?, ?, ?, ?) \
+             ON DUPLICATE KEY UPDATE file = VALUES(file), pos = VALUES(pos), gtid = VALUES(gtid)"
+        ),
+    };
+    Statement {
+        sql,
+        params: vec![
+            Param::Text(sink.to_string()),
+            Param::Text(mapping.to_string()),
+            Param::Text(p.file.clone()),
+            Param::Text(p.offset.to_string()),
+            Param::Text(p.gtid.clone()),
+        ],
+        origin: Origin::default(),
+        rows: 0,
+    }
+}

@@ -1,0 +1,485 @@
+//! The worker of one sink (a destination's `rdb` outer adapter): a store
+//! client of its own that gets batches, cuts them into whole source
+//! transactions and applies each cut in one target transaction together
+//! with its last binlog position (`sluice_sink_offsets`, one row per
+//! mapping). It acks the store only after the target committed.
+//!
+//! Exactly once: on (re)connecting, the worker reads the positions from the
+//! target and skips every entry at or before them. A crash before the
+//! target's commit applies nothing and the store gives the batches again; a
+//! crash after it and before the ack makes the store give them again too,
+//! but their entries are at or before the committed position and are
+//! skipped. Each target transaction locks the sink's positions first and
+//! checks they are the ones this worker applied, so a second writer (a
+//! killed server's last COMMIT still on its way) cannot make a change
+//! apply twice either. Failures never skip data: the batches out are rolled back, the
+//! connection is made again after a backoff (100 ms doubling to 10 s), and
+//! the positions are read again.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use sluice_store::{ClientId, Destination, DestinationError, EntryBytes, GetWait, StoreError};
+use tokio::sync::watch;
+
+use crate::config::SinkConfig;
+use crate::rows::{boundary, ops_of_entry, Boundary, Position};
+use crate::sql::{statements, TablePlan};
+use crate::target::Target;
+
+/// The store client id of a destination's first sink (`sluice.sink.clientId`);
+/// its next sinks read as the ids after it.
+pub const DEFAULT_CLIENT_ID: ClientId = 1101;
+
+/// Entries of one get.
+const FETCH_SIZE: usize = 1000;
+
+/// How long a get waits for a full batch.
+const GET_WAIT: Duration = Duration::from_millis(100);
+
+/// Pause after an empty get.
+const EMPTY_PAUSE: Duration = Duration::from_millis(50);
+
+/// Entries held waiting for the end of their source transaction; past
+/// this, a transaction is applied in several target transactions (still
+/// exactly once, no longer atomic in the target).
+const MAX_PENDING_ENTRIES: usize = 50_000;
+
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+const MAX_BACKOFF: Duration = Duration::from_secs(10);
+
+/// How long a stop waits for the transaction in flight.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// Why a worker ended on its own.
+#[derive(Debug, thiserror::Error)]
+pub enum SinkExit {
+    #[error("destination {0} stopped")]
+    DestinationStopped(String),
+}
+
+/// One sink's worker.
+pub struct SinkWorker {
+    destination: Arc<dyn Destination>,
+    config: SinkConfig,
+    client: ClientId,
+}
+
+/// Batches got and not yet acked, and their entries not yet applied.
+#[derive(Default)]
+struct Pending {
+    /// Batch ids, how many of their entries are not applied yet, and
+    /// whether the batch is to be acked (see [`Pending::push`]).
+    batches: std::collections::VecDeque<(i64, usize, bool)>,
+    entries: Vec<EntryBytes>,
+    in_transaction: bool,
+    /// Entries up to here are whole transactions.
+    cut: usize,
+    /// The position of the last entry taken.
+    last: Option<Position>,
+}
+
+impl Pending {
+    /// Takes a batch. Entries at or before the last one taken are dropped:
+    /// the destination served this client from a stream of its own from its
+    /// cursor (it had fallen behind), so the batches got before are given
+    /// again under new ids. Those older batches are then not acked (their
+    /// ids mean nothing to the new stream); their entries are applied once.
+    fn push(&mut self, id: i64, entries: Vec<EntryBytes>) -> Result<(), String> {
+        let mut kept = 0;
+        let mut again = false;
+        for e in entries {
+            let (b, position) = boundary(&e)?;
+            if let Some(p) = position {
+                if !p.is_after(self.last.as_ref()) {
+                    again = true;
+                    continue;
+                }
+                self.last = Some(p);
+            }
+            kept += 1;
+            self.entries.push(e);
+            match b {
+                Boundary::Begin => self.in_transaction = true,
+                Boundary::End => {
+                    self.in_transaction = false;
+                    self.cut = self.entries.len();
+                }
+                Boundary::Other if !self.in_transaction => self.cut = self.entries.len(),
+                Boundary::Other => {}
+            }
+        }
+        if again {
+            for b in &mut self.batches {
+                b.2 = false;
+            }
+        }
+        self.batches.push_back((id, kept, true));
+        if self.entries.len() - self.cut > MAX_PENDING_ENTRIES {
+            self.cut = self.entries.len();
+        }
+        Ok(())
+    }
+
+    /// Drops the first `n` entries (applied); the ids of the batches now
+    /// wholly applied that are to be acked, in order.
+    fn consume(&mut self, n: usize) -> Vec<i64> {
+        self.entries.drain(..n);
+        self.cut -= n;
+        let mut left = n;
+        let mut done = Vec::new();
+        while let Some((id, count, ack)) = self.batches.front_mut() {
+            if *count <= left {
+                left -= *count;
+                if *ack {
+                    done.push(*id);
+                }
+                self.batches.pop_front();
+            } else {
+                *count -= left;
+                break;
+            }
+        }
+        done
+    }
+}
+
+impl SinkWorker {
+    pub fn new(destination: Arc<dyn Destination>, config: SinkConfig, client: ClientId) -> Self {
+        SinkWorker {
+            destination,
+            config,
+            client,
+        }
+    }
+
+    /// Runs until `stop` turns true or the destination stops.
+    pub async fn run(self, mut stop: watch::Receiver<bool>) -> Result<(), SinkExit> {
+        let name = self.destination.name().to_string();
+        let sink = self.config.name();
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            if *stop.borrow() {
+                return Ok(());
+            }
+            match self.destination.subscribe(self.client, "") {
+                Ok(()) => break,
+                Err(e) if is_stopped(&e) => return Err(SinkExit::DestinationStopped(name)),
+                Err(e) => {
+                    tracing::warn!(%sink, error = %e, retry_in = ?backoff, "sink cannot subscribe");
+                    if !pause(&mut stop, backoff).await {
+                        return Ok(());
+                    }
+                    backoff = next_backoff(backoff);
+                }
+            }
+        }
+        let mut backoff = FIRST_BACKOFF;
+        loop {
+            if *stop.borrow() {
+                return Ok(());
+            }
+            let session = self.session(&mut stop, &mut backoff);
+            match session.await {
+                Ok(Session::Stopped) => return Ok(()),
+                Ok(Session::DestinationStopped) => return Err(SinkExit::DestinationStopped(name)),
+                Err(e) => {
+                    tracing::error!(%sink, target = %self.config.target, error = %e, retry_in = ?backoff, "sink: applying to the target failed; nothing is skipped, the changes are applied again from the position the target has");
+                    rollback(&*self.destination, self.client);
+                    if !pause(&mut stop, backoff).await {
+                        return Ok(());
+                    }
+                    backoff = next_backoff(backoff);
+                }
+            }
+        }
+    }
+
+    /// One connection's life: connect, read the positions, apply until an
+    /// error or a stop.
+    async fn session(
+        &self,
+        stop: &mut watch::Receiver<bool>,
+        backoff: &mut Duration,
+    ) -> Result<Session, String> {
+        let sink = self.config.name();
+        let mut target = Target::connect(&self.config.target).await?;
+        target.prepare().await?;
+        let mut plans = Vec::new();
+        for m in &self.config.mappings {
+            let info = target.table_info(m).await?;
+            plans.push(TablePlan::new(m, info, target.kind())?);
+        }
+        let names: Vec<String> = plans.iter().map(|p| p.mapping.name.clone()).collect();
+        target.ensure_offsets(&sink, &names).await?;
+        let offsets = target.read_offsets(&sink).await?;
+        let mut applied: Vec<Option<Position>> = plans
+            .iter()
+            .map(|p| offsets.get(&p.mapping.name).cloned())
+            .collect();
+        // Batches got before and not acked come again, from the last ack.
+        rollback(&*self.destination, self.client);
+        tracing::info!(%sink, target = %self.config.target, client = self.client, applied = ?applied.iter().map(|p| p.as_ref().map(ToString::to_string)).collect::<Vec<_>>(), "sink applying");
+        let mut pending = Pending::default();
+        // A sink that never applied anything takes its first transaction an
+        // entry at a time, so that its first ack, and with it a cursor of
+        // its own, comes as soon as it can: until then a restart of the
+        // destination starts from the other clients' cursors only.
+        let mut first = applied.iter().all(Option::is_none);
+        loop {
+            if *stop.borrow() {
+                return Ok(Session::Stopped);
+            }
+            let fetch = if first { 1 } else { FETCH_SIZE };
+            let got = tokio::select! {
+                g = self.destination.get(self.client, fetch, GetWait::AtMost(GET_WAIT)) => g,
+                _ = stop.changed() => return Ok(Session::Stopped),
+            };
+            let batch = match got {
+                Ok(b) => b,
+                Err(e) if is_stopped(&e) => return Ok(Session::DestinationStopped),
+                Err(e) => return Err(format!("getting a batch: {e}")),
+            };
+            if batch.id >= 0 {
+                pending.push(batch.id, batch.entries)?;
+            } else if pending.batches.is_empty() {
+                tokio::select! {
+                    _ = tokio::time::sleep(EMPTY_PAUSE) => {}
+                    _ = stop.changed() => return Ok(Session::Stopped),
+                }
+                continue;
+            }
+            if pending.cut == 0 {
+                continue;
+            }
+            let n = pending.cut;
+            {
+                let apply = self.apply(&mut target, &plans, &mut applied, &pending.entries[..n]);
+                tokio::pin!(apply);
+                tokio::select! {
+                    r = &mut apply => r?,
+                    _ = stop.changed() => {
+                        // The transaction in flight ends (and is acked) if
+                        // it can soon; else the next start skips what it
+                        // committed.
+                        match tokio::time::timeout(STOP_GRACE, &mut apply).await {
+                            Ok(Ok(())) => {}
+                            _ => return Ok(Session::Stopped),
+                        }
+                    }
+                }
+            }
+            for id in pending.consume(n) {
+                ack(&*self.destination, self.client, id).await;
+                first = false;
+            }
+            *backoff = FIRST_BACKOFF;
+        }
+    }
+
+    /// Applies `entries` (whole transactions) in one target transaction.
+    async fn apply(
+        &self,
+        target: &mut Target,
+        plans: &[TablePlan],
+        applied: &mut [Option<Position>],
+        entries: &[EntryBytes],
+    ) -> Result<(), String> {
+        let kind = target.kind();
+        let mut ops = Vec::new();
+        let mut last: Option<Position> = None;
+        for e in entries {
+            ops_of_entry(e, plans, applied, kind, &mut ops)?;
+            if let (_, Some(p)) = boundary(e)? {
+                let gtid = if p.gtid.is_empty() {
+                    last.as_ref().map(|l| l.gtid.clone()).unwrap_or_default()
+                } else {
+                    p.gtid.clone()
+                };
+                last = Some(Position { gtid, ..p });
+            }
+        }
+        // Positions only move forward: entries given again after a restart
+        // were skipped and do not move them back. Snapshot rows carry none.
+        let moved: Vec<usize> = match &last {
+            Some(last) => (0..plans.len())
+                .filter(|&i| last.is_after(applied[i].as_ref()))
+                .collect(),
+            None => Vec::new(),
+        };
+        if moved.is_empty() && ops.is_empty() {
+            return Ok(());
+        }
+        let offsets: Vec<(String, Position)> = match &last {
+            Some(last) => moved
+                .iter()
+                .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
+                .collect(),
+            None => Vec::new(),
+        };
+        let expected: Vec<(String, Option<Position>)> = plans
+            .iter()
+            .zip(applied.iter())
+            .map(|(p, a)| (p.mapping.name.clone(), a.clone()))
+            .collect();
+        let rows = ops.len();
+        let max_rows = self.config.commit_size.min(1000);
+        target
+            .apply(
+                statements(kind, plans, &ops, max_rows),
+                &self.config.name(),
+                &offsets,
+                &expected,
+            )
+            .await?;
+        for i in moved {
+            applied[i] = last.clone();
+        }
+        tracing::debug!(sink = %self.config.name(), rows, to = ?last, "sink applied");
+        Ok(())
+    }
+}
+
+enum Session {
+    Stopped,
+    DestinationStopped,
+}
+
+/// Acks an applied batch and waits until its cursor is written (a cursor
+/// not written only makes a restart give entries the target skips).
+async fn ack(destination: &dyn Destination, client: ClientId, batch_id: i64) {
+    if let Err(e) = destination.ack(client, batch_id) {
+        tracing::warn!(destination = %destination.name(), batch = batch_id, error = %e, "sink: ack refused");
+        return;
+    }
+    if let Err(e) = destination.durable().await {
+        tracing::warn!(destination = %destination.name(), batch = batch_id, error = %e, "sink: cursor not written");
+    }
+}
+
+fn rollback(destination: &dyn Destination, client: ClientId) {
+    if let Err(e) = destination.rollback(client, 0) {
+        tracing::warn!(destination = %destination.name(), error = %e, "sink: rollback refused");
+    }
+}
+
+fn is_stopped(e: &DestinationError) -> bool {
+    e.message == StoreError::Stopped.to_string()
+}
+
+async fn pause(stop: &mut watch::Receiver<bool>, d: Duration) -> bool {
+    tokio::select! {
+        _ = tokio::time::sleep(d) => !*stop.borrow(),
+        _ = stop.changed() => false,
+    }
+}
+
+fn next_backoff(d: Duration) -> Duration {
+    (d * 2).min(MAX_BACKOFF)
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+    use sluice_canal::proto::{Entry, EntryType, Header};
+
+    use super::*;
+
+    fn entry(kind: EntryType, offset: i64) -> EntryBytes {
+        let e = Entry {
+            header: Some(Header {
+                logfile_name: Some("binlog.000001".into()),
+                logfile_offset: Some(offset),
+                ..Default::default()
+            }),
+            entry_type: Some(kind as i32),
+            store_value: None,
+        };
+        e.encode_to_vec().into()
+    }
+
+    #[test]
+    fn batches_are_cut_after_whole_transactions_and_acked_once_applied() {
+        use EntryType::{RowData, TransactionBegin as B, TransactionEnd as E};
+        let mut p = Pending::default();
+        // A transaction across two batches: nothing to apply after the first.
+        p.push(1, vec![entry(B, 10), entry(RowData, 20)]).unwrap();
+        assert_eq!(p.cut, 0);
+        p.push(2, vec![entry(RowData, 30), entry(E, 40), entry(B, 50)])
+            .unwrap();
+        assert_eq!(p.cut, 4);
+        // Batch 1 is wholly applied, batch 2 still holds an entry.
+        assert_eq!(p.consume(4), vec![1]);
+        assert_eq!((p.entries.len(), p.cut), (1, 0));
+        p.push(3, vec![entry(RowData, 60), entry(E, 70)]).unwrap();
+        assert_eq!(p.cut, 3);
+        assert_eq!(p.consume(3), vec![2, 3]);
+        assert!(p.batches.is_empty());
+    }
+
+    #[test]
+    fn entries_given_again_by_a_new_stream_are_taken_once_and_old_batches_not_acked() {
+        use EntryType::{RowData, TransactionBegin as B, TransactionEnd as E};
+        let mut p = Pending::default();
+        p.push(1, vec![entry(B, 10), entry(RowData, 20)]).unwrap();
+        // The destination now serves from the cursor again, under new ids.
+        p.push(
+            7,
+            vec![
+                entry(B, 10),
+                entry(RowData, 20),
+                entry(RowData, 30),
+                entry(E, 40),
+            ],
+        )
+        .unwrap();
+        assert_eq!((p.entries.len(), p.cut), (4, 4));
+        assert_eq!(p.consume(4), vec![7]);
+    }
+
+    #[test]
+    fn snapshot_rows_at_one_binlog_point_are_all_taken() {
+        let snapshot = || {
+            let e = Entry {
+                header: Some(Header {
+                    logfile_name: Some("binlog.000001".into()),
+                    logfile_offset: Some(100),
+                    props: vec![sluice_canal::proto::Pair::new("snapshot", "true")],
+                    ..Default::default()
+                }),
+                entry_type: Some(EntryType::RowData as i32),
+                store_value: None,
+            };
+            EntryBytes::from(e.encode_to_vec())
+        };
+        let mut p = Pending::default();
+        p.push(1, vec![snapshot(), snapshot()]).unwrap();
+        p.push(2, vec![snapshot()]).unwrap();
+        assert_eq!((p.entries.len(), p.cut), (3, 3));
+        assert_eq!(p.consume(3), vec![1, 2]);
+    }
+
+    #[test]
+    fn entries_outside_transactions_are_cut_each() {
+        let mut p = Pending::default();
+        p.push(
+            1,
+            vec![entry(EntryType::RowData, 10), entry(EntryType::RowData, 20)],
+        )
+        .unwrap();
+        assert_eq!(p.cut, 2);
+    }
+
+    #[test]
+    fn positions_order_by_file_number_then_offset() {
+        let at = |file: &str, offset| Position {
+            file: file.into(),
+            offset,
+            gtid: String::new(),
+        };
+        assert!(at("binlog.1000000", 4).is_after(Some(&at("binlog.999999", 900))));
+        assert!(!at("binlog.000002", 100).is_after(Some(&at("binlog.000002", 100))));
+        assert!(at("binlog.000002", 101).is_after(Some(&at("binlog.000002", 100))));
+        assert!(at("binlog.000001", 4).is_after(None));
+    }
+}
