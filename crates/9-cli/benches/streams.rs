@@ -22,7 +22,7 @@
 //! records as after that untimed pass (`XLEN`, the JetStream stream's
 //! message count).
 //!
-//! `SLUICE_BENCH_STREAMS_ITERS` (default 2) sets the timed passes,
+//! `SLUICE_BENCH_STREAMS_ITERS` (default 3) sets the timed passes,
 //! `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated),
 //! `SLUICE_BENCH_NO_DOCS=1` skips writing docs/benchmarks.md.
 
@@ -86,7 +86,16 @@ impl Kind {
             .arg("--version")
             .output()
             .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .map(|o| {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                // `Redis server v=7.0.15 sha=…` or `nats-server: v2.9.10`.
+                let v = text
+                    .split_whitespace()
+                    .find_map(|w| w.strip_prefix("v=").or_else(|| w.strip_prefix('v')))
+                    .unwrap_or("(version unknown)")
+                    .to_string();
+                format!("{program} {v}")
+            })
             .unwrap_or_else(|| format!("{program} (version unknown)"))
     }
 }
@@ -325,7 +334,12 @@ fn main() {
     let iters: usize = std::env::var("SLUICE_BENCH_STREAMS_ITERS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(2);
+        .unwrap_or(3);
+    // The machine's 1-minute load average before the run, for the section.
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into());
     let rt = Runtime::new().expect("a tokio runtime");
     let input = BenchBinlog::locate(&root()).expect("the bench binlog");
     let (rows, end) = binlog_facts(&input);
@@ -355,7 +369,7 @@ fn main() {
             );
             eprintln!("streams: {label}: {seen} records holding {read_rows} rows; cursor at {end}");
             stored[b][k] = records;
-            verified.push(format!("{} with {}: {seen}", kind.name(), setup.name));
+            verified.push(seen);
         }
     }
 
@@ -411,15 +425,15 @@ fn main() {
     }
     let body = format!(
         "## MQ mode: rows/s from a live MariaDB into Redis streams and NATS JetStream\n\n\
-         Machine: {cpus} CPUs by `nproc` ({cpu}); MariaDB {version}, {redis}, {nats}; `sluice server` (release build), the broker and MariaDB on the same cores.\n\n\
+         Machine: {cpus} CPUs by `nproc` ({cpu}); MariaDB {version}, {redis}, {nats}; `sluice server` (release build), the broker and MariaDB on the same cores, shared with other work (1-minute load average {load} when the run started).\n\n\
          Input: {manifest}: {rows} row changes, {mb:.1} MB of binlog, served by a private MariaDB.\n\n\
-         Method: each pass starts a fresh broker — `redis-server` without persistence (`--save \"\" --appendonly no`), or `nats-server -js` with its file store in a temporary folder — and `sluice server --conf DIR` with `canal.serverMode = redis` or `nats` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic `{TOPIC}`, `canal.mq.partitionHash = .*\\\\..*:$pk$` over {PARTITIONS} partitions as in the Kafka benchmark{extra}). Redis: one `XADD` per record to the stream `{TOPIC}`, a batch one pipeline; NATS: one publish per record to the subject `sluice.{TOPIC}` of the stream `{NATS_STREAM}` (which the server creates), the batch confirmed once JetStream acked every record. The clock stops when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker is not asked while the clock runs); a batch is acked only once the broker confirmed every record of it, one batch unconfirmed at a time. Two setups: Canal's defaults (`canal.mq.canalBatchSize = 50` in `MEMSIZE` mode: gets of 50 KB of entries) and gets of 1 MB (`canal.mq.canalBatchSize = 1024`). Peak RSS is the server's (and the broker's) `VmHWM` from `/proc/PID/status`, read before the server is stopped.\n\n\
-         Verified: after an untimed first pass of each broker and setup the stream was read back whole — Redis with `XRANGE` in pages of {PAGE} entries, NATS with a JetStream pull consumer from the stream's first message — and held as many records as `XLEN` / the stream's message count said ({verified} records), holding {rows} rows in their FlatMessages' `data` arrays: every row of the binlog once. After each timed pass `XLEN` / the stream's message count matched that untimed pass of its broker and setup. {iters} timed passes of each broker and setup, interleaved; rows/s of the best and of the median pass.\n\n\
+         Method: each pass starts a fresh broker — `redis-server` without persistence (`--save \"\" --appendonly no`), or `nats-server -js` with its file store in a temporary folder — and `sluice server --conf DIR` with `canal.serverMode = redis` or `nats` on a fresh configuration folder (destination `bench` from `binlog.000001:4`, file cursors, `canal.mq.flatMessage = true`, topic `{TOPIC}`, `canal.mq.partitionHash = .*\\\\..*:$pk$` over {PARTITIONS} partitions as in the Kafka benchmark{extra}). Redis: one `XADD` per record to the stream `{TOPIC}`, a batch one pipeline; NATS: one publish per record to the subject `sluice.{TOPIC}` of the stream `{NATS_STREAM}` (which the server creates), the batch confirmed once JetStream acked every record. The clock stops when the destination's cursor file says the last transaction is acked (polled every 20 ms; the broker is not asked while the clock runs); a batch is acked only once the broker confirmed every record of it, one batch unconfirmed at a time. Two setups: Canal's defaults (`canal.mq.canalBatchSize = 50` in `MEMSIZE` mode: gets of 50 KB of entries) and gets of 1 MB (`canal.mq.canalBatchSize = 1024`). Peak RSS is the server's (and the broker's) `VmHWM` from `/proc/PID/status`, read before the server is stopped; a Redis stream lives in the broker's memory, so Redis's peak RSS is mostly the stream the pass wrote.\n\n\
+         Verified: after an untimed first pass of each broker and setup the stream was read back whole — Redis with `XRANGE` in pages of {PAGE} entries, NATS with a JetStream pull consumer from the stream's first message — and held as many records as `XLEN` / the stream's message count said ({verified}), holding {rows} rows in their FlatMessages' `data` arrays: every row of the binlog once. After each timed pass `XLEN` / the stream's message count matched that untimed pass of its broker and setup. {iters} timed passes of each broker and setup, interleaved; rows/s of the best and of the median pass.\n\n\
          | broker | setup | best | median | all passes | rows/s (best) | rows/s (median) | server CPU (median) | server peak RSS | broker CPU (median) | broker peak RSS |\n\
          | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
          {table}\n\
          Reproduce:\n\n```sh\ncargo bench -p sluice-cli --bench streams\n```\n\n\
-         It needs `redis-server` and `nats-server` (`apt-get install redis-server nats-server`). `SLUICE_BENCH_STREAMS_ITERS` (default 2) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated) to every setup, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
+         It needs `redis-server` and `nats-server` (`apt-get install redis-server nats-server`). `SLUICE_BENCH_STREAMS_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated) to every setup, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
         cpus = std::thread::available_parallelism().map_or(0, |n| n.get()),
         cpu = sluice_testkit::bench_docs::cpu_model(),
         redis = Kind::Redis.version(),
@@ -436,7 +450,16 @@ fn main() {
             .unwrap_or_default(),
         manifest = input.manifest,
         mb = input.bytes() as f64 / 1e6,
-        verified = verified.join("; "),
+        verified = if verified.windows(2).all(|w| w[0] == w[1]) {
+            format!("{} records in each stream", verified[0])
+        } else {
+            verified
+                .iter()
+                .map(|v| v.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+                + " records: Redis, then NATS, each with the two setups"
+        },
     );
     println!("{body}");
     if std::env::var("SLUICE_BENCH_NO_DOCS").as_deref() != Ok("1") {
