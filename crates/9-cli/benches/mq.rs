@@ -25,9 +25,12 @@
 //! `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated),
 //! `SLUICE_BENCH_NO_DOCS=1` skips writing docs/benchmarks.md.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+mod common;
+
+use std::path::Path;
 use std::time::{Duration, Instant};
+
+use common::{binlog_facts, extra_properties, median, root, spawn_server, thousands, SETUPS};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -38,14 +41,6 @@ use sluice_testkit::kafka::Tansu;
 use sluice_testkit::MariaDb;
 
 const PARTITIONS: i32 = 3;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
-}
 
 fn write_conf(
     dir: &Path,
@@ -87,33 +82,6 @@ fn write_conf(
     .expect("write instance.properties");
 }
 
-/// `SLUICE_BENCH_MQ_PROPERTIES`: more `canal.properties` lines, `;`-separated
-/// (e.g. `kafka.linger.ms = 20;canal.mq.canalBatchSize = 1024`).
-fn extra_properties() -> String {
-    std::env::var("SLUICE_BENCH_MQ_PROPERTIES")
-        .unwrap_or_default()
-        .split(';')
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| format!("{}\n", l.trim()))
-        .collect()
-}
-
-fn spawn_server(conf: &Path) -> Child {
-    let log = std::fs::File::create(conf.join("server.log")).expect("server log");
-    Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .args(["server", "--conf"])
-        .arg(conf)
-        .env(
-            "RUST_LOG",
-            std::env::var("SLUICE_BENCH_RUST_LOG").unwrap_or_else(|_| "warn".into()),
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("start sluice server")
-}
-
 fn consumer(broker: &Tansu) -> BaseConsumer {
     ClientConfig::new()
         .set("bootstrap.servers", broker.bootstrap_servers())
@@ -122,27 +90,6 @@ fn consumer(broker: &Tansu) -> BaseConsumer {
         .set("auto.offset.reset", "earliest")
         .create()
         .expect("a Kafka consumer")
-}
-
-/// The highest cursor position (`"position":N`) in the destination's
-/// cursor files, 0 before the first ack.
-fn cursor_position(dest: &Path) -> u64 {
-    ["meta.log", "meta.log.1", "meta.dat"]
-        .iter()
-        .filter_map(|f| std::fs::read_to_string(dest.join(f)).ok())
-        .flat_map(|text| {
-            text.match_indices("\"position\":")
-                .filter_map(|(i, key)| {
-                    let digits: String = text[i + key.len()..]
-                        .chars()
-                        .take_while(char::is_ascii_digit)
-                        .collect();
-                    digits.parse::<u64>().ok()
-                })
-                .collect::<Vec<_>>()
-        })
-        .max()
-        .unwrap_or(0)
 }
 
 /// Records in the topic now: the sum of its partitions' high watermarks
@@ -192,27 +139,6 @@ fn read_back(consumer: &BaseConsumer, topic: &str, records: i64) -> (i64, u64) {
     (seen, rows)
 }
 
-/// The row changes in the binlog (decoded: MariaDB does not log an
-/// UPDATE's rows that it leaves as they were, so the generator's counts can
-/// be higher), and where the cursor stands once the last transaction is
-/// acked: the end of the last commit (Xid) event.
-fn binlog_facts(input: &BenchBinlog) -> (u64, u64) {
-    let (mut rows, mut end) = (0u64, 0u64);
-    for name in &input.files {
-        let buf = std::fs::read(input.dir.join(name)).expect("read a binlog file");
-        sluice_binlog::walk_file(name, &buf, |at, _, data| {
-            match data {
-                sluice_binlog::EventData::Rows(r) => rows += r.rows().count() as u64,
-                sluice_binlog::EventData::Xid(_) => end = at.next_pos,
-                _ => {}
-            }
-            std::ops::ControlFlow::Continue(())
-        })
-        .expect("walk the bench binlog");
-    }
-    (rows, end)
-}
-
 /// One pass: wall seconds until the cursor reaches `end`, and the CPU
 /// seconds and peak RSS of the server, of the broker and of MariaDB over
 /// it.
@@ -243,24 +169,7 @@ fn run_pass(
     );
     let t = Instant::now();
     let mut server = spawn_server(conf.path());
-    let pid = server.id();
-    let dest = conf.path().join("bench");
-    let usage = loop {
-        std::thread::sleep(Duration::from_millis(20));
-        if let Ok(Some(status)) = server.try_wait() {
-            let log = std::fs::read_to_string(conf.path().join("server.log")).unwrap_or_default();
-            panic!("sluice server exited ({status}):\n{log}");
-        }
-        let usage = sluice_testkit::bench_docs::process_usage(pid);
-        let at = cursor_position(&dest);
-        if at >= end {
-            break usage;
-        }
-        assert!(
-            t.elapsed() < Duration::from_secs(1800),
-            "{topic}: the cursor is at {at} after 30 minutes"
-        );
-    };
+    let usage = common::wait_for_cursor(&mut server, conf.path(), end, topic);
     let secs = t.elapsed().as_secs_f64();
     let pass = Pass {
         secs,
@@ -272,11 +181,6 @@ fn run_pass(
     let _ = server.kill();
     let _ = server.wait();
     (pass, records_in(&probe, topic))
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 fn main() {
@@ -414,34 +318,4 @@ fn main() {
         .expect("write docs/benchmarks.md");
         eprintln!("mq: wrote {}", path.display());
     }
-}
-
-/// The setups every pass runs: a name for the table and their
-/// `canal.properties` lines.
-struct Setup {
-    name: &'static str,
-    lines: &'static str,
-}
-
-const SETUPS: &[Setup] = &[
-    Setup {
-        name: "Canal's defaults: gets of 50 KB",
-        lines: "",
-    },
-    Setup {
-        name: "`canal.mq.canalBatchSize = 1024`: gets of 1 MB",
-        lines: "canal.mq.canalBatchSize = 1024\n",
-    },
-];
-
-fn thousands(n: f64) -> String {
-    let s = format!("{:.0}", n);
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
