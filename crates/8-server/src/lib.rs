@@ -32,6 +32,7 @@ pub mod admin_api_client;
 mod canal_admin_port;
 pub mod change_stream;
 mod commands;
+mod destination_task;
 mod error;
 mod ha;
 pub mod logs;

@@ -11,19 +11,15 @@ use std::time::{Duration, Instant};
 
 use sluice_config::{InstanceConfig, ServerConfig, ServerMode};
 use sluice_encode::mq::{MqRouter, RouteConfig};
-use sluice_instance::destination::InstanceDestination;
 use sluice_instance::manager::InstanceManager;
 use sluice_serve_mq::nats::{NatsPublisher, NatsSettings};
 use sluice_serve_mq::rabbit::{RabbitPublisher, RabbitSettings};
 use sluice_serve_mq::redis::{RedisPublisher, RedisSettings};
 use sluice_serve_mq::{KafkaPublisher, KafkaSettings, Publisher, Worker, WorkerConfig};
 use tokio::sync::watch;
-use tokio::task::JoinHandle;
 
+use crate::destination_task::{DestinationTask, SUPERVISE_PERIOD};
 use crate::ServerError;
-
-/// How often the supervisor compares the workers with the destinations.
-const SUPERVISE_PERIOD: Duration = Duration::from_millis(200);
 
 /// How long after a failed publisher creation the supervisor tries again.
 const PUBLISHER_RETRY: Duration = Duration::from_secs(10);
@@ -140,21 +136,6 @@ pub(crate) fn route_config(instance: &InstanceConfig, server: &ServerConfig) -> 
     }
 }
 
-struct RunningWorker {
-    destination: Arc<InstanceDestination>,
-    stop: watch::Sender<bool>,
-    task: JoinHandle<()>,
-}
-
-impl RunningWorker {
-    async fn stop(self, name: &str) {
-        let _ = self.stop.send(true);
-        if let Err(e) = self.task.await {
-            tracing::error!(destination = %name, error = %e, "the MQ worker task failed");
-        }
-    }
-}
-
 /// Runs one worker per destination of `manager` until `stop`, then stops
 /// them all (each acks what the broker confirmed before it ends).
 pub(crate) async fn supervise(
@@ -163,7 +144,7 @@ pub(crate) async fn supervise(
     worker: WorkerConfig,
     mut stop: watch::Receiver<bool>,
 ) {
-    let mut workers: HashMap<String, RunningWorker> = HashMap::new();
+    let mut workers: HashMap<String, DestinationTask> = HashMap::new();
     let mut failed: HashMap<String, Instant> = HashMap::new();
     loop {
         // Stop the workers of destinations that stopped, went away or were
@@ -171,14 +152,13 @@ pub(crate) async fn supervise(
         let names: Vec<String> = workers.keys().cloned().collect();
         for name in names {
             let current = manager.destination_handle(&name);
-            let keep = match (&current, workers.get(&name)) {
-                (Some(d), Some(w)) => Arc::ptr_eq(d, &w.destination) && !w.task.is_finished(),
-                _ => false,
-            };
+            let keep = workers
+                .get(&name)
+                .is_some_and(|w| w.runs_on(current.as_ref()));
             if !keep {
                 if let Some(w) = workers.remove(&name) {
                     tracing::info!(destination = %name, "stopping its MQ worker");
-                    w.stop(&name).await;
+                    w.stop(&format!("MQ worker of {name}")).await;
                 }
             }
         }
@@ -214,28 +194,15 @@ pub(crate) async fn supervise(
                 }
             };
             failed.remove(&name);
-            let (stop_tx, stop_rx) = watch::channel(false);
             let run = Worker::new(destination.clone(), router, publisher, worker.clone());
             let task_name = name.clone();
-            // The broker client's lines carry the destination too.
-            let span = sluice_instance::manager::destination_span(&name);
-            let task = tokio::spawn(tracing::Instrument::instrument(
-                async move {
-                    if let Err(e) = run.run(stop_rx).await {
-                        tracing::info!(destination = %task_name, reason = %e, "MQ worker ended");
-                    }
-                },
-                span,
-            ));
+            let task = DestinationTask::spawn(destination, &name, |stop| async move {
+                if let Err(e) = run.run(stop).await {
+                    tracing::info!(destination = %task_name, reason = %e, "MQ worker ended");
+                }
+            });
             tracing::info!(destination = %name, "started its MQ worker");
-            workers.insert(
-                name,
-                RunningWorker {
-                    destination,
-                    stop: stop_tx,
-                    task,
-                },
-            );
+            workers.insert(name, task);
         }
         tokio::select! {
             _ = tokio::time::sleep(SUPERVISE_PERIOD) => {}
@@ -243,6 +210,6 @@ pub(crate) async fn supervise(
         }
     }
     for (name, w) in workers {
-        w.stop(&name).await;
+        w.stop(&format!("MQ worker of {name}")).await;
     }
 }

@@ -9,20 +9,16 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use sluice_config::ServerConfig;
-use sluice_instance::destination::InstanceDestination;
 use sluice_instance::manager::InstanceManager;
 use sluice_sink_rdb::{AdapterConfigError, SinkConfig, SinkWorker, DEFAULT_CLIENT_ID};
 use sluice_store::ClientId;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
+use crate::destination_task::{DestinationTask, SUPERVISE_PERIOD};
 use crate::ServerError;
-
-/// How often the supervisor compares the workers with the destinations.
-const SUPERVISE_PERIOD: Duration = Duration::from_millis(200);
 
 /// The sinks of the configuration and the store client id of each.
 pub(crate) struct Sinks {
@@ -82,12 +78,6 @@ pub(crate) fn load(config: &ServerConfig) -> Result<Option<Sinks>, ServerError> 
     Ok(Some(Sinks { sinks }))
 }
 
-struct RunningSink {
-    destination: Arc<InstanceDestination>,
-    stop: watch::Sender<bool>,
-    task: JoinHandle<()>,
-}
-
 /// Starts the supervisor of the sinks, if any.
 pub(crate) fn start(
     sinks: Option<Sinks>,
@@ -104,54 +94,42 @@ pub(crate) fn start(
 
 /// Runs the workers of the destinations running here until `stop`.
 async fn supervise(manager: Arc<InstanceManager>, sinks: Sinks, mut stop: watch::Receiver<bool>) {
-    let mut running: HashMap<usize, RunningSink> = HashMap::new();
+    let mut running: HashMap<usize, DestinationTask> = HashMap::new();
     loop {
         for (i, (sink, client)) in sinks.sinks.iter().enumerate() {
             let current = manager.destination_handle(&sink.destination);
             if let Some(w) = running.get(&i) {
-                let keep = current
-                    .as_ref()
-                    .is_some_and(|d| Arc::ptr_eq(d, &w.destination) && !w.task.is_finished());
-                if keep {
+                if w.runs_on(current.as_ref()) {
                     continue;
                 }
                 if let Some(w) = running.remove(&i) {
                     tracing::info!(sink = %sink.name(), "stopping its sink worker");
-                    let _ = w.stop.send(true);
-                    let _ = w.task.await;
+                    w.stop(&format!("sink worker {}", sink.name())).await;
                 }
             }
             let Some(destination) = current else {
                 continue;
             };
-            let (stop_tx, stop_rx) = watch::channel(false);
             let worker = SinkWorker::new(destination.clone(), sink.clone(), *client);
             let name = sink.name();
-            let span = sluice_instance::manager::destination_span(&sink.destination);
-            let task = tokio::spawn(tracing::Instrument::instrument(
-                async move {
-                    if let Err(e) = worker.run(stop_rx).await {
-                        tracing::info!(sink = %name, reason = %e, "sink worker ended");
-                    }
-                },
-                span,
-            ));
-            running.insert(
-                i,
-                RunningSink {
-                    destination,
-                    stop: stop_tx,
-                    task,
-                },
-            );
+            let task = DestinationTask::spawn(destination, &sink.destination, |stop| async move {
+                if let Err(e) = worker.run(stop).await {
+                    tracing::info!(sink = %name, reason = %e, "sink worker ended");
+                }
+            });
+            running.insert(i, task);
         }
         tokio::select! {
             _ = tokio::time::sleep(SUPERVISE_PERIOD) => {}
             _ = stop.wait_for(|s| *s) => break,
         }
     }
-    for (_, w) in running {
-        let _ = w.stop.send(true);
-        let _ = w.task.await;
+    for (i, w) in running {
+        let name = sinks
+            .sinks
+            .get(i)
+            .map(|(s, _)| s.name())
+            .unwrap_or_default();
+        w.stop(&format!("sink worker {name}")).await;
     }
 }
