@@ -405,9 +405,7 @@ async fn start(
     destination: Result<Path<String>, PathRejection>,
     bytes: Bytes,
 ) -> Answer {
-    let destination = path(destination)?;
-    admin.known(&destination)?;
-    let _: EmptyRequest = body(&bytes, true)?;
+    let destination = plain_request(&admin, destination, &bytes)?;
     admin.commands.start(&destination)?;
     Ok(Json(admin.describe(&destination).await?))
 }
@@ -417,9 +415,7 @@ async fn stop(
     destination: Result<Path<String>, PathRejection>,
     bytes: Bytes,
 ) -> Answer {
-    let destination = path(destination)?;
-    admin.known(&destination)?;
-    let _: EmptyRequest = body(&bytes, true)?;
+    let destination = plain_request(&admin, destination, &bytes)?;
     admin.commands.stop(&destination).await?;
     Ok(Json(admin.describe(&destination).await?))
 }
@@ -429,11 +425,22 @@ async fn reload(
     destination: Result<Path<String>, PathRejection>,
     bytes: Bytes,
 ) -> Answer {
-    let destination = path(destination)?;
-    admin.known(&destination)?;
-    let _: EmptyRequest = body(&bytes, true)?;
+    let destination = plain_request(&admin, destination, &bytes)?;
     admin.commands.reload(&destination).await?;
     Ok(Json(admin.describe(&destination).await?))
+}
+
+/// The destination of a start, stop or reload, once it is known and the
+/// body is nothing or `{}`.
+fn plain_request(
+    admin: &Admin,
+    destination: Result<Path<String>, PathRejection>,
+    bytes: &Bytes,
+) -> Result<String, ApiError> {
+    let destination = path(destination)?;
+    admin.known(&destination)?;
+    let _: EmptyRequest = body(bytes, true)?;
+    Ok(destination)
 }
 
 /// The body of start, stop and reload: nothing, or `{}`.
