@@ -27,10 +27,12 @@
 
 mod common;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{binlog_facts, extra_properties, median, root, spawn_server, thousands, SETUPS};
+use common::{
+    binlog_facts, extra_properties, median, root, spawn_server, thousands, write_conf, PARTITIONS,
+    SETUPS,
+};
 
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -39,48 +41,6 @@ use rdkafka::{Offset, TopicPartitionList};
 use sluice_testkit::bench_binlog::BenchBinlog;
 use sluice_testkit::kafka::Tansu;
 use sluice_testkit::MariaDb;
-
-const PARTITIONS: i32 = 3;
-
-fn write_conf(
-    dir: &Path,
-    db: &MariaDb,
-    broker: &Tansu,
-    first_file: &str,
-    topic: &str,
-    setup: &str,
-) {
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "canal.serverMode = kafka\n\
-             canal.destinations = bench\n\
-             canal.auto.scan = false\n\
-             canal.instance.global.spring.xml = classpath:spring/file-instance.xml\n\
-             canal.mq.flatMessage = true\n\
-             kafka.bootstrap.servers = {}\n{setup}{}",
-            broker.bootstrap_servers(),
-            extra_properties()
-        ),
-    )
-    .expect("write canal.properties");
-    std::fs::create_dir_all(dir.join("bench")).expect("create the destination folder");
-    std::fs::write(
-        dir.join("bench/instance.properties"),
-        format!(
-            "canal.instance.master.address = 127.0.0.1:{}\n\
-             canal.instance.dbUsername = root\n\
-             canal.instance.dbPassword =\n\
-             canal.instance.master.journal.name = {first_file}\n\
-             canal.instance.master.position = 4\n\
-             canal.mq.topic = {topic}\n\
-             canal.mq.partitionsNum = {PARTITIONS}\n\
-             canal.mq.partitionHash = .*\\\\..*:$pk$\n",
-            db.port()
-        ),
-    )
-    .expect("write instance.properties");
-}
 
 fn consumer(broker: &Tansu) -> BaseConsumer {
     ClientConfig::new()
@@ -159,7 +119,11 @@ fn run_pass(
     setup: &str,
 ) -> (Pass, i64) {
     let conf = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a conf folder");
-    write_conf(conf.path(), db, broker, &input.files[0], topic, setup);
+    let mode = format!(
+        "canal.serverMode = kafka\nkafka.bootstrap.servers = {}\n",
+        broker.bootstrap_servers()
+    );
+    write_conf(conf.path(), db.port(), &input.files[0], &mode, topic, setup);
     let probe = consumer(broker);
     let db_pid = db.pid().expect("MariaDB runs");
     let broker_pid = broker.pid().expect("tansu runs");

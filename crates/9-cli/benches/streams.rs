@@ -28,12 +28,14 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::consumer::{pull, AckPolicy, DeliverPolicy};
-use common::{binlog_facts, extra_properties, median, root, spawn_server, thousands, SETUPS};
+use common::{
+    binlog_facts, extra_properties, median, root, spawn_server, thousands, write_conf, PARTITIONS,
+    SETUPS,
+};
 use futures_lite::StreamExt;
 use redis::streams::StreamRangeReply;
 use redis::AsyncCommands;
@@ -44,7 +46,6 @@ use sluice_testkit::redis::Redis;
 use sluice_testkit::MariaDb;
 use tokio::runtime::Runtime;
 
-const PARTITIONS: i32 = 3;
 /// The topic: the Redis stream's key, the NATS subject `sluice.bench`.
 const TOPIC: &str = "bench";
 /// The JetStream stream the server creates (`sluice.mq.nats.stream`'s
@@ -258,37 +259,6 @@ async fn nats_read_back(n: &Nats, records: u64) -> (u64, u64) {
     (seen, rows)
 }
 
-fn write_conf(dir: &Path, db: &MariaDb, broker: &Broker, first_file: &str, setup: &str) {
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "{}canal.destinations = bench\n\
-             canal.auto.scan = false\n\
-             canal.instance.global.spring.xml = classpath:spring/file-instance.xml\n\
-             canal.mq.flatMessage = true\n{setup}{}",
-            broker.mode_lines(),
-            extra_properties()
-        ),
-    )
-    .expect("write canal.properties");
-    std::fs::create_dir_all(dir.join("bench")).expect("create the destination folder");
-    std::fs::write(
-        dir.join("bench/instance.properties"),
-        format!(
-            "canal.instance.master.address = 127.0.0.1:{}\n\
-             canal.instance.dbUsername = root\n\
-             canal.instance.dbPassword =\n\
-             canal.instance.master.journal.name = {first_file}\n\
-             canal.instance.master.position = 4\n\
-             canal.mq.topic = {TOPIC}\n\
-             canal.mq.partitionsNum = {PARTITIONS}\n\
-             canal.mq.partitionHash = .*\\\\..*:$pk$\n",
-            db.port()
-        ),
-    )
-    .expect("write instance.properties");
-}
-
 /// One pass: wall seconds until the cursor reaches `end`, and the CPU
 /// seconds and peak RSS (MB) of the server and of the broker over it.
 struct Pass {
@@ -308,7 +278,14 @@ fn run_pass(
     label: &str,
 ) -> Pass {
     let conf = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).expect("a conf folder");
-    write_conf(conf.path(), db, broker, &input.files[0], setup);
+    write_conf(
+        conf.path(),
+        db.port(),
+        &input.files[0],
+        &broker.mode_lines(),
+        TOPIC,
+        setup,
+    );
     let broker_pid = broker.pid();
     let broker0 = process_usage(broker_pid).0;
     let t = Instant::now();

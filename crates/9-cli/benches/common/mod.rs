@@ -147,3 +147,46 @@ pub const SETUPS: &[Setup] = &[
         lines: "canal.mq.canalBatchSize = 1024\n",
     },
 ];
+
+/// Records are placed by primary key over this many partitions.
+pub const PARTITIONS: i32 = 3;
+
+/// The configuration folder of one pass: `canal.properties` with the
+/// broker's `mode_lines` (`canal.serverMode` and its keys) and the setup's
+/// lines, and destination `bench` reading the bench binlog from
+/// `first_file` of the MariaDB on `db_port`, into `topic`.
+pub fn write_conf(
+    dir: &Path,
+    db_port: u16,
+    first_file: &str,
+    mode_lines: &str,
+    topic: &str,
+    setup: &str,
+) {
+    std::fs::write(
+        dir.join("canal.properties"),
+        format!(
+            "{mode_lines}canal.destinations = bench\n\
+             canal.auto.scan = false\n\
+             canal.instance.global.spring.xml = classpath:spring/file-instance.xml\n\
+             canal.mq.flatMessage = true\n{setup}{}",
+            extra_properties()
+        ),
+    )
+    .expect("write canal.properties");
+    std::fs::create_dir_all(dir.join("bench")).expect("create the destination folder");
+    std::fs::write(
+        dir.join("bench/instance.properties"),
+        format!(
+            "canal.instance.master.address = 127.0.0.1:{db_port}\n\
+             canal.instance.dbUsername = root\n\
+             canal.instance.dbPassword =\n\
+             canal.instance.master.journal.name = {first_file}\n\
+             canal.instance.master.position = 4\n\
+             canal.mq.topic = {topic}\n\
+             canal.mq.partitionsNum = {PARTITIONS}\n\
+             canal.mq.partitionHash = .*\\\\..*:$pk$\n"
+        ),
+    )
+    .expect("write instance.properties");
+}
