@@ -29,8 +29,10 @@ use sluice_source::{BinlogStream, Event, SourceConfig, SourceError, StreamItem};
 use crate::schema_hook::{EventPlace, SchemaHook};
 // The one filter type, where streams were first given it.
 pub use crate::filters::{CanalFilters, ChangeFilter};
-/// Canal's table filters (`canal.instance.filter.*`), by their older name.
+mod encoding;
 mod parallel;
+
+use encoding::{Encoding, Inline, ReadUpTo};
 
 /// Where a stream's outputs go: a whole transaction's (or statement's) at a
 /// time, in order.
@@ -298,75 +300,12 @@ impl ChangeStream {
         S: ChangeSink<E::Output>,
         I: Interleave<S>,
     {
-        let (mut stream, mut schema, filter, mut columns) = self.connect().await?;
-        let mut builder = ChangeBuilder::new();
-        let mut outputs = Vec::new();
-        // Where the stream has read up to.
-        let mut read = (stream.position().file.clone(), stream.position().offset);
-        loop {
-            let item = {
-                let next = stream.next();
-                tokio::pin!(next);
-                loop {
-                    tokio::select! {
-                        biased;
-                        item = &mut next => break item?,
-                        () = interleave.ready(&read.0, read.1) => {
-                            interleave.write_ready(&read.0, read.1, sink)?;
-                        }
-                    }
-                }
-            };
-            let Some(item) = item else { break };
-            let mut ev = match item {
-                StreamItem::TransactionAborted { resume, reason } => {
-                    tracing::warn!(
-                        %resume,
-                        %reason,
-                        "connection lost inside a transaction; it is read again from its start"
-                    );
-                    outputs.clear();
-                    continue;
-                }
-                StreamItem::Event(ev) => ev,
-            };
-            if !ev.artificial && ev.payload_index.is_none() && ev.next_pos > 0 {
-                if read.0 != ev.file {
-                    read.0 = ev.file.to_string();
-                }
-                read.1 = ev.next_pos;
-            }
-            let info = follow_schema(&mut ev, schema.as_mut())?;
-            let keep = projection(columns.as_mut(), &ev, info.as_deref());
-            let end = ev.ends_transaction;
-            if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
-                let change = change.with_projection(keep.as_ref());
-                if passes(filter.as_deref(), &change) {
-                    encoder
-                        .encode(&change, &mut outputs)
-                        .map_err(|e| StreamError::Encode {
-                            file: ev.file.to_string(),
-                            pos: ev.pos,
-                            source: Box::new(e),
-                        })?;
-                }
-            }
-            if end.is_some() {
-                interleave
-                    .before_transaction(ev.file, ev.next_pos, sink)
-                    .await?;
-                if !outputs.is_empty() {
-                    sink.write(&mut outputs).map_err(|e| StreamError::Sink {
-                        file: ev.file.to_string(),
-                        pos: ev.pos,
-                        source: Box::new(e),
-                    })?;
-                    outputs.clear();
-                }
-            }
-        }
-        tracing::info!(position = %stream.position(), "end of the binlog reached");
-        Ok(stream.position().clone())
+        let mut inline = Inline {
+            encoder,
+            interleave,
+            outputs: Vec::new(),
+        };
+        self.drive(&mut inline, sink).await
     }
 
     /// As [`ChangeStream::run`], with the encoding spread over `workers`
@@ -390,13 +329,37 @@ impl ChangeStream {
         F: FnMut() -> E,
         S: ChangeSink<E::Output>,
     {
-        let (mut stream, mut schema, filter, mut columns) = self.connect().await?;
-        let mut pool = parallel::Pool::start(workers, make_encoder)
+        let pool = parallel::Pool::start(workers, make_encoder)
             .map_err(|e| StreamError::Worker(format!("starting an encoding thread: {e}")))?;
-        let mut pending = parallel::Pending::default();
+        let mut pooled = parallel::Pooled {
+            pool,
+            pending: parallel::Pending::default(),
+        };
+        self.drive(&mut pooled, sink).await
+    }
+
+    /// The stream's one loop, whichever the encoding: receives each event,
+    /// has the schema follow it, builds its change event, filters it and
+    /// hands it to `encoding`, cutting at transaction ends; while the
+    /// source has nothing to read, `encoding` writes what it can. When the
+    /// stream ends or fails, the complete transactions read go to `sink`
+    /// before the result is returned.
+    async fn drive<S, En>(
+        self,
+        encoding: &mut En,
+        sink: &mut S,
+    ) -> Result<ResumePosition, StreamError>
+    where
+        En: Encoding<S>,
+    {
+        let (mut stream, mut schema, filter, mut columns) = self.connect().await?;
         let mut builder = ChangeBuilder::new();
+        let mut read = ReadUpTo {
+            file: stream.position().file.clone(),
+            pos: stream.position().offset,
+        };
         let stopped: Result<(), StreamError> = loop {
-            pool.write_finished(sink)?;
+            encoding.write_finished(sink)?;
             let item = {
                 let next = stream.next();
                 tokio::pin!(next);
@@ -405,16 +368,14 @@ impl ChangeStream {
                 match polled {
                     std::task::Poll::Ready(item) => item,
                     std::task::Poll::Pending => {
-                        // Nothing more to read for now: what is complete is
-                        // encoded and written while the stream waits.
-                        pool.dispatch(&mut pending, sink).await?;
+                        encoding.source_idle(sink).await?;
                         loop {
-                            let done = tokio::select! {
+                            let ready = tokio::select! {
                                 biased;
                                 item = &mut next => break item,
-                                done = pool.next_done(), if pool.in_flight() => done,
+                                ready = encoding.ready(&read) => ready,
                             };
-                            pool.write(done, sink)?;
+                            encoding.write_ready(ready, &read, sink)?;
                         }
                     }
                 }
@@ -427,39 +388,41 @@ impl ChangeStream {
                         %reason,
                         "connection lost inside a transaction; it is read again from its start"
                     );
-                    pending.drop_open_transaction();
+                    encoding.transaction_aborted();
                     continue;
                 }
                 Ok(None) => break Ok(()),
                 Err(e) => break Err(e.into()),
             };
+            if !ev.artificial && ev.payload_index.is_none() && ev.next_pos > 0 {
+                if read.file != ev.file {
+                    read.file = ev.file.to_string();
+                }
+                read.pos = ev.next_pos;
+            }
             let info = match follow_schema(&mut ev, schema.as_mut()) {
                 Ok(info) => info,
                 Err(e) => break Err(e),
             };
             let keep = projection(columns.as_mut(), &ev, info.as_deref());
             let end = ev.ends_transaction;
-            // Every event moves the transaction's event count (Debezium's
-            // offset `event`), so no state is shared between two events.
-            pending.state_changed();
+            encoding.event_read();
             if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
                 if passes(filter.as_deref(), &change) {
-                    pending.push_change(&change, &ev, info.as_ref(), keep);
+                    if let Err(e) = encoding.push(change, &ev, info.as_ref(), keep) {
+                        break Err(e);
+                    }
                 }
             }
             if end.is_some() {
-                pending.push_end(ev.file, ev.pos);
-                if pending.is_full() {
-                    pool.dispatch(&mut pending, sink).await?;
-                }
+                encoding
+                    .end_transaction(ev.file, ev.pos, ev.next_pos, sink)
+                    .await?;
             }
         };
         // The transactions read before the end (or the failure) are written
-        // first; what was read of an unfinished one is dropped, as with one
-        // thread.
-        pending.drop_open_transaction();
-        pool.dispatch(&mut pending, sink).await?;
-        pool.drain(sink).await?;
+        // first; what was read of an unfinished one is dropped.
+        encoding.finish(sink).await?;
         stopped?;
         tracing::info!(position = %stream.position(), "end of the binlog reached");
         Ok(stream.position().clone())

@@ -1,5 +1,6 @@
 //! Encoding on several threads with the order kept, for
-//! [`ChangeStream::run_parallel`](super::ChangeStream::run_parallel).
+//! [`ChangeStream::run_parallel`](super::ChangeStream::run_parallel): the
+//! [`Pooled`] way of the stream's one loop.
 //!
 //! The stream's task receives, frames, follows the schema and builds the
 //! change events, as for one thread; what it keeps of them is owned (the
@@ -24,6 +25,7 @@ use sluice_events::{
 use sluice_source::{Event, OwnedRowsEvent};
 use tokio::sync::oneshot;
 
+use super::encoding::{Encoding, ReadUpTo};
 use super::{ChangeSink, StreamError};
 use crate::encode_pool::{Built, EncodePool};
 
@@ -409,4 +411,88 @@ fn encode_one<E: Encoder>(
         }
     }
     Ok(())
+}
+
+/// Encoding on the encoding pool: the stream's changes gathered into
+/// chunks of whole transactions, each chunk encoded by one of the pool's
+/// encoders, the outputs written in stream order.
+pub(super) struct Pooled<E: Encoder> {
+    pub(super) pool: Pool<E>,
+    pub(super) pending: Pending,
+}
+
+impl<E, S> Encoding<S> for Pooled<E>
+where
+    E: Encoder + Send + 'static,
+    E::Output: Send + 'static,
+    S: ChangeSink<E::Output>,
+{
+    type Ready = Option<Done<E::Output>>;
+
+    fn write_finished(&mut self, sink: &mut S) -> Result<(), StreamError> {
+        self.pool.write_finished(sink)
+    }
+
+    async fn source_idle(&mut self, sink: &mut S) -> Result<(), StreamError> {
+        // Nothing more to read for now: what is complete is encoded and
+        // written while the stream waits.
+        self.pool.dispatch(&mut self.pending, sink).await
+    }
+
+    async fn ready(&mut self, _read: &ReadUpTo) -> Option<Done<E::Output>> {
+        if !self.pool.in_flight() {
+            return std::future::pending().await;
+        }
+        self.pool.next_done().await
+    }
+
+    fn write_ready(
+        &mut self,
+        done: Option<Done<E::Output>>,
+        _read: &ReadUpTo,
+        sink: &mut S,
+    ) -> Result<(), StreamError> {
+        self.pool.write(done, sink)
+    }
+
+    fn event_read(&mut self) {
+        // Every event moves the transaction's event count (Debezium's
+        // offset `event`), so no state is shared between two events.
+        self.pending.state_changed();
+    }
+
+    fn push(
+        &mut self,
+        change: ChangeEvent<'_>,
+        ev: &Event<'_>,
+        info: Option<&Arc<[ColumnInfo]>>,
+        keep: Option<ColumnProjection>,
+    ) -> Result<(), StreamError> {
+        self.pending.push_change(&change, ev, info, keep);
+        Ok(())
+    }
+
+    async fn end_transaction(
+        &mut self,
+        file: &str,
+        pos: u64,
+        _next_pos: u64,
+        sink: &mut S,
+    ) -> Result<(), StreamError> {
+        self.pending.push_end(file, pos);
+        if self.pending.is_full() {
+            self.pool.dispatch(&mut self.pending, sink).await?;
+        }
+        Ok(())
+    }
+
+    fn transaction_aborted(&mut self) {
+        self.pending.drop_open_transaction();
+    }
+
+    async fn finish(&mut self, sink: &mut S) -> Result<(), StreamError> {
+        self.pending.drop_open_transaction();
+        self.pool.dispatch(&mut self.pending, sink).await?;
+        self.pool.drain(sink).await
+    }
 }
