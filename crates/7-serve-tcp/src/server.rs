@@ -2,7 +2,8 @@
 //! connection on its own task, and moves frames between the socket and the
 //! protocol.
 //!
-//! Per connection: TCP_NODELAY and keep-alive are set; the server speaks
+//! Per connection: TCP_NODELAY, keep-alive and (Linux, unless
+//! `sluice.tcp.quickAck = false`) quick ACKs are set; the server speaks
 //! first (HANDSHAKE); requests are handled one at a time, in order, replies
 //! written in order. A connection is closed on EOF, on a frame that is
 //! negative or larger than [`ServerOptions::max_login_frame`] before login
@@ -77,6 +78,9 @@ pub struct ServerOptions {
     pub max_failed_logins: u32,
     /// Longest time an address's logins are refused.
     pub login_backoff_max: Duration,
+    /// Acknowledge every segment a client sends at once (TCP_QUICKACK,
+    /// re-armed after each read; Linux only).
+    pub quick_ack: bool,
 }
 
 impl ServerOptions {
@@ -89,6 +93,7 @@ impl ServerOptions {
             reserved_fds: limits.reserved_fds,
             max_failed_logins: limits.max_failed_logins,
             login_backoff_max: limits.login_backoff_max,
+            quick_ack: limits.quick_ack,
             ..ServerOptions::default()
         }
     }
@@ -116,6 +121,7 @@ impl Default for ServerOptions {
             reserved_fds: limits.reserved_fds,
             max_failed_logins: limits.max_failed_logins,
             login_backoff_max: limits.login_backoff_max,
+            quick_ack: limits.quick_ack,
         }
     }
 }
@@ -518,7 +524,7 @@ impl Connection {
             .options
             .max_login_frame
             .min(self.options.max_request_frame);
-        let mut reader = FrameReader::new(rd, login_frame);
+        let mut reader = FrameReader::new(rd, login_frame, self.options.quick_ack);
         let mut out = Vec::with_capacity(4096);
         let mut splits = Vec::new();
         let connected = Instant::now();
@@ -782,14 +788,35 @@ struct FrameReader {
     rd: OwnedReadHalf,
     buf: Vec<u8>,
     max: usize,
+    quick_ack: bool,
 }
 
 impl FrameReader {
-    fn new(rd: OwnedReadHalf, max: usize) -> FrameReader {
-        FrameReader {
+    fn new(rd: OwnedReadHalf, max: usize, quick_ack: bool) -> FrameReader {
+        let reader = FrameReader {
             rd,
             buf: Vec::with_capacity(4096),
             max,
+            quick_ack,
+        };
+        reader.rearm_quick_ack();
+        reader
+    }
+
+    /// With `quick_ack`, has the kernel acknowledge the client's next
+    /// segments at once. Linux leaves quick-ACK mode by itself after a
+    /// while, so this is repeated after every read. Why: a client that
+    /// sends a request's 4-byte length and its body in two writes without
+    /// TCP_NODELAY (canal-python) has the body held back by Nagle's
+    /// algorithm until the length is acknowledged, and a delayed ACK takes
+    /// up to 40 ms: that wait, on every request, was the client's latency.
+    fn rearm_quick_ack(&self) {
+        #[cfg(target_os = "linux")]
+        if self.quick_ack {
+            let stream: &tokio::net::TcpStream = self.rd.as_ref();
+            if let Err(e) = socket2::SockRef::from(stream).set_tcp_quickack(true) {
+                tracing::debug!(error = %e, "TCP_QUICKACK not set");
+            }
         }
     }
 
@@ -814,7 +841,7 @@ impl FrameReader {
                     match self.rd.read_buf(&mut self.buf).await {
                         Ok(0) if self.buf.is_empty() => return Ok(None),
                         Ok(0) => return Err(Close::Eof),
-                        Ok(_) => {}
+                        Ok(_) => self.rearm_quick_ack(),
                         Err(e) => return Err(Close::Io(e)),
                     }
                 }
@@ -834,7 +861,7 @@ impl FrameReader {
             self.buf.reserve(4096);
             match self.rd.read_buf(&mut self.buf).await {
                 Ok(0) => return Close::Eof,
-                Ok(_) => {}
+                Ok(_) => self.rearm_quick_ack(),
                 Err(e) => return Close::Io(e),
             }
         }

@@ -257,6 +257,7 @@ pub(crate) const KEYS: &[Key] = &[
     // canal.properties: Sluice's own.
     server("sluice.tcp.maxConnections"),
     server("sluice.tcp.maxConnectionsPerAddress"),
+    server("sluice.tcp.quickAck"),
     server("sluice.tcp.reservedFds"),
     server("sluice.tcp.loginTimeout"),
     server("sluice.tcp.maxFailedLogins"),

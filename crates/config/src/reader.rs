@@ -259,6 +259,7 @@ impl Reader<'_> {
                 d.max_connections_per_address,
                 "expected a number of connections (at least 1)",
             )?,
+            quick_ack: self.bool("sluice.tcp.quickAck", d.quick_ack)?,
         })
     }
 

@@ -44,6 +44,12 @@ pub struct TcpLimits {
     /// connections open at once from one address (IPv6: one /64); more
     /// are closed as soon as they are accepted.
     pub max_connections_per_address: usize,
+    /// `sluice.tcp.quickAck` (default true, Linux): every segment a client
+    /// sends is acknowledged at once rather than by the delayed-ACK timer.
+    /// A client that writes a request's length and body in two sends
+    /// without TCP_NODELAY (canal-python) otherwise waits up to 40 ms per
+    /// request for that ACK (Nagle's algorithm holds the body until then).
+    pub quick_ack: bool,
 }
 
 impl Default for TcpLimits {
@@ -55,6 +61,7 @@ impl Default for TcpLimits {
             max_failed_logins: 5,
             login_backoff_max: Duration::from_secs(30),
             max_connections_per_address: 64,
+            quick_ack: true,
         }
     }
 }

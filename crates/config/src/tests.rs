@@ -212,7 +212,7 @@ fn tcp_limits_default_and_override() {
     write(
         dir.path(),
         "canal.properties",
-        "sluice.tcp.maxConnections = 50\nsluice.tcp.reservedFds = 0\nsluice.tcp.loginTimeout = 2500\nsluice.tcp.maxFailedLogins = 3\nsluice.tcp.loginBackoffMax = 60000\nsluice.tcp.maxConnectionsPerAddress = 5\n",
+        "sluice.tcp.maxConnections = 50\nsluice.tcp.reservedFds = 0\nsluice.tcp.loginTimeout = 2500\nsluice.tcp.maxFailedLogins = 3\nsluice.tcp.loginBackoffMax = 60000\nsluice.tcp.maxConnectionsPerAddress = 5\nsluice.tcp.quickAck = false\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     assert!(server.warnings.is_empty(), "{:?}", server.warnings);
@@ -225,6 +225,7 @@ fn tcp_limits_default_and_override() {
             max_failed_logins: 3,
             login_backoff_max: Duration::from_secs(60),
             max_connections_per_address: 5,
+            quick_ack: false,
         }
     );
 
