@@ -17,9 +17,7 @@
 //! server holds the key of the certificate it presents), or fall back to
 //! plain text in a mode that requires TLS.
 
-use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
@@ -31,59 +29,8 @@ use rustls::{
 use rustls_pki_types::pem::PemObject;
 use rustls_pki_types::{CertificateDer, ServerName, UnixTime};
 
-/// Canal's `sslMode` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SslMode {
-    Disabled,
-    /// TLS when the server offers it, unverified (Canal's and MySQL's default).
-    #[default]
-    Preferred,
-    Required,
-    VerifyCa,
-    VerifyIdentity,
-}
-
-impl SslMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SslMode::Disabled => "DISABLED",
-            SslMode::Preferred => "PREFERRED",
-            SslMode::Required => "REQUIRED",
-            SslMode::VerifyCa => "VERIFY_CA",
-            SslMode::VerifyIdentity => "VERIFY_IDENTITY",
-        }
-    }
-
-    /// Whether the connection must fail rather than continue without TLS.
-    pub fn requires_tls(self) -> bool {
-        !matches!(self, SslMode::Disabled | SslMode::Preferred)
-    }
-}
-
-impl fmt::Display for SslMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for SslMode {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        Ok(match s.to_ascii_uppercase().replace('-', "_").as_str() {
-            "DISABLED" | "DISABLE" | "FALSE" => SslMode::Disabled,
-            "PREFERRED" | "PREFER" => SslMode::Preferred,
-            "REQUIRED" | "REQUIRE" | "TRUE" => SslMode::Required,
-            "VERIFY_CA" => SslMode::VerifyCa,
-            "VERIFY_IDENTITY" | "VERIFY_FULL" => SslMode::VerifyIdentity,
-            _ => {
-                return Err(format!(
-                    "unknown sslMode '{s}': use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY"
-                ))
-            }
-        })
-    }
-}
+/// Canal's `sslMode` values: the configuration's type, used as it is.
+pub use sluice_config::SslMode;
 
 /// TLS options of a source.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

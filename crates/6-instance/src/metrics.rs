@@ -137,10 +137,7 @@ pub fn now_ms() -> i64 {
 /// Canal's `canal_instance_store` gauge: the store's batch mode and size
 /// as labels.
 pub fn store_info(destination: &str, config: &sluice_store::StoreConfig) {
-    let mode = match config.batch_mode {
-        sluice_store::BatchMode::MemSize => "MEMSIZE",
-        sluice_store::BatchMode::ItemSize => "ITEMSIZE",
-    };
+    let mode = config.batch_mode.as_str();
     gauge!(
         "canal_instance_store",
         "destination" => destination.to_string(),

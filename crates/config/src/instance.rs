@@ -14,21 +14,81 @@ use crate::server::ServerConfig;
 use crate::snapshot::{on_purged, snapshot_settings, OnPurged, SnapshotSettings};
 use crate::{read, ConfigError, Properties, Property};
 
-/// `canal.instance.memory.batch.mode`.
+/// How a GET's `fetch_size` limits a batch
+/// (`canal.instance.memory.batch.mode`); the store's own setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BatchMode {
-    MemSize,
+    /// At most `fetch_size` entries.
     ItemSize,
+    /// Entries while their bytes stay within `fetch_size × mem_unit` (at least one).
+    MemSize,
 }
 
-/// TLS to the source (`canal.instance.master.sslMode`), MySQL Connector/J's values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+impl BatchMode {
+    /// Canal's name of the mode.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BatchMode::MemSize => "MEMSIZE",
+            BatchMode::ItemSize => "ITEMSIZE",
+        }
+    }
+}
+
+/// TLS to the source (`canal.instance.master.sslMode`), MySQL Connector/J's
+/// values; the replication client's own setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SslMode {
     Disabled,
+    /// TLS when the server offers it, unverified (Canal's and MySQL's default).
+    #[default]
     Preferred,
     Required,
     VerifyCa,
     VerifyIdentity,
+}
+
+impl SslMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SslMode::Disabled => "DISABLED",
+            SslMode::Preferred => "PREFERRED",
+            SslMode::Required => "REQUIRED",
+            SslMode::VerifyCa => "VERIFY_CA",
+            SslMode::VerifyIdentity => "VERIFY_IDENTITY",
+        }
+    }
+
+    /// Whether the connection must fail rather than continue without TLS.
+    pub fn requires_tls(self) -> bool {
+        !matches!(self, SslMode::Disabled | SslMode::Preferred)
+    }
+}
+
+impl std::fmt::Display for SslMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The spellings a source URL's `sslmode` takes (`sluice tail --source`):
+/// Connector/J's and libpq's names, any case.
+impl std::str::FromStr for SslMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.to_ascii_uppercase().replace('-', "_").as_str() {
+            "DISABLED" | "DISABLE" | "FALSE" => SslMode::Disabled,
+            "PREFERRED" | "PREFER" => SslMode::Preferred,
+            "REQUIRED" | "REQUIRE" | "TRUE" => SslMode::Required,
+            "VERIFY_CA" => SslMode::VerifyCa,
+            "VERIFY_IDENTITY" | "VERIFY_FULL" => SslMode::VerifyIdentity,
+            _ => {
+                return Err(format!(
+                    "unknown sslMode '{s}': use DISABLED, PREFERRED, REQUIRED, VERIFY_CA or VERIFY_IDENTITY"
+                ))
+            }
+        })
+    }
 }
 
 /// The character set of the connections to the source

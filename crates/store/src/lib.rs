@@ -38,14 +38,8 @@ use std::time::Duration;
 use sluice_canal::EntryPosition;
 use tokio::sync::Notify;
 
-/// How a GET's `fetch_size` limits a batch (`canal.instance.memory.batch.mode`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchMode {
-    /// At most `fetch_size` entries.
-    ItemSize,
-    /// Entries while their bytes stay within `fetch_size × mem_unit` (at least one).
-    MemSize,
-}
+/// How a GET's `fetch_size` limits a batch: the configuration's type.
+pub use sluice_config::BatchMode;
 
 #[derive(Debug, Clone)]
 pub struct StoreConfig {

@@ -32,11 +32,9 @@ use sluice_meta::{CursorStore, DestinationMeta, DirLock, LockError, MemoryCursor
 use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
-use sluice_source::tls::{SslMode, TlsOptions};
+use sluice_source::tls::TlsOptions;
 use sluice_source::{FailoverPolicy, RowImages, SourceConfig};
-use sluice_store::{
-    BatchMode, ClientId, Destination, Destinations, EventStore, StoreConfig, StoreMetrics,
-};
+use sluice_store::{ClientId, Destination, Destinations, EventStore, StoreConfig, StoreMetrics};
 use tokio::sync::watch;
 use tracing::Instrument;
 
@@ -313,10 +311,7 @@ impl InstanceManager {
                     .memory_buffer_size
                     .max(1)
                     .saturating_mul(config.memory_buffer_memunit.max(1)),
-                batch_mode: match config.memory_batch_mode {
-                    sluice_config::BatchMode::MemSize => BatchMode::MemSize,
-                    sluice_config::BatchMode::ItemSize => BatchMode::ItemSize,
-                },
+                batch_mode: config.memory_batch_mode,
                 mem_unit: config.memory_buffer_memunit.max(1),
                 ddl_isolation: config.get_ddl_isolation,
                 detach_after: config.slow_client_detach_after,

@@ -54,13 +54,7 @@ pub fn source_connect_options(config: &InstanceConfig) -> Result<ConnectOptions,
         user: config.db_username.clone(),
         password: config.db_password.clone(),
         tls: TlsOptions {
-            mode: match config.ssl_mode {
-                sluice_config::SslMode::Disabled => SslMode::Disabled,
-                sluice_config::SslMode::Preferred => SslMode::Preferred,
-                sluice_config::SslMode::Required => SslMode::Required,
-                sluice_config::SslMode::VerifyCa => SslMode::VerifyCa,
-                sluice_config::SslMode::VerifyIdentity => SslMode::VerifyIdentity,
-            },
+            mode: config.ssl_mode,
             ..Default::default()
         },
         socket: config.master_socket.clone(),
