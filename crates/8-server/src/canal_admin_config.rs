@@ -371,6 +371,9 @@ pub(crate) async fn resolve(config: ServerConfig) -> Result<ServerConfig, Server
         source: Box::new(source),
     })?;
     managed.log_files = config.log_files.clone();
+    // The server stays known to canal-admin as the local file says, even if
+    // canal-admin's file sets canal.register.ip or canal.admin.port.
+    managed.admin_manager = Some(admin);
     tracing::info!(
         manager = %client.addr,
         destinations = ?kept.destinations(),

@@ -4,7 +4,8 @@
 //! (new ones start, changed ones reload, vanished ones stop) within two
 //! polling periods, keeps running when canal-admin is away, starts from the
 //! configuration it kept when canal-admin is down, and says clearly when
-//! canal-admin refuses its password.
+//! canal-admin refuses its password; with ZooKeeper, the destinations it
+//! lists are competed for.
 
 mod common;
 
@@ -16,7 +17,7 @@ use common::client::Client;
 use common::spawn_server;
 use sluice_client::SimpleConnector;
 use sluice_testkit::canal_admin::CanalAdmin;
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
+use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig, ZooKeeperEnsemble};
 
 /// The polling period the tests run with (`sluice.admin.pollInterval`).
 const POLL: Duration = Duration::from_secs(1);
@@ -242,6 +243,53 @@ async fn destinations_follow_canal_admin_and_outlive_its_absence() {
     // canal-admin back: the server polls it again.
     admin.restart().unwrap();
     wait_log(&log, before, "canal-admin answers again", FOLLOW);
+    stop(server);
+}
+
+/// With `canal.zkServers` in canal-admin's file, a destination it lists is
+/// registered and competed for, one it drops is withdrawn.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_zookeeper_the_destinations_canal_admin_lists_are_competed_for() {
+    let ensemble = ZooKeeperEnsemble::start_standalone().unwrap();
+    let db = MariaDb::start(MariaDbConfig::default()).unwrap();
+    db.exec("CREATE DATABASE w; CREATE TABLE w.t (id INT PRIMARY KEY, v TEXT)")
+        .unwrap();
+    let admin = CanalAdmin::start("admin", "s3cret").unwrap();
+    let canal_port = find_free_port().unwrap();
+    admin.set_server_config(&format!(
+        "canal.port = {canal_port}\ncanal.metrics.pull.port = 0\ncanal.register.ip = 127.0.0.1\ncanal.zkServers = {}\n",
+        ensemble.connect_string()
+    ));
+    let conf = tempfile::tempdir().unwrap();
+    let data = conf.path().join("data");
+    write_local_conf(
+        conf.path(),
+        &admin,
+        "s3cret",
+        find_free_port().unwrap(),
+        &data,
+    );
+    let log = conf.path().join("server.log");
+    let addr = format!("127.0.0.1:{canal_port}");
+    let server = spawn_server(conf.path(), &log);
+    wait_log(
+        &log,
+        0,
+        "competing for the destinations in ZooKeeper",
+        FOLLOW,
+    );
+    assert!(!serves(&addr, "example").await);
+
+    admin.set_instance("example", &instance(db.port(), r"w\\..*"));
+    wait_log(&log, 0, "new destination: competing for it", FOLLOW);
+    wait_serving(&addr, "example", true, Duration::from_secs(15)).await;
+    let mut client = Client::connect(&addr, 1, "").await;
+    insert(&db, 0..3);
+    assert_eq!(ids(&client.take(3).await), vec![0, 1, 2]);
+
+    admin.remove_instance("example");
+    wait_log(&log, 0, "withdrawing the destination", FOLLOW);
+    wait_serving(&addr, "example", false, FOLLOW).await;
     stop(server);
 }
 
