@@ -81,6 +81,10 @@ pub enum ServerError {
         #[source]
         source: tokio::task::JoinError,
     },
+    /// The configuration could not be had from canal-admin
+    /// (`canal.admin.manager`), nor from the copy kept of it.
+    #[error("{0}")]
+    CanalAdmin(String),
     /// ZooKeeper meta is selected without ZooKeeper servers.
     #[error("canal.instance.global.spring.xml selects ZooKeeper meta (default-instance.xml) but canal.zkServers is empty")]
     ZooKeeperMetaWithoutServers,

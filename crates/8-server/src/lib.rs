@@ -29,6 +29,7 @@
 
 mod admin_api;
 pub mod admin_api_client;
+mod canal_admin_config;
 mod canal_admin_port;
 pub mod change_stream;
 mod commands;

@@ -83,6 +83,8 @@ impl Server {
     /// second server started by mistake fails before it reads any source or
     /// file.
     pub async fn start(config: ServerConfig) -> Result<Server, ServerError> {
+        // With canal.admin.manager the configuration is canal-admin's.
+        let config = crate::canal_admin_config::resolve(config).await?;
         apply_process_settings(&config);
         // Checked before anything starts: a broker the server cannot use,
         // or a client configuration it refuses, fails here.
@@ -500,14 +502,26 @@ fn start_supervision(
     manager: &Arc<InstanceManager>,
     stop_rx: watch::Receiver<bool>,
 ) -> Supervision {
+    // With canal-admin, its poller feeds the scanned folder (and scans it
+    // itself when no elections do).
+    let admin_poller = crate::canal_admin_config::poller(manager, ha.is_none(), stop_rx.clone());
     match ha {
-        None => Supervision::Scan(tokio::spawn(manager.clone().scan_loop(stop_rx))),
+        None => Supervision::Scan(match admin_poller {
+            Some(poller) => tokio::spawn(poller),
+            None => tokio::spawn(manager.clone().scan_loop(stop_rx)),
+        }),
         Some(ha) => {
             tracing::info!(
                 address = ha.address(),
                 "competing for the destinations in ZooKeeper"
             );
-            Supervision::Elections(tokio::spawn(ha.run(manager.clone(), stop_rx)))
+            let elections = ha.run(manager.clone(), stop_rx);
+            Supervision::Elections(tokio::spawn(async move {
+                match admin_poller {
+                    Some(poller) => tokio::join!(elections, poller).0,
+                    None => elections.await,
+                }
+            }))
         }
     }
 }

@@ -95,8 +95,6 @@ const DETECTING: &str =
     "the replication connection's heartbeats and read timeout tell that the source is lost";
 const ROCKETMQ: &str = "RocketMQ's: canal.serverMode = rocketMQ is refused";
 const PULSAR: &str = "Pulsar's: canal.serverMode = pulsarMQ is refused";
-const ADMIN_MANAGER: &str =
-    "the configuration is read from the conf folder, never fetched from canal-admin";
 const ALIYUN: &str = "Alibaba Cloud credentials are not used: brokers log in with the kafka.* or rabbitmq.* settings";
 const STANDBY_PLACE: &str = "the place on the standby is found by GTID";
 const KEY_STORE: &str =
@@ -120,25 +118,13 @@ pub(crate) const KEYS: &[Key] = &[
     server("canal.metrics.pull.port"),
     server("canal.user"),
     server("canal.passwd"),
-    server_unsupported("canal.admin.manager", ADMIN_MANAGER, &[]),
+    server("canal.admin.manager"),
     server("canal.admin.port"),
     server("canal.admin.user"),
     server("canal.admin.passwd"),
-    server_unsupported(
-        "canal.admin.register.auto",
-        "the server does not register with canal-admin: canal-admin reaches it on canal.admin.port",
-        &["false"],
-    ),
-    server_unsupported(
-        "canal.admin.register.cluster",
-        "the server does not register with canal-admin",
-        &[],
-    ),
-    server_unsupported(
-        "canal.admin.register.name",
-        "the server does not register with canal-admin",
-        &[],
-    ),
+    server("canal.admin.register.auto"),
+    server("canal.admin.register.cluster"),
+    server("canal.admin.register.name"),
     server("canal.zkServers"),
     server("canal.zookeeper.flush.period"),
     server("canal.zookeeper.ha.delay"),
@@ -168,11 +154,15 @@ pub(crate) const KEYS: &[Key] = &[
     server_unsupported("canal.instance.tsdb.spring.xml", TSDB, &[]),
     server_unsupported(
         "canal.instance.global.mode",
-        "destinations are always read from the conf folder (spring)",
-        &["spring"],
+        "destinations are read from the conf folder (spring) or, with canal.admin.manager, from canal-admin",
+        &["spring", "manager"],
     ),
     server("canal.instance.global.lazy"),
-    server_unsupported("canal.instance.global.manager.address", ADMIN_MANAGER, &[]),
+    server_unsupported(
+        "canal.instance.global.manager.address",
+        "destinations come from the conf folder or, with canal.admin.manager, from that canal-admin",
+        &[],
+    ),
     server("canal.instance.global.spring.xml"),
     server_unsupported("canal.aliyun.accessKey", ALIYUN, &[]),
     server_unsupported("canal.aliyun.secretKey", ALIYUN, &[]),
@@ -262,6 +252,7 @@ pub(crate) const KEYS: &[Key] = &[
     server("sluice.tcp.loginTimeout"),
     server("sluice.tcp.maxFailedLogins"),
     server("sluice.tcp.loginBackoffMax"),
+    server("sluice.admin.pollInterval"),
     server("sluice.admin.http.port"),
     server("sluice.admin.http.host"),
     server("sluice.admin.http.token"),

@@ -8,6 +8,7 @@
 //! error that names the file, line, key and what is expected.
 
 mod admin;
+mod canal_admin;
 mod field_rules;
 mod instance;
 mod keys;
@@ -22,6 +23,7 @@ mod tcp;
 use std::path::{Path, PathBuf};
 
 pub use admin::{is_loopback_host, AdminHttpConfig, AdminTcpConfig};
+pub use canal_admin::AdminManagerConfig;
 pub use field_rules::{parse_field_rules, FieldRule};
 pub use instance::{BatchMode, ConnectionCharset, InstanceConfig, SslMode};
 pub use keys::{rabbitmq_property, OLD_RABBITMQ_KEYS};

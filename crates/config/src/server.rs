@@ -117,6 +117,9 @@ pub struct ServerConfig {
     pub conf_dir: PathBuf,
     pub auto_scan: bool,
     pub auto_scan_interval: Duration,
+    /// `canal.admin.manager` and its keys: the configuration comes from
+    /// canal-admin (see [`ServerConfig::load_managed`]).
+    pub admin_manager: Option<crate::AdminManagerConfig>,
     /// `canal.auto.reset.latest.pos.mode` (default false): a destination
     /// whose binlog position is purged skips to the end, unless its
     /// `sluice.instance.onPurged` says otherwise.
@@ -285,6 +288,7 @@ impl ServerConfig {
             destinations: storage.destinations,
             auto_scan: storage.auto_scan,
             auto_scan_interval: storage.auto_scan_interval,
+            admin_manager: crate::canal_admin::admin_manager(&r)?,
             auto_reset_latest_pos_mode: storage.auto_reset_latest_pos_mode,
             server_mode: mode.server_mode,
             mq: mode.mq,

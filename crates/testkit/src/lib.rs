@@ -33,7 +33,8 @@
 //! ([`RabbitMq`]), the [`redis`] and [`nats`] modules Redis and NATS
 //! JetStream servers; the [`python`] module makes virtualenvs with the
 //! official Canal Python client or a Kafka client for tests that run them
-//! against Sluice.
+//! against Sluice; the [`canal_admin`] module serves a stand-in for
+//! canal-admin's configuration API.
 //!
 //! Cleanup: dropping a [`MariaDb`] stops the server and deletes its datadir. If the
 //! test process dies instead, the kernel kills its servers (Linux
@@ -49,6 +50,7 @@
 
 pub mod bench_binlog;
 pub mod bench_docs;
+pub mod canal_admin;
 mod config;
 pub mod corpus;
 mod daemon;
