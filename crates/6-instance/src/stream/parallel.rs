@@ -34,6 +34,13 @@ use crate::encode_pool::{Built, EncodePool};
 /// encoding, small enough to keep the threads busy and memory low.
 pub(super) const CHUNK_BYTES: usize = 256 * 1024;
 
+/// A chunk is also sent at the first transaction end after this many
+/// items, whatever their bytes: transactions whose rows the filter drops
+/// still leave their BEGIN, COMMIT and end, and a stream of nothing else
+/// (a busy table nobody selected) must not gather them without bound
+/// while the source keeps the stream busy.
+pub(super) const CHUNK_ITEMS: usize = 4096;
+
 /// Chunks sent to one encoder and not yet written.
 const MAX_IN_FLIGHT_PER_ENCODER: usize = 3;
 
@@ -188,7 +195,7 @@ impl Pending {
     }
 
     pub(super) fn is_full(&self) -> bool {
-        self.bytes >= CHUNK_BYTES
+        self.bytes >= CHUNK_BYTES || self.items.len() >= CHUNK_ITEMS
     }
 }
 
@@ -494,5 +501,49 @@ where
         self.pending.drop_open_transaction();
         self.pool.dispatch(&mut self.pending, sink).await?;
         self.pool.drain(sink).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a transaction whose rows were all filtered out leaves: its
+    /// BEGIN and COMMIT, and its end.
+    fn push_filtered_transaction(pending: &mut Pending, n: u64) {
+        let txn = Arc::new(TransactionState::default());
+        let file: Arc<str> = Arc::from("binlog.000001");
+        for (offset, kind) in [
+            (n * 100, OwnedKind::Begin { thread_id: None }),
+            (n * 100 + 50, OwnedKind::Commit { xid: Some(n) }),
+        ] {
+            pending.items.push(Item::Change(OwnedChange {
+                file: file.clone(),
+                offset,
+                next_offset: offset + 50,
+                server_id: 1,
+                timestamp: 0,
+                txn: txn.clone(),
+                kind,
+            }));
+        }
+        pending.push_end("binlog.000001", n * 100 + 50);
+    }
+
+    #[test]
+    fn transactions_without_rows_fill_a_chunk_too() {
+        let mut pending = Pending::default();
+        let mut ends = 0;
+        while !pending.is_full() {
+            push_filtered_transaction(&mut pending, ends);
+            ends += 1;
+            assert!(
+                ends < 10_000,
+                "a chunk of row-less transactions never filled"
+            );
+        }
+        assert_eq!(pending.bytes, 0);
+        assert!(pending.items.len() >= CHUNK_ITEMS);
+        assert!(pending.items.len() < CHUNK_ITEMS + 3);
     }
 }
