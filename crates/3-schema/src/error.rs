@@ -1,7 +1,7 @@
 //! The errors of schema tracking. Every error that concerns a table names it
 //! and, where one applies, the binlog position; none carries a secret.
 
-use crate::parser::ParseError;
+use crate::fallback_parser::ParseError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SchemaError {

@@ -1,7 +1,7 @@
 //! sqlparser's tree mapped to a [`DdlStatement`]: the statements and ALTER
 //! TABLE operations this crate follows, with column definitions, keys and
 //! table options rendered back to SQL and read by the hand-written
-//! [`parser`](crate::parser)'s element rules, so both readers give one
+//! [`parser`](crate::fallback_parser)'s element rules, so both readers give one
 //! meaning to each clause. Any form not mapped here is an error, and the
 //! caller falls back to the hand-written parser.
 
@@ -13,10 +13,10 @@ use sqlparser::ast::{
 use sqlparser::dialect::MySqlDialect;
 
 use crate::ddl::*;
-use crate::lexer::LexOptions;
-use crate::parser::{
+use crate::fallback_parser::{
     parse_column_definition, parse_create_element, parse_table_options, ParseError,
 };
+use crate::lexer::LexOptions;
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError {

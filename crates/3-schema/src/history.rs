@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::catalog::{Catalog, Delta};
 use crate::error::{Result, SchemaError};
-use crate::parse::ParsedBy;
 use crate::position::BinlogPosition;
+use crate::read_ddl::ParsedBy;
 
 /// Where a repaired table definition came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

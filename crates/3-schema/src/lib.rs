@@ -12,10 +12,10 @@
 //! # Pieces
 //!
 //! - [`model`]: [`TableSchema`], [`ColumnSchema`] — columns in row-image order.
-//! - [`parse`]: statement → [`ddl::DdlStatement`]. Statements that cannot
+//! - [`read_ddl`]: statement → [`ddl::DdlStatement`], the crate's one entry for DDL text. Statements that cannot
 //!   change tables are recognised from their first keyword; the rest go to
 //!   `sqlparser` (MySQL dialect; its tree mapped by `from_sqlparser`) first
-//!   and to the hand-written [`parser`]
+//!   and to the hand-written [`fallback_parser`]
 //!   (over the [`lexer`]) when sqlparser rejects them (partitions, table
 //!   options, MariaDB syntax such as `IF [NOT] EXISTS` in ALTER, `WAIT n`,
 //!   `WITH SYSTEM VERSIONING`, `/*M! */`). `docs/benchmarks.md` has the
@@ -100,14 +100,14 @@ pub mod catalog;
 pub mod collation;
 pub mod ddl;
 pub mod error;
+pub mod fallback_parser;
 mod from_sqlparser;
 pub mod history;
 pub mod lexer;
 pub mod metadata;
 pub mod model;
-pub mod parse;
-pub mod parser;
 pub mod position;
+pub mod read_ddl;
 pub mod redact;
 pub mod select_rows;
 pub mod status_vars;

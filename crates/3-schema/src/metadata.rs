@@ -8,8 +8,8 @@ use crate::ddl::DdlStatement;
 use crate::error::{Result, SchemaError};
 use crate::lexer::LexOptions;
 use crate::model::TableSchema;
-use crate::parse::parse_ddl;
 use crate::position::BinlogPosition;
+use crate::read_ddl::parse_ddl;
 
 /// The live schema of a server, as SHOW statements report it.
 pub trait MetadataSource {

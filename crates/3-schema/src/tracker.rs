@@ -16,8 +16,8 @@ use crate::error::{Result, SchemaError};
 use crate::history::{catalog_at, HistoryRecord, RepairSource, SchemaHistoryStore};
 use crate::lexer::{tokenize, LexOptions, Tok};
 use crate::metadata::{read_catalog, read_table, MetadataSource, TableFilter};
-use crate::parse::ParsedBy;
 use crate::position::BinlogPosition;
+use crate::read_ddl::ParsedBy;
 use crate::redact::redact_with;
 use crate::status_vars::parse_status_vars;
 
@@ -334,7 +334,7 @@ impl SchemaTracker {
         sql: &str,
         status_vars: &[u8],
     ) -> Result<DdlOutcome> {
-        if let Some(kw) = crate::parser::first_keyword(sql) {
+        if let Some(kw) = crate::fallback_parser::first_keyword(sql) {
             if !["CREATE", "ALTER", "DROP", "RENAME", "TRUNCATE"]
                 .iter()
                 .any(|w| w.eq_ignore_ascii_case(kw))

@@ -15,8 +15,8 @@ use sluice_schema::collation::known_collations;
 use sluice_schema::ddl::DdlStatement;
 use sluice_schema::lexer::LexOptions;
 use sluice_schema::model::TableSchema;
-use sluice_schema::parse::parse_ddl;
 use sluice_schema::position::BinlogPosition;
+use sluice_schema::read_ddl::parse_ddl;
 use sluice_testkit::{MariaDb, MariaDbConfig};
 
 /// One column as information_schema reports it, reduced to what we model.

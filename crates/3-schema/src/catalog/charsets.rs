@@ -95,7 +95,7 @@ pub(super) fn resolve_column(t: &TableSchema, c: &ColumnDefinition) -> ColumnSch
         };
         if let Some(n) = ty.text_length {
             let bytes = n.saturating_mul(max_bytes_per_char(&cs) as u64);
-            let class = crate::parser::size_class("text", bytes);
+            let class = crate::fallback_parser::size_class("text", bytes);
             col.sql_type = class.clone();
             col.data_type = class;
         }
@@ -120,7 +120,7 @@ pub(super) fn resize_text(c: &mut ColumnSchema, new_charset: &str) {
     let old = c.charset.as_deref().map(max_bytes_per_char).unwrap_or(1) as u64;
     let chars = max_bytes / old.max(1);
     let bytes = chars.saturating_mul(max_bytes_per_char(new_charset) as u64);
-    let class = crate::parser::size_class("text", bytes);
+    let class = crate::fallback_parser::size_class("text", bytes);
     c.sql_type = class.clone();
     c.data_type = class;
 }

@@ -2,7 +2,7 @@
 //! and the rules that turn a parsed DDL statement into changes of it
 //! (character set resolution, key maintenance, column positions). Changes
 //! are computed as [`Delta`]s first and then applied, so the history can
-//! replay them exactly. It never parses SQL itself (see [`crate::parse`])
+//! replay them exactly. It never parses SQL itself (see [`crate::read_ddl`])
 //! and never talks to a server.
 //!
 //! Here: the catalog, [`Delta`]s and the plan of each statement; in
@@ -18,8 +18,8 @@ use crate::ddl::*;
 use crate::error::{Result, SchemaError};
 use crate::lexer::LexOptions;
 use crate::model::*;
-use crate::parse::{parse_ddl, ParsedBy};
 use crate::position::BinlogPosition;
+use crate::read_ddl::{parse_ddl, ParsedBy};
 use charsets::{resolve_charset, resolve_column};
 use table_edits::{
     add_column, add_key, add_system_versioning, change_column, column_keys, convert_charset,

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use sluice_schema::ddl::DdlStatement;
 use sluice_schema::lexer::LexOptions;
-use sluice_schema::parse::{with_fallback, with_sqlparser};
+use sluice_schema::read_ddl::{with_fallback, with_sqlparser};
 
 pub fn corpus_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/ddl-corpus")

@@ -2,12 +2,12 @@
 //! DDL text: statements that cannot change tables are recognised from their
 //! first keyword; the rest go to `sqlparser` (MySQL dialect; its tree is
 //! mapped in `from_sqlparser`) first and to the hand-written
-//! [`parser`](crate::parser) when sqlparser rejects them or produces a form
+//! [`parser`](crate::fallback_parser) when sqlparser rejects them or produces a form
 //! this crate does not map. Nothing here applies changes.
 
 use crate::ddl::*;
+use crate::fallback_parser::{first_keyword, parse_statement, ParseError};
 use crate::lexer::LexOptions;
-use crate::parser::{first_keyword, parse_statement, ParseError};
 
 pub use crate::from_sqlparser::with_sqlparser;
 
