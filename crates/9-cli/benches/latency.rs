@@ -113,17 +113,9 @@ fn binlog_end(db: &MariaDb) -> (String, u64) {
     (file, pos)
 }
 
-fn write_conf(
-    dir: &Path,
-    db: &MariaDb,
-    port: u16,
-    destination: &str,
-    table: &str,
-    cursors: Cursors,
-    zk: &str,
-    quick_ack: bool,
-) {
-    let meta = match cursors {
+/// The `canal.properties` lines that keep cursors as `cursors` says.
+fn cursor_lines(cursors: Cursors, zk: &str) -> String {
+    match cursors {
         Cursors::File => {
             "canal.instance.global.spring.xml = classpath:spring/file-instance.xml\n".to_string()
         }
@@ -135,12 +127,23 @@ fn write_conf(
              canal.instance.global.spring.xml = classpath:spring/default-instance.xml\n\
              canal.zookeeper.ha.delay = 0\n"
         ),
-    };
+    }
+}
+
+/// Writes the configuration folder: `server_lines` go into
+/// `canal.properties` beside the port and the destination.
+fn write_conf(
+    dir: &Path,
+    db: &MariaDb,
+    port: u16,
+    destination: &str,
+    table: &str,
+    server_lines: &str,
+) {
     std::fs::write(
         dir.join("canal.properties"),
         format!(
-            "canal.port = {port}\ncanal.destinations = {destination}\ncanal.auto.scan = false\n\
-             sluice.tcp.quickAck = {quick_ack}\n{meta}"
+            "canal.port = {port}\ncanal.destinations = {destination}\ncanal.auto.scan = false\n{server_lines}"
         ),
     )
     .expect("write canal.properties");
@@ -270,16 +273,11 @@ fn run_sluice(
         Client::Rust => true,
         Client::CanalPython { quick_ack, .. } => *quick_ack,
     };
-    write_conf(
-        conf.path(),
-        db,
-        port,
-        &destination,
-        &table,
-        cursors,
-        zk,
-        quick_ack,
+    let server_lines = format!(
+        "sluice.tcp.quickAck = {quick_ack}\n{}",
+        cursor_lines(cursors, zk)
     );
+    write_conf(conf.path(), db, port, &destination, &table, &server_lines);
     let mut server = spawn_server(conf.path());
     let pid = server.id();
     let n = rate * secs;
