@@ -1,11 +1,12 @@
 //! The web console of the admin API in a real browser: a `sluice server`
-//! process with a token reads a private MariaDB while rows are written,
-//! and a Canal client reads them, and `python/console_check.py` drives headless Chromium (Debian's
-//! `chromium` and `chromium-driver`, through Selenium from PyPI in
-//! `target/tmp/selenium-venv`) over the page: sign in, the destination and
-//! its moving read position and lag sparkline, the client's cursor, stop,
-//! a cursor reset (refused without the confirmation, then done) and start
-//! by the buttons, a refused release and a wrong token. Its screenshots go to
+//! process with a token reads a private MariaDB while rows are written and
+//! a Canal client reads them, and `python/console_check.py` drives headless
+//! Chromium (Debian's `chromium` and `chromium-driver`, through Selenium
+//! from PyPI in `target/tmp/selenium-venv`) over the page: sign in, the
+//! destination and its moving read position and lag sparkline, the
+//! client's cursor, stop, a cursor reset (refused without the confirmation,
+//! then done) and start by the buttons, a snapshot of a named table with
+//! its progress, a refused release and a wrong token. Its screenshots go to
 //! `target/tmp/console-screenshots` (the path is printed).
 
 mod common;

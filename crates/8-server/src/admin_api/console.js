@@ -91,7 +91,7 @@ function card(name) {
     const tables = node.querySelector(".snapshot-tables").value
       .split(/[\s,]+/)
       .filter((t) => t);
-    run(name, "snapshot of " + tables.join(", "), "snapshot", { tables });
+    run(name, "Snapshot of " + tables.join(", "), "snapshot", { tables });
   });
   node.querySelector(".reset-form").addEventListener("submit", (e) => {
     e.preventDefault();

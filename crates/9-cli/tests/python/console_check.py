@@ -6,7 +6,8 @@ Signs in with the token, finds the destination, waits for its read
 position to move (the caller writes rows meanwhile) and for its lag
 sparkline to hold samples, checks the Canal client's cursor, stops it,
 resets the client's cursor (refused first without the confirmation), starts
-it (checking the state on the page and through the API), reads the message of a refused
+it (checking the state on the page and through the API), asks for a
+snapshot of shop.orders and sees its progress, reads the message of a refused
 release (no ZooKeeper) and of a wrong token. Screenshots go to OUT_DIR.
 Exits non-zero, with the reason, on the first check that fails.
 """
@@ -148,6 +149,15 @@ try:
     )
     print("stopped and started through the buttons", flush=True)
 
+    # A snapshot of a named table, its progress on the page.
+    card().find_element(By.CSS_SELECTOR, ".snapshot-tables").send_keys("shop.orders")
+    card().find_element(By.CSS_SELECTOR, ".snapshot-form button[type=submit]").click()
+    wait.until(lambda d: "Snapshot of shop.orders of " + destination + ": done" in message())
+    WebDriverWait(driver, 60).until(lambda d: "1/1 tables" in text(".snapshot-text"))
+    print("snapshot:", text(".snapshot-text"), flush=True)
+    assert api("/destinations/" + destination)["snapshot"]["tables"] == 1
+    shot(driver, "04-snapshot")
+
     # A refused action shows the API's reason.
     card().find_element(By.CSS_SELECTOR, "button[data-action=release]").click()
     wait.until(ec.alert_is_present())
@@ -156,7 +166,7 @@ try:
     refused = message()
     print("release:", refused, flush=True)
     assert "409" in refused and "ZooKeeper" in refused, refused
-    shot(driver, "04-release-refused")
+    shot(driver, "05-release-refused")
 
     # A wrong token: signed out, the API's reason shown.
     driver.find_element(By.ID, "sign-out").click()
@@ -165,7 +175,7 @@ try:
     wait.until(lambda d: "wrong token" in message())
     print("wrong token:", message(), flush=True)
     assert not driver.find_elements(By.ID, "dest-" + destination)
-    shot(driver, "05-wrong-token")
+    shot(driver, "06-wrong-token")
     print("console check passed", flush=True)
 except Exception:
     try:
