@@ -299,6 +299,15 @@ async function resetCursor(name, node) {
 function signedIn(yes) {
   $("login").hidden = yes;
   $("sign-out").hidden = !yes || !token();
+  $("errors-box").hidden = !yes;
+  if (!yes) {
+    // Nothing of the last session stays on the page.
+    $("server").textContent = "";
+    $("updated").textContent = "";
+    $("errors").replaceChildren();
+    for (const c of cards.values()) c.node.remove();
+    cards.clear();
+  }
 }
 
 function start() {
@@ -323,8 +332,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("sign-out").addEventListener("click", () => {
     sessionStorage.removeItem(TOKEN_KEY);
     stop();
-    for (const c of cards.values()) c.node.remove();
-    cards.clear();
     signedIn(false);
     say("Signed out.");
   });
