@@ -4,7 +4,8 @@
 //! request but `GET /openapi.json` carries `Authorization: Bearer <token>`
 //! when `sluice.admin.http.token` is set (it must be, unless the API listens
 //! on a loopback address). The OpenAPI 3 document it serves, written by
-//! hand, is `admin-openapi.json` beside this file.
+//! hand, is `admin-openapi.json` beside this file. A web console over
+//! this API is served at `/` (see [`console`]).
 //!
 //! Before any of that, [`guard`] refuses what a web page could send: a
 //! `Host` that is not this API's (`421`), an `Origin` not listed in
@@ -46,7 +47,9 @@ use tokio::task::JoinHandle;
 use crate::commands::{CommandError, Commands};
 use crate::ServerError;
 
+mod console;
 mod guard;
+mod history;
 
 /// The OpenAPI 3 document of this API.
 pub const OPENAPI: &str = include_str!("admin-openapi.json");
@@ -60,6 +63,10 @@ struct Admin {
     token: Option<String>,
     /// The Canal TCP server's connections; `None` in MQ mode.
     connections: Option<Arc<Connections>>,
+    /// What the MQ workers do; `None` in TCP mode.
+    mq: Option<Arc<crate::mq::MqStatus>>,
+    /// The last minutes of lag, snapshot progress and failures.
+    history: history::History,
 }
 
 /// Binds the admin API's port: before anything starts, so that a port in
@@ -84,6 +91,7 @@ pub(crate) fn serve(
     config: &AdminHttpConfig,
     commands: Arc<Commands>,
     connections: Option<Arc<Connections>>,
+    mq: Option<Arc<crate::mq::MqStatus>>,
 ) -> (Option<SocketAddr>, JoinHandle<()>) {
     let local = listener.local_addr().ok();
     let admin = Arc::new(Admin {
@@ -91,7 +99,10 @@ pub(crate) fn serve(
         commands,
         token: config.token.as_ref().map(|t| t.expose().to_string()),
         connections,
+        mq,
+        history: history::History::default(),
     });
+    let sampled = admin.clone();
     let guard = Arc::new(guard::Guard::new(config, local));
     let app = router(admin)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
@@ -100,8 +111,13 @@ pub(crate) fn serve(
         tracing::info!(%addr, "serving the admin API (its OpenAPI document at /openapi.json)");
     }
     let task = tokio::spawn(async move {
-        if let Err(error) = axum::serve(listener, app).await {
-            tracing::error!(%error, "the admin API stopped");
+        tokio::select! {
+            served = axum::serve(listener, app) => {
+                if let Err(error) = served {
+                    tracing::error!(%error, "the admin API stopped");
+                }
+            }
+            () = sampled.sample_forever() => {}
         }
     });
     (local, task)
@@ -126,6 +142,7 @@ fn router(admin: Arc<Admin>) -> Router {
         ));
     Router::new()
         .route("/openapi.json", get(openapi))
+        .merge(console::routes())
         .merge(api)
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -243,6 +260,40 @@ impl Admin {
             .map(|c| c.count(destination, client))
     }
 
+    /// Samples every destination's lag and snapshot progress each
+    /// [`history::INTERVAL`], and notes new failures.
+    async fn sample_forever(&self) {
+        let mut tick = tokio::time::interval(history::INTERVAL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let names = self.commands.names();
+            let at = history::now_ms();
+            for name in &names {
+                let lag = self
+                    .manager
+                    .destination_handle(name)
+                    .and_then(|d| d.metrics().and_then(|m| m.lag_ms()))
+                    .map(|ms| ms as f64 / 1000.0);
+                let rows = self
+                    .manager
+                    .snapshot_progress(name)
+                    .filter(|p| !p.tables.is_empty())
+                    .map(|p| p.rows_done());
+                let failure = match self.manager.state(name) {
+                    Some(InstanceState::Failed(e)) => Some(e),
+                    _ => self
+                        .mq
+                        .as_ref()
+                        .and_then(|mq| mq.get(name))
+                        .and_then(|w| w.error.map(|e| format!("MQ worker {}: {e}", w.state))),
+                };
+                self.history.record(name, at, lag, rows, failure.as_deref());
+            }
+            self.history.keep_only(&names);
+        }
+    }
+
     /// What the API shows of a destination.
     async fn describe(&self, destination: &str) -> Result<Value, ApiError> {
         let state = self.manager.state(destination);
@@ -343,13 +394,28 @@ impl Admin {
                 "lag_seconds": lag,
             },
             "clients": clients,
-            "snapshot": self.manager.snapshot_progress(destination).filter(|p| !p.tables.is_empty()).map(|p| json!({
-                "tables": p.table_count(),
-                "tables_done": p.tables_done(),
-                "rows_done": p.rows_done(),
-                "rows_estimated": p.rows_estimated().max(p.rows_done()),
-                "finished": p.tables.iter().all(|t| t.done),
-            })),
+            "mq_worker": self.mq.as_ref().map(|mq| match mq.get(destination) {
+                Some(w) => json!(w),
+                None => json!({ "state": "none", "error": null, "since": null }),
+            }),
+            "lag_history": self.history.lag(destination),
+            "snapshot": self.manager.snapshot_progress(destination).filter(|p| !p.tables.is_empty()).map(|p| {
+                let estimated = p.rows_estimated().max(p.rows_done());
+                let finished = p.tables.iter().all(|t| t.done);
+                let (rate, eta) = match finished {
+                    true => (None, None),
+                    false => self.history.snapshot_rate(destination, p.rows_done(), estimated),
+                };
+                json!({
+                    "tables": p.table_count(),
+                    "tables_done": p.tables_done(),
+                    "rows_done": p.rows_done(),
+                    "rows_estimated": estimated,
+                    "finished": finished,
+                    "rows_per_second": rate,
+                    "eta_seconds": eta,
+                })
+            }),
         }))
     }
 }
@@ -359,7 +425,30 @@ async fn list(State(admin): State<Arc<Admin>>) -> Answer {
     for name in admin.commands.names() {
         all.push(admin.describe(&name).await?);
     }
-    Ok(Json(json!({ "destinations": all })))
+    let config = admin.manager.server_config();
+    Ok(Json(json!({
+        "destinations": all,
+        "server": {
+            "version": env!("CARGO_PKG_VERSION"),
+            "mode": server_mode(config.server_mode),
+            "cluster": admin.commands.in_cluster(),
+        },
+        "recent_errors": admin.history.errors(),
+    })))
+}
+
+/// `canal.serverMode` as it is written in canal.properties.
+fn server_mode(mode: sluice_config::ServerMode) -> &'static str {
+    use sluice_config::ServerMode;
+    match mode {
+        ServerMode::Tcp => "tcp",
+        ServerMode::Kafka => "kafka",
+        ServerMode::RocketMq => "rocketMQ",
+        ServerMode::RabbitMq => "rabbitMQ",
+        ServerMode::PulsarMq => "pulsarMQ",
+        ServerMode::Redis => "redis",
+        ServerMode::Nats => "nats",
+    }
 }
 
 async fn show(

@@ -117,6 +117,11 @@ impl Commands {
         self.all_stopped.load(Ordering::Acquire)
     }
 
+    /// Whether this server is one of a ZooKeeper cluster.
+    pub(crate) fn in_cluster(&self) -> bool {
+        self.cluster.is_some()
+    }
+
     /// "running" or "standby" in a cluster, `None` otherwise.
     pub(crate) fn role(&self, destination: &str) -> Option<&'static str> {
         self.cluster.as_ref().map(|c| {

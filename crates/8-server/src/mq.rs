@@ -6,7 +6,7 @@
 //! that stops, is released or reloads.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sluice_config::{InstanceConfig, ServerConfig, ServerMode};
@@ -23,6 +23,52 @@ use crate::ServerError;
 
 /// How long after a failed publisher creation the supervisor tries again.
 const PUBLISHER_RETRY: Duration = Duration::from_secs(10);
+
+/// What each destination's MQ worker is doing, for the admin API: a
+/// destination without an entry has no worker (it does not run here).
+#[derive(Default)]
+pub(crate) struct MqStatus(Mutex<HashMap<String, MqWorkerState>>);
+
+/// One destination's MQ worker.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct MqWorkerState {
+    /// `publishing`, `ended` (its publisher gave up; a new one is made
+    /// when the destination runs again) or `failed` (no publisher could be
+    /// made; tried again every 10 s).
+    pub(crate) state: &'static str,
+    /// Why it ended or failed.
+    pub(crate) error: Option<String>,
+    /// Since when, ms since the epoch.
+    pub(crate) since: u64,
+}
+
+impl MqStatus {
+    fn set(&self, destination: &str, state: &'static str, error: Option<String>) {
+        let since = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        all.insert(
+            destination.to_string(),
+            MqWorkerState {
+                state,
+                error,
+                since,
+            },
+        );
+    }
+
+    fn remove(&self, destination: &str) {
+        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        all.remove(destination);
+    }
+
+    /// The worker of `destination`, if it has one.
+    pub(crate) fn get(&self, destination: &str) -> Option<MqWorkerState> {
+        let all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        all.get(destination).cloned()
+    }
+}
 
 /// Makes the publisher of one destination (its name and routing).
 pub(crate) type PublisherFactory =
@@ -142,6 +188,7 @@ pub(crate) async fn supervise(
     manager: Arc<InstanceManager>,
     factory: PublisherFactory,
     worker: WorkerConfig,
+    status: Arc<MqStatus>,
     mut stop: watch::Receiver<bool>,
 ) {
     let mut workers: HashMap<String, DestinationTask> = HashMap::new();
@@ -160,6 +207,7 @@ pub(crate) async fn supervise(
                     tracing::info!(destination = %name, "stopping its MQ worker");
                     w.stop(&format!("MQ worker of {name}")).await;
                 }
+                status.remove(&name);
             }
         }
         for (name, _) in manager.states() {
@@ -181,6 +229,11 @@ pub(crate) async fn supervise(
                 Ok(r) => r,
                 Err(error) => {
                     tracing::error!(destination = %name, %error, retry_in = ?PUBLISHER_RETRY, "the MQ routing of this destination is not valid; fix its instance.properties");
+                    status.set(
+                        &name,
+                        "failed",
+                        Some(format!("the MQ routing is not valid: {error}")),
+                    );
                     failed.insert(name, Instant::now());
                     continue;
                 }
@@ -189,6 +242,11 @@ pub(crate) async fn supervise(
                 Ok(p) => p,
                 Err(error) => {
                     tracing::error!(destination = %name, %error, retry_in = ?PUBLISHER_RETRY, "cannot create the MQ publisher");
+                    status.set(
+                        &name,
+                        "failed",
+                        Some(format!("cannot create the MQ publisher: {error}")),
+                    );
                     failed.insert(name, Instant::now());
                     continue;
                 }
@@ -196,9 +254,12 @@ pub(crate) async fn supervise(
             failed.remove(&name);
             let run = Worker::new(destination.clone(), router, publisher, worker.clone());
             let task_name = name.clone();
+            let task_status = status.clone();
+            status.set(&name, "publishing", None);
             let task = DestinationTask::spawn(destination, &name, |stop| async move {
                 if let Err(e) = run.run(stop).await {
                     tracing::info!(destination = %task_name, reason = %e, "MQ worker ended");
+                    task_status.set(&task_name, "ended", Some(e.to_string()));
                 }
             });
             tracing::info!(destination = %name, "started its MQ worker");

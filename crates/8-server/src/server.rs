@@ -103,11 +103,13 @@ impl Server {
             manager.clone(),
             cluster_view(ha.as_ref(), &manager)?,
         ));
-        let (admin_addr, admin) = serve_admin_http(admin_listener, &commands, tcp.as_ref());
+        let mq_status = publishers.as_ref().map(|_| Arc::default());
+        let (admin_addr, admin) =
+            serve_admin_http(admin_listener, &commands, tcp.as_ref(), mq_status.clone());
         let (admin_tcp_addr, admin_tcp) = serve_canal_admin(admin_tcp_listener, &commands)?;
         let (stop, stop_rx) = watch::channel(false);
         let (local_addr, tcp) = serve_canal_clients(tcp, &manager)?;
-        let mq = start_mq_workers(publishers, &manager, &stop_rx);
+        let mq = start_mq_workers(publishers, mq_status, &manager, &stop_rx);
         let sink = crate::sink::start(sinks, &manager, &stop_rx);
         let registered_address = ha.as_ref().map(|ha| ha.address().to_string());
         let supervision = start_supervision(ha, &manager, stop_rx);
@@ -428,6 +430,7 @@ fn serve_admin_http(
     listener: Option<TcpListener>,
     commands: &Arc<Commands>,
     tcp: Option<&TcpServer>,
+    mq: Option<Arc<crate::mq::MqStatus>>,
 ) -> (Option<SocketAddr>, Option<JoinHandle<()>>) {
     let Some(listener) = listener else {
         return (None, None);
@@ -436,7 +439,7 @@ fn serve_admin_http(
     match &commands.manager().server_config().admin_http {
         Some(config) => {
             let (addr, task) =
-                crate::admin_api::serve(listener, config, commands.clone(), connections);
+                crate::admin_api::serve(listener, config, commands.clone(), connections, mq);
             (addr, Some(task))
         }
         None => (None, None),
@@ -482,6 +485,7 @@ fn serve_canal_clients(
 /// In MQ mode, starts the workers that publish every destination running here.
 fn start_mq_workers(
     publishers: Option<PublisherFactory>,
+    status: Option<Arc<crate::mq::MqStatus>>,
     manager: &Arc<InstanceManager>,
     stop_rx: &watch::Receiver<bool>,
 ) -> Option<JoinHandle<()>> {
@@ -491,6 +495,7 @@ fn start_mq_workers(
             manager.clone(),
             factory,
             crate::mq::worker_config(manager.server_config()),
+            status.unwrap_or_default(),
             stop_rx.clone(),
         ))
     })

@@ -7,7 +7,9 @@
 //!   name to 127.0.0.1 sends its own name);
 //! * an `Origin` header not listed in `sluice.admin.http.allowOrigins`:
 //!   `403` (a browser sends one with every cross-origin request and every
-//!   POST, and a page cannot leave it out);
+//!   POST, and a page cannot leave it out); the API's own origin, that of
+//!   the `Host` just allowed, is always let through: it is the console
+//!   this API serves;
 //! * a POST without `Content-Type: application/json`: `415` (a form or a
 //!   "simple" cross-origin request cannot set it without a CORS preflight,
 //!   which only the listed origins pass).
@@ -99,6 +101,17 @@ impl Guard {
     }
 }
 
+/// Whether `origin` is `http://` or `https://` and the `Host` of the
+/// request, which [`Guard::host_allowed`] let through: a page this API
+/// served (the console), not one of another site.
+fn same_origin(origin: &str, host: &str) -> bool {
+    let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+    let host = host.trim().to_ascii_lowercase();
+    ["http://", "https://"]
+        .iter()
+        .any(|scheme| origin.strip_prefix(scheme) == Some(host.as_str()))
+}
+
 /// `host[:port]` or `[v6][:port]` as its name (without brackets) and port;
 /// `None` when it is neither.
 fn split_host(value: &str) -> Option<(&str, Option<u16>)> {
@@ -186,7 +199,7 @@ pub(crate) async fn check(
         None => None,
         Some(v) => {
             let origin = String::from_utf8_lossy(v.as_bytes()).into_owned();
-            if !guard.origin_allowed(&origin) {
+            if !guard.origin_allowed(&origin) && !same_origin(&origin, &host) {
                 return refuse(
                     StatusCode::FORBIDDEN,
                     format!(
@@ -307,5 +320,18 @@ mod tests {
         assert!(!g.origin_allowed("http://console.example.com"));
         assert!(!g.origin_allowed("null"));
         assert!(!guard("127.0.0.1", &[], &[]).origin_allowed("http://127.0.0.1:8089"));
+    }
+
+    #[test]
+    fn the_apis_own_origin_is_its_host() {
+        assert!(same_origin("http://127.0.0.1:8089", "127.0.0.1:8089"));
+        assert!(same_origin(
+            "https://Admin.Example.com/",
+            "admin.example.com"
+        ));
+        assert!(!same_origin("http://127.0.0.1:8090", "127.0.0.1:8089"));
+        assert!(!same_origin("http://evil.example", "127.0.0.1:8089"));
+        assert!(!same_origin("null", "127.0.0.1:8089"));
+        assert!(!same_origin("ftp://127.0.0.1:8089", "127.0.0.1:8089"));
     }
 }
