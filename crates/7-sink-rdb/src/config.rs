@@ -120,9 +120,11 @@ pub struct SinkConfig {
     /// `outerAdapters[].key`; `rdb` + its position when absent.
     pub key: String,
     pub target: TargetUrl,
-    /// `threads` (accepted; one connection per worker is used).
+    /// `threads` (accepted; one connection per worker is used: the
+    /// position written with the rows is what makes the sink exactly once).
     pub threads: usize,
-    /// `commitSize`: most rows in one statement (at most 1000 are used).
+    /// `commitSize`: rows per target transaction (closed at the end of the
+    /// source transaction that reaches it).
     pub commit_size: usize,
     pub mappings: Vec<Mapping>,
 }
@@ -496,12 +498,8 @@ pub fn parse_mapping(
             "dbMapping: neither mapAll: true nor targetColumns: no column would be written",
         ));
     }
-    if target_pk.is_empty() && m.concurrent {
-        return Err(err(
-            file,
-            "dbMapping.targetPk is missing while concurrent: true: rows of a table without a key cannot be applied by key; set targetPk",
-        ));
-    }
+    // A keyless mapping is refused when it connects (only the target's
+    // catalog says whether its table has a primary key): TablePlan::new.
     let name = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

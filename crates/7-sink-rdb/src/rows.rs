@@ -124,6 +124,22 @@ pub fn ops_of_entry(
             let plan = &plans[p];
             let image = |cols: &[ColumnView<'_>]| mapped(plan, cols, kind);
             let key_of = |m: &Mapped| -> Result<Vec<Param>, String> { key(plan, m, &origin()) };
+            if plan.key.is_empty() {
+                // A keyless table (see sql::TablePlan): an update is the
+                // delete of the row as it was and the insert of the new one.
+                if event != EventType::Insert && !before.is_empty() {
+                    let (columns, values) = image(&before).into_iter().unzip();
+                    out.push(RowOp {
+                        columns,
+                        values,
+                        ..delete(p, Vec::new(), origin())
+                    });
+                }
+                if event != EventType::Delete {
+                    out.push(upsert(p, image(&after), Vec::new(), origin()));
+                }
+                continue;
+            }
             match event {
                 EventType::Insert => {
                     let a = image(&after);

@@ -31,7 +31,9 @@ pub struct TablePlan {
     /// The quoted target table.
     pub table: String,
     pub columns: Vec<TargetColumn>,
-    /// Target column indexes of the key.
+    /// Target column indexes of the key; empty: a keyless table, whose
+    /// rows are inserted as they come and deleted (and updated) by matching
+    /// every written column, one row at a time.
     pub key: Vec<usize>,
     /// `targetColumns` and `targetPk`: source column → target column index.
     explicit: Vec<(String, usize)>,
@@ -88,10 +90,13 @@ impl TablePlan {
                 key.extend(find(&info.columns, name));
             }
         }
-        if key.is_empty() {
+        // canal-adapter applies a `concurrent` mapping's rows on threads
+        // chosen by key: without a key that cannot keep their order.
+        if key.is_empty() && mapping.concurrent {
             return Err(format!(
-                "{}: dbMapping.targetPk is not set and the target table {table_name} has no primary key: rows cannot be applied by key",
-                mapping.file.display()
+                "{}: mapping {}: concurrent: true needs a key, but dbMapping.targetPk is not set and the target table {table_name} has no primary key; set targetPk, give the table a primary key, or drop concurrent to apply its rows by whole-row match",
+                mapping.file.display(),
+                mapping.name
             ));
         }
         let quote = |s: &str| quote(kind, s);
@@ -184,48 +189,94 @@ pub struct Statement {
 /// Most parameters in one statement (both PostgreSQL and MySQL take 65535).
 const MAX_PARAMS: usize = 30_000;
 
-/// The statements of `ops`, in order: consecutive changes of one kind to
-/// one table (with the same columns) go in one statement while their keys
-/// differ, up to `max_rows` rows, so that no statement touches a row twice
-/// and the order of changes to a row is kept.
+/// How many statements back a change of a `concurrent` mapping may join.
+const REGROUP_WINDOW: usize = 8;
+
+/// The statements of `ops`: changes of one kind to one table (with the
+/// same columns) go in one statement while their keys differ, up to
+/// `max_rows` rows, so that no statement touches a row twice and the order
+/// of changes to a row is kept.
+///
+/// Without `concurrent`, only consecutive changes are joined: the order of
+/// all changes is kept. With `concurrent: true` (canal-adapter's "rows of
+/// different keys are independent", which it applies on parallel threads)
+/// a change may also join an earlier statement of its table and kind when
+/// no statement between touches its key, so that interleaved inserts,
+/// updates and deletes of a table become one upsert and one delete
+/// statement. Changes never move past a change of another table (its
+/// foreign keys may need the order).
 pub fn statements(
     kind: TargetKind,
     plans: &[TablePlan],
     ops: &[RowOp],
     max_rows: usize,
 ) -> Vec<Statement> {
+    struct Group<'a> {
+        plan: usize,
+        kind: OpKind,
+        columns: &'a [usize],
+        keys: HashSet<&'a [Param]>,
+        ops: Vec<&'a RowOp>,
+        limit: usize,
+    }
     let mut out = Vec::new();
-    let mut start = 0;
-    while start < ops.len() {
-        let first = &ops[start];
-        let plan = &plans[first.plan];
-        let width = if first.kind == OpKind::Upsert {
-            first.columns.len()
+    // The statements of the current run of one table's changes.
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let flush = |groups: &mut Vec<Group<'_>>, out: &mut Vec<Statement>| {
+        for g in groups.drain(..) {
+            let plan = &plans[g.plan];
+            out.push(match g.kind {
+                OpKind::Upsert => upsert(kind, plan, &g.ops),
+                OpKind::Delete => delete(kind, plan, &g.ops),
+            });
+        }
+    };
+    for op in ops {
+        if groups.first().is_some_and(|g| g.plan != op.plan) {
+            flush(&mut groups, &mut out);
+        }
+        let plan = &plans[op.plan];
+        let window = if plan.mapping.concurrent {
+            REGROUP_WINDOW
+        } else {
+            1
+        };
+        // Keyless rows: inserts join, each delete is a statement of its own.
+        let keyless = plan.key.is_empty();
+        let mut joined = false;
+        for g in groups.iter_mut().rev().take(window) {
+            if keyless && op.kind == OpKind::Delete {
+                break;
+            }
+            if !keyless && g.keys.contains(op.key.as_slice()) {
+                break;
+            }
+            if g.kind == op.kind && g.columns == op.columns.as_slice() && g.ops.len() < g.limit {
+                g.keys.insert(&op.key);
+                g.ops.push(op);
+                joined = true;
+                break;
+            }
+        }
+        if joined {
+            continue;
+        }
+        let width = if op.kind == OpKind::Upsert {
+            op.columns.len()
         } else {
             plan.key.len()
         }
         .max(1);
-        let limit = max_rows.max(1).min((MAX_PARAMS / width).max(1));
-        let mut keys: HashSet<&[Param]> = HashSet::new();
-        let mut end = start;
-        while end < ops.len() && end - start < limit {
-            let op = &ops[end];
-            if op.plan != first.plan
-                || op.kind != first.kind
-                || op.columns != first.columns
-                || !keys.insert(&op.key)
-            {
-                break;
-            }
-            end += 1;
-        }
-        let run = &ops[start..end];
-        out.push(match first.kind {
-            OpKind::Upsert => upsert(kind, plan, run),
-            OpKind::Delete => delete(kind, plan, run),
+        groups.push(Group {
+            plan: op.plan,
+            kind: op.kind,
+            columns: &op.columns,
+            keys: HashSet::from([op.key.as_slice()]),
+            ops: vec![op],
+            limit: max_rows.max(1).min((MAX_PARAMS / width).max(1)),
         });
-        start = end;
     }
+    flush(&mut groups, &mut out);
     out
 }
 
@@ -274,7 +325,7 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-fn upsert(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
+fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
     let cols = &run[0].columns;
     let names: Vec<String> = cols
         .iter()
@@ -300,6 +351,8 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
         .map(|(_, n)| n)
         .collect();
     match kind {
+        // A keyless table: rows are inserted as they come.
+        _ if plan.key.is_empty() => {}
         TargetKind::Postgres => {
             let key: Vec<String> = plan
                 .key
@@ -338,7 +391,10 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
     }
 }
 
-fn delete(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
+fn delete(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
+    if plan.key.is_empty() {
+        return delete_matching(kind, plan, run[0]);
+    }
     let key: Vec<String> = plan
         .key
         .iter()
@@ -374,6 +430,44 @@ fn delete(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
         params,
         origin: run[0].origin.clone(),
         rows: run.len(),
+    }
+}
+
+/// The delete of one row of a keyless table: the first row equal to the
+/// row's image in every written column (NULL equal to NULL). Duplicates of
+/// a row are alike, so which one goes does not matter.
+fn delete_matching(kind: TargetKind, plan: &TablePlan, op: &RowOp) -> Statement {
+    let mut conditions = String::new();
+    let mut params = Vec::with_capacity(op.columns.len());
+    for (c, (&i, v)) in op.columns.iter().zip(&op.values).enumerate() {
+        if c > 0 {
+            conditions.push_str(" AND ");
+        }
+        let column = &plan.columns[i];
+        conditions.push_str(&quote(kind, &column.name));
+        conditions.push_str(match kind {
+            TargetKind::Postgres => " IS NOT DISTINCT FROM ",
+            TargetKind::MySql => " <=> ",
+        });
+        params.push(param(kind, column, v));
+        placeholder(kind, params.len(), column, &mut conditions);
+    }
+    if conditions.is_empty() {
+        conditions.push_str("TRUE");
+    }
+    let sql = match kind {
+        // PostgreSQL's DELETE has no LIMIT: the row is picked by its ctid.
+        TargetKind::Postgres => format!(
+            "DELETE FROM {0} WHERE ctid = (SELECT ctid FROM {0} WHERE {conditions} LIMIT 1)",
+            plan.table
+        ),
+        TargetKind::MySql => format!("DELETE FROM {} WHERE {conditions} LIMIT 1", plan.table),
+    };
+    Statement {
+        sql,
+        params,
+        origin: op.origin.clone(),
+        rows: 1,
     }
 }
 

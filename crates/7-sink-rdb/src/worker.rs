@@ -37,6 +37,11 @@ const FETCH_SIZE: usize = 1000;
 /// How long a get waits for a full batch.
 const GET_WAIT: Duration = Duration::from_millis(100);
 
+/// Most rows in one statement (a run of changes to one table is cut into
+/// statements of this many): keeps each statement's text and parameters
+/// within a few hundred kilobytes.
+const MAX_STATEMENT_ROWS: usize = 1000;
+
 /// Pause after an empty get.
 const EMPTY_PAUSE: Duration = Duration::from_millis(50);
 
@@ -277,7 +282,10 @@ impl SinkWorker {
         }
     }
 
-    /// Applies `entries` (whole transactions) in one target transaction.
+    /// Applies `entries` (whole transactions): in target transactions of
+    /// about `commitSize` rows each, cut only between source transactions
+    /// (one source transaction is never split, whatever its size), each
+    /// with the position of its last entry.
     async fn apply(
         &self,
         target: &mut Target,
@@ -288,9 +296,11 @@ impl SinkWorker {
         let kind = target.kind();
         let mut ops = Vec::new();
         let mut last: Option<Position> = None;
+        let mut in_transaction = false;
         for e in entries {
             ops_of_entry(e, plans, applied, kind, &mut ops)?;
-            if let (_, Some(p)) = boundary(e)? {
+            let (b, position) = boundary(e)?;
+            if let Some(p) = position {
                 let gtid = if p.gtid.is_empty() {
                     last.as_ref().map(|l| l.gtid.clone()).unwrap_or_default()
                 } else {
@@ -298,10 +308,33 @@ impl SinkWorker {
                 };
                 last = Some(Position { gtid, ..p });
             }
+            match b {
+                Boundary::Begin => in_transaction = true,
+                Boundary::End => in_transaction = false,
+                Boundary::Other => {}
+            }
+            if !in_transaction && ops.len() >= self.config.commit_size {
+                self.commit(target, plans, applied, std::mem::take(&mut ops), &last)
+                    .await?;
+            }
         }
+        self.commit(target, plans, applied, ops, &last).await
+    }
+
+    /// One target transaction: `ops`, and `last` as the position of every
+    /// mapping it moves forward.
+    async fn commit(
+        &self,
+        target: &mut Target,
+        plans: &[TablePlan],
+        applied: &mut [Option<Position>],
+        ops: Vec<crate::sql::RowOp>,
+        last: &Option<Position>,
+    ) -> Result<(), String> {
+        let kind = target.kind();
         // Positions only move forward: entries given again after a restart
         // were skipped and do not move them back. Snapshot rows carry none.
-        let moved: Vec<usize> = match &last {
+        let moved: Vec<usize> = match last {
             Some(last) => (0..plans.len())
                 .filter(|&i| last.is_after(applied[i].as_ref()))
                 .collect(),
@@ -310,7 +343,7 @@ impl SinkWorker {
         if moved.is_empty() && ops.is_empty() {
             return Ok(());
         }
-        let offsets: Vec<(String, Position)> = match &last {
+        let offsets: Vec<(String, Position)> = match last {
             Some(last) => moved
                 .iter()
                 .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
@@ -323,10 +356,9 @@ impl SinkWorker {
             .map(|(p, a)| (p.mapping.name.clone(), a.clone()))
             .collect();
         let rows = ops.len();
-        let max_rows = self.config.commit_size.min(1000);
         target
             .apply(
-                statements(kind, plans, &ops, max_rows),
+                statements(kind, plans, &ops, MAX_STATEMENT_ROWS),
                 &self.config.name(),
                 &offsets,
                 &expected,
