@@ -15,5 +15,5 @@ pub mod target;
 pub mod value;
 pub mod worker;
 
-pub use config::{load, AdapterConf, AdapterConfigError, SinkConfig, TargetKind};
+pub use config::{load, AdapterConf, AdapterConfigError, SchemaChanges, SinkConfig, TargetKind};
 pub use worker::{SinkWorker, DEFAULT_CLIENT_ID};

@@ -471,5 +471,63 @@ fn delete_matching(kind: TargetKind, plan: &TablePlan, op: &RowOp) -> Statement 
     }
 }
 
+/// The target type of a column added to a source table, from Canal's
+/// `mysqlType` of it: the same type for MariaDB/MySQL, the nearest one for
+/// PostgreSQL (as the type table in the README maps them). `None` when the
+/// text is not a type name (it goes into an `ALTER TABLE` as written).
+pub fn nearest_type(kind: TargetKind, mysql_type: &str) -> Option<String> {
+    let t = mysql_type.trim().to_ascii_lowercase();
+    // A type is a name, an optional (…) of numbers or quoted labels, and
+    // words such as `unsigned`: nothing that could end the statement.
+    let safe = !t.is_empty()
+        && !t.contains(';')
+        && !t.contains("--")
+        && !t.contains("/*")
+        && t.chars().filter(|&c| c == '(').count() <= 1;
+    if !safe {
+        return None;
+    }
+    if kind == TargetKind::MySql {
+        return Some(t);
+    }
+    let (name, rest) = t.split_at(
+        t.find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(t.len()),
+    );
+    let args = rest
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .map(|(a, _)| a.trim())
+        .filter(|a| {
+            a.chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == ' ')
+        });
+    let unsigned = rest.contains("unsigned");
+    let with = |base: &str| match args {
+        Some(a) if !a.is_empty() => format!("{base}({a})"),
+        _ => base.to_string(),
+    };
+    Some(match name {
+        "tinyint" | "smallint" | "year" => "smallint".into(),
+        "mediumint" => "integer".into(),
+        "int" | "integer" if unsigned => "bigint".into(),
+        "int" | "integer" => "integer".into(),
+        "bigint" if unsigned => "numeric(20)".into(),
+        "bigint" => "bigint".into(),
+        "decimal" | "numeric" | "dec" | "fixed" => with("numeric"),
+        "float" => "real".into(),
+        "double" | "real" => "double precision".into(),
+        "char" | "varchar" => with("varchar"),
+        "binary" | "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob" => "bytea".into(),
+        "date" => "date".into(),
+        "time" => with("time"),
+        "datetime" | "timestamp" => with("timestamp"),
+        "json" => "jsonb".into(),
+        "bit" => with("bit"),
+        // text types, enum, set and anything else: its text.
+        _ => "text".into(),
+    })
+}
+
 #[cfg(test)]
 mod tests;

@@ -357,6 +357,33 @@ impl Target {
         }
     }
 
+    /// Adds a column to a target table (`table` quoted), in a transaction of
+    /// its own (MariaDB/MySQL commit DDL anyway).
+    pub async fn add_column(
+        &mut self,
+        table: &str,
+        column: &str,
+        sql_type: &str,
+    ) -> Result<(), String> {
+        let sql = format!(
+            "ALTER TABLE {table} ADD COLUMN {} {sql_type}",
+            quote(self.kind(), column)
+        );
+        let what = |e: String| format!("{sql}: {e}");
+        match self {
+            Target::Postgres(c) => c.batch_execute(&sql).await.map_err(|e| what(pg_error(e))),
+            Target::MySql(c) => {
+                let run = sql.clone();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    c.query_drop(run).map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(what)
+            }
+        }
+    }
+
     /// Runs `statements` and records `offsets` (mapping → position) for
     /// `sink`, all in one transaction. The error names the statement's first
     /// row: its source table and binlog position.

@@ -206,3 +206,22 @@ fn a_concurrent_mapping_of_a_keyless_table_is_refused_naming_the_mapping_and_tab
         .key
         .is_empty());
 }
+
+#[test]
+fn added_columns_get_the_nearest_type() {
+    let pg = |t| nearest_type(TargetKind::Postgres, t).unwrap();
+    assert_eq!(pg("int(11)"), "integer");
+    assert_eq!(pg("int(10) unsigned"), "bigint");
+    assert_eq!(pg("bigint(20) unsigned"), "numeric(20)");
+    assert_eq!(pg("decimal(20,6)"), "numeric(20,6)");
+    assert_eq!(pg("varchar(64)"), "varchar(64)");
+    assert_eq!(pg("datetime(6)"), "timestamp(6)");
+    assert_eq!(pg("enum('a','b')"), "text");
+    assert_eq!(pg("longblob"), "bytea");
+    assert_eq!(pg("bit(8)"), "bit(8)");
+    assert_eq!(
+        nearest_type(TargetKind::MySql, "int(10) unsigned").unwrap(),
+        "int(10) unsigned"
+    );
+    assert_eq!(nearest_type(TargetKind::MySql, "int; DROP TABLE t"), None);
+}
