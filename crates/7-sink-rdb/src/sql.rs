@@ -184,6 +184,10 @@ pub struct Statement {
     /// Its first row's origin.
     pub origin: Origin,
     pub rows: usize,
+    /// PostgreSQL: 0, or the `params` are `rows` rows of this many values
+    /// that go as this many `text[]` parameters, one per column (see
+    /// [`unnest`]).
+    pub arrays: usize,
 }
 
 /// Most parameters in one statement (both PostgreSQL and MySQL take 65535).
@@ -331,18 +335,28 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
         .iter()
         .map(|&i| quote(kind, &plan.columns[i].name))
         .collect();
-    let mut sql = format!("INSERT INTO {} ({}) VALUES ", plan.table, names.join(", "));
+    let mut sql = format!("INSERT INTO {} ({}) ", plan.table, names.join(", "));
     let mut params = Vec::with_capacity(run.len() * cols.len());
-    for (r, op) in run.iter().enumerate() {
-        sql.push_str(if r == 0 { "(" } else { ", (" });
-        for (c, (&i, v)) in cols.iter().zip(&op.values).enumerate() {
-            if c > 0 {
-                sql.push_str(", ");
+    if kind == TargetKind::Postgres {
+        sql.push_str(&unnest(plan, cols));
+        for op in run {
+            for (&i, v) in cols.iter().zip(&op.values) {
+                params.push(param(kind, &plan.columns[i], v));
             }
-            params.push(param(kind, &plan.columns[i], v));
-            placeholder(kind, params.len(), &plan.columns[i], &mut sql);
         }
-        sql.push(')');
+    } else {
+        sql.push_str("VALUES ");
+        for (r, op) in run.iter().enumerate() {
+            sql.push_str(if r == 0 { "(" } else { ", (" });
+            for (c, (&i, v)) in cols.iter().zip(&op.values).enumerate() {
+                if c > 0 {
+                    sql.push_str(", ");
+                }
+                params.push(param(kind, &plan.columns[i], v));
+                placeholder(kind, params.len(), &plan.columns[i], &mut sql);
+            }
+            sql.push(')');
+        }
     }
     let non_key: Vec<&String> = cols
         .iter()
@@ -388,12 +402,69 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
         params,
         origin: run[0].origin.clone(),
         rows: run.len(),
+        arrays: if kind == TargetKind::Postgres {
+            cols.len()
+        } else {
+            0
+        },
     }
+}
+
+/// PostgreSQL: `SELECT …` of the rows given as one `text[]` parameter per
+/// column (`$1` … `$n`), each cast to its column's type. One short
+/// statement whatever the rows, which PostgreSQL plans at once, where a
+/// `VALUES` list of a thousand rows of casts takes it longer to parse and
+/// plan than to write the rows.
+fn unnest(plan: &TablePlan, cols: &[usize]) -> String {
+    let mut select = String::from("SELECT ");
+    let mut arrays = String::new();
+    let mut names = String::new();
+    for (c, &i) in cols.iter().enumerate() {
+        if c > 0 {
+            select.push_str(", ");
+            arrays.push_str(", ");
+            names.push_str(", ");
+        }
+        let column = &plan.columns[i];
+        select.push_str(&match column.class {
+            // Canal gives BIT as a number; bigint → bit(n) keeps its low bits.
+            TargetClass::Bit => format!("u.c{c}::bigint::{}", column.cast),
+            _ => format!("u.c{c}::{}", column.cast),
+        });
+        arrays.push_str(&format!("${}::text[]", c + 1));
+        names.push_str(&format!("c{c}"));
+    }
+    format!("{select} FROM unnest({arrays}) AS u({names})")
 }
 
 fn delete(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
     if plan.key.is_empty() {
         return delete_matching(kind, plan, run[0]);
+    }
+    if kind == TargetKind::Postgres {
+        let key: Vec<String> = plan
+            .key
+            .iter()
+            .map(|&i| quote(kind, &plan.columns[i].name))
+            .collect();
+        let mut params = Vec::with_capacity(run.len() * key.len());
+        for op in run {
+            for (&i, v) in plan.key.iter().zip(&op.key) {
+                params.push(param(kind, &plan.columns[i], v));
+            }
+        }
+        return Statement {
+            sql: format!(
+                "DELETE FROM {} WHERE ({}) IN ({})",
+                plan.table,
+                key.join(", "),
+                unnest(plan, &plan.key)
+            ),
+            params,
+            origin: run[0].origin.clone(),
+            rows: run.len(),
+            arrays: plan.key.len(),
+        };
     }
     let key: Vec<String> = plan
         .key
@@ -430,6 +501,7 @@ fn delete(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
         params,
         origin: run[0].origin.clone(),
         rows: run.len(),
+        arrays: 0,
     }
 }
 
@@ -468,6 +540,7 @@ fn delete_matching(kind: TargetKind, plan: &TablePlan, op: &RowOp) -> Statement 
         params,
         origin: op.origin.clone(),
         rows: 1,
+        arrays: 0,
     }
 }
 

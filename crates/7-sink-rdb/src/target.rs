@@ -464,10 +464,21 @@ impl Target {
                 check(rows)?;
                 for s in &all {
                     let params = pg_params(&s.params);
-                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                        .iter()
-                        .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                    // Rows by column, one text[] each.
+                    let columns: Vec<Vec<Option<String>>> = (0..s.arrays)
+                        .map(|c| params.iter().skip(c).step_by(s.arrays).cloned().collect())
                         .collect();
+                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = if s.arrays > 0 {
+                        columns
+                            .iter()
+                            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                            .collect()
+                    } else {
+                        params
+                            .iter()
+                            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                            .collect()
+                    };
                     tx.execute(s.sql.as_str(), &refs)
                         .await
                         .map_err(|e| fail(s, pg_error(e)))?;
@@ -522,5 +533,6 @@ fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &Position) -
         ],
         origin: Origin::default(),
         rows: 0,
+        arrays: 0,
     }
 }

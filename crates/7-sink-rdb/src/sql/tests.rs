@@ -73,13 +73,15 @@ fn rows_with_distinct_keys_share_a_statement_and_a_repeated_key_starts_another()
     assert_eq!(rows, [2, 1, 2]);
     assert_eq!(
         s[0].sql,
-        "INSERT INTO \"public\".\"t\" (\"id\", \"b\", \"f\") VALUES ($1::text::bigint, $2::text::bytea, $3::text::bigint::bit(8)), ($4::text::bigint, $5::text::bytea, $6::text::bigint::bit(8)) ON CONFLICT (\"id\") DO UPDATE SET \"b\" = EXCLUDED.\"b\", \"f\" = EXCLUDED.\"f\""
+        "INSERT INTO \"public\".\"t\" (\"id\", \"b\", \"f\") SELECT u.c0::bigint, u.c1::bytea, u.c2::bigint::bit(8) FROM unnest($1::text[], $2::text[], $3::text[]) AS u(c0, c1, c2) ON CONFLICT (\"id\") DO UPDATE SET \"b\" = EXCLUDED.\"b\", \"f\" = EXCLUDED.\"f\""
     );
+    assert_eq!((s[0].params.len(), s[0].arrays), (6, 3));
     assert_eq!(s[0].params[1], Param::Text("\\x00ff".into()));
     assert_eq!(
         s[2].sql,
-        "DELETE FROM \"public\".\"t\" WHERE \"id\" IN ($1::text::bigint, $2::text::bigint)"
+        "DELETE FROM \"public\".\"t\" WHERE (\"id\") IN (SELECT u.c0::bigint FROM unnest($1::text[]) AS u(c0))"
     );
+    assert_eq!((s[2].params.len(), s[2].arrays), (2, 1));
 }
 
 #[test]
