@@ -1,8 +1,8 @@
 //! The worker of one sink (a destination's `rdb` outer adapter): a store
 //! client of its own that gets batches, cuts them into whole source
-//! transactions and applies each cut in one target transaction together
-//! with its last binlog position (`sluice_sink_offsets`, one row per
-//! mapping). It acks the store only after the target committed.
+//! transactions and applies them in target transactions of about
+//! `commitSize` rows, each together with its last binlog position
+//! (`sluice_sink_offsets`, one row per mapping). It acks the store only after the target committed.
 //!
 //! Exactly once: on (re)connecting, the worker reads the positions from the
 //! target and skips every entry at or before them. A crash before the
