@@ -120,11 +120,43 @@ pub struct SinkConfig {
     /// `outerAdapters[].key`; `rdb` + its position when absent.
     pub key: String,
     pub target: TargetUrl,
-    /// `threads` (accepted; one connection per worker is used).
+    /// `threads` (accepted; one connection per worker is used: the
+    /// position written with the rows is what makes the sink exactly once).
     pub threads: usize,
-    /// `commitSize`: most rows in one statement (at most 1000 are used).
+    /// `commitSize`: rows per target transaction (closed at the end of the
+    /// source transaction that reaches it).
     pub commit_size: usize,
+    /// `sluice.sink.schemaChanges` (set by the server, not by these files).
+    pub schema_changes: SchemaChanges,
     pub mappings: Vec<Mapping>,
+}
+
+/// What a sink does when a source table of a `mapAll` mapping has a
+/// column its target table lacks (a column added to the source):
+/// `sluice.sink.schemaChanges`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SchemaChanges {
+    /// Adds the column to the target table (the nearest type), then applies.
+    Apply,
+    /// Logs the table, the column and the position once, and applies the
+    /// rows without it.
+    #[default]
+    Log,
+    /// Stops the sink before the first row that has it, naming the position.
+    Stop,
+}
+
+impl std::str::FromStr for SchemaChanges {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "apply" => Ok(SchemaChanges::Apply),
+            "log" => Ok(SchemaChanges::Log),
+            "stop" => Ok(SchemaChanges::Stop),
+            other => Err(format!("`{other}` is not apply, log or stop")),
+        }
+    }
 }
 
 impl SinkConfig {
@@ -402,6 +434,7 @@ fn rdb_adapter(
         target,
         threads: number("threads", 1)?.max(1),
         commit_size: number("commitSize", 3000)?.max(1),
+        schema_changes: SchemaChanges::default(),
         mappings: Vec::new(),
     })
 }
@@ -496,12 +529,8 @@ pub fn parse_mapping(
             "dbMapping: neither mapAll: true nor targetColumns: no column would be written",
         ));
     }
-    if target_pk.is_empty() && m.concurrent {
-        return Err(err(
-            file,
-            "dbMapping.targetPk is missing while concurrent: true: rows of a table without a key cannot be applied by key; set targetPk",
-        ));
-    }
+    // A keyless mapping is refused when it connects (only the target's
+    // catalog says whether its table has a primary key): TablePlan::new.
     let name = file
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

@@ -3,8 +3,9 @@
 //! [`config`] reads canal-adapter's files; per destination and `rdb`
 //! outer adapter a [`worker::SinkWorker`] takes the destination's batches
 //! from the store with its own client id, turns their rows into upserts and
-//! deletes by key ([`sql`], [`value`]) and applies each run of whole source
-//! transactions in one target transaction ([`target`]) that also records
+//! deletes by key ([`sql`], [`value`]) and applies runs of whole source
+//! transactions (about `commitSize` rows) in target transactions
+//! ([`target`]) that each also record
 //! the last binlog position applied, so that a crash of the server or the
 //! target neither loses nor repeats a change.
 
@@ -15,5 +16,5 @@ pub mod target;
 pub mod value;
 pub mod worker;
 
-pub use config::{load, AdapterConf, AdapterConfigError, SinkConfig, TargetKind};
+pub use config::{load, AdapterConf, AdapterConfigError, SchemaChanges, SinkConfig, TargetKind};
 pub use worker::{SinkWorker, DEFAULT_CLIENT_ID};

@@ -65,14 +65,29 @@ pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<Position>), String> {
     Ok((b, position))
 }
 
+/// A source column that a `mapAll` mapping's target table lacks (a column
+/// added to the source table), as its first row carries it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unmapped {
+    /// Index of the [`TablePlan`].
+    pub plan: usize,
+    pub column: String,
+    /// Canal's `mysqlType` of it (`varchar(64)`, `int(11) unsigned`, …).
+    pub mysql_type: String,
+    pub origin: Origin,
+}
+
 /// Appends the row changes of one entry to `out`: for every plan of its
-/// table whose applied position (`applied[plan]`) is before the entry.
+/// table whose applied position (`applied[plan]`) is before the entry; and
+/// to `unmapped` the columns of its first row that a `mapAll` plan has no
+/// target column for.
 pub fn ops_of_entry(
     bytes: &[u8],
     plans: &[TablePlan],
     applied: &[Option<Position>],
     kind: TargetKind,
     out: &mut Vec<RowOp>,
+    unmapped: &mut Vec<Unmapped>,
 ) -> Result<(), String> {
     let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
     if e.entry_type != Some(EntryType::RowData as i32) {
@@ -117,13 +132,48 @@ pub fn ops_of_entry(
         Some(t) if t == EventType::Delete as i32 => EventType::Delete,
         _ => return Ok(()),
     };
-    for row in change.rows() {
+    for (r, row) in change.rows().enumerate() {
         let before = read(row.before(), &origin)?;
         let after = read(row.after(), &origin)?;
+        if r == 0 {
+            let image = if after.is_empty() { &before } else { &after };
+            for &p in &targets {
+                let plan = &plans[p];
+                if !plan.mapping.map_all {
+                    continue;
+                }
+                for c in image {
+                    if plan.target_of(c.name).is_none() {
+                        unmapped.push(Unmapped {
+                            plan: p,
+                            column: c.name.to_string(),
+                            mysql_type: c.mysql_type.to_string(),
+                            origin: origin(),
+                        });
+                    }
+                }
+            }
+        }
         for &p in &targets {
             let plan = &plans[p];
             let image = |cols: &[ColumnView<'_>]| mapped(plan, cols, kind);
             let key_of = |m: &Mapped| -> Result<Vec<Param>, String> { key(plan, m, &origin()) };
+            if plan.key.is_empty() {
+                // A keyless table (see sql::TablePlan): an update is the
+                // delete of the row as it was and the insert of the new one.
+                if event != EventType::Insert && !before.is_empty() {
+                    let (columns, values) = image(&before).into_iter().unzip();
+                    out.push(RowOp {
+                        columns,
+                        values,
+                        ..delete(p, Vec::new(), origin())
+                    });
+                }
+                if event != EventType::Delete {
+                    out.push(upsert(p, image(&after), Vec::new(), origin()));
+                }
+                continue;
+            }
             match event {
                 EventType::Insert => {
                     let a = image(&after);

@@ -31,7 +31,9 @@ pub struct TablePlan {
     /// The quoted target table.
     pub table: String,
     pub columns: Vec<TargetColumn>,
-    /// Target column indexes of the key.
+    /// Target column indexes of the key; empty: a keyless table, whose
+    /// rows are inserted as they come and deleted (and updated) by matching
+    /// every written column, one row at a time.
     pub key: Vec<usize>,
     /// `targetColumns` and `targetPk`: source column → target column index.
     explicit: Vec<(String, usize)>,
@@ -88,10 +90,13 @@ impl TablePlan {
                 key.extend(find(&info.columns, name));
             }
         }
-        if key.is_empty() {
+        // canal-adapter applies a `concurrent` mapping's rows on threads
+        // chosen by key: without a key that cannot keep their order.
+        if key.is_empty() && mapping.concurrent {
             return Err(format!(
-                "{}: dbMapping.targetPk is not set and the target table {table_name} has no primary key: rows cannot be applied by key",
-                mapping.file.display()
+                "{}: mapping {}: concurrent: true needs a key, but dbMapping.targetPk is not set and the target table {table_name} has no primary key; set targetPk, give the table a primary key, or drop concurrent to apply its rows by whole-row match",
+                mapping.file.display(),
+                mapping.name
             ));
         }
         let quote = |s: &str| quote(kind, s);
@@ -179,53 +184,103 @@ pub struct Statement {
     /// Its first row's origin.
     pub origin: Origin,
     pub rows: usize,
+    /// PostgreSQL: 0, or the `params` are `rows` rows of this many values
+    /// that go as this many `text[]` parameters, one per column (see
+    /// [`unnest`]).
+    pub arrays: usize,
 }
 
 /// Most parameters in one statement (both PostgreSQL and MySQL take 65535).
 const MAX_PARAMS: usize = 30_000;
 
-/// The statements of `ops`, in order: consecutive changes of one kind to
-/// one table (with the same columns) go in one statement while their keys
-/// differ, up to `max_rows` rows, so that no statement touches a row twice
-/// and the order of changes to a row is kept.
+/// How many statements back a change of a `concurrent` mapping may join.
+const REGROUP_WINDOW: usize = 8;
+
+/// The statements of `ops`: changes of one kind to one table (with the
+/// same columns) go in one statement while their keys differ, up to
+/// `max_rows` rows, so that no statement touches a row twice and the order
+/// of changes to a row is kept.
+///
+/// Without `concurrent`, only consecutive changes are joined: the order of
+/// all changes is kept. With `concurrent: true` (canal-adapter's "rows of
+/// different keys are independent", which it applies on parallel threads)
+/// a change may also join an earlier statement of its table and kind when
+/// no statement between touches its key, so that interleaved inserts,
+/// updates and deletes of a table become one upsert and one delete
+/// statement. Changes never move past a change of another table (its
+/// foreign keys may need the order).
 pub fn statements(
     kind: TargetKind,
     plans: &[TablePlan],
     ops: &[RowOp],
     max_rows: usize,
 ) -> Vec<Statement> {
+    struct Group<'a> {
+        plan: usize,
+        kind: OpKind,
+        columns: &'a [usize],
+        keys: HashSet<&'a [Param]>,
+        ops: Vec<&'a RowOp>,
+        limit: usize,
+    }
     let mut out = Vec::new();
-    let mut start = 0;
-    while start < ops.len() {
-        let first = &ops[start];
-        let plan = &plans[first.plan];
-        let width = if first.kind == OpKind::Upsert {
-            first.columns.len()
+    // The statements of the current run of one table's changes.
+    let mut groups: Vec<Group<'_>> = Vec::new();
+    let flush = |groups: &mut Vec<Group<'_>>, out: &mut Vec<Statement>| {
+        for g in groups.drain(..) {
+            let plan = &plans[g.plan];
+            out.push(match g.kind {
+                OpKind::Upsert => upsert(kind, plan, &g.ops),
+                OpKind::Delete => delete(kind, plan, &g.ops),
+            });
+        }
+    };
+    for op in ops {
+        if groups.first().is_some_and(|g| g.plan != op.plan) {
+            flush(&mut groups, &mut out);
+        }
+        let plan = &plans[op.plan];
+        let window = if plan.mapping.concurrent {
+            REGROUP_WINDOW
+        } else {
+            1
+        };
+        // Keyless rows: inserts join, each delete is a statement of its own.
+        let keyless = plan.key.is_empty();
+        let mut joined = false;
+        for g in groups.iter_mut().rev().take(window) {
+            if keyless && op.kind == OpKind::Delete {
+                break;
+            }
+            if !keyless && g.keys.contains(op.key.as_slice()) {
+                break;
+            }
+            if g.kind == op.kind && g.columns == op.columns.as_slice() && g.ops.len() < g.limit {
+                g.keys.insert(&op.key);
+                g.ops.push(op);
+                joined = true;
+                break;
+            }
+        }
+        if joined {
+            continue;
+        }
+        let width = if op.kind == OpKind::Upsert {
+            op.columns.len()
         } else {
             plan.key.len()
         }
         .max(1);
-        let limit = max_rows.max(1).min((MAX_PARAMS / width).max(1));
-        let mut keys: HashSet<&[Param]> = HashSet::new();
-        let mut end = start;
-        while end < ops.len() && end - start < limit {
-            let op = &ops[end];
-            if op.plan != first.plan
-                || op.kind != first.kind
-                || op.columns != first.columns
-                || !keys.insert(&op.key)
-            {
-                break;
-            }
-            end += 1;
-        }
-        let run = &ops[start..end];
-        out.push(match first.kind {
-            OpKind::Upsert => upsert(kind, plan, run),
-            OpKind::Delete => delete(kind, plan, run),
+        groups.push(Group {
+            plan: op.plan,
+            kind: op.kind,
+            columns: &op.columns,
+            keys: HashSet::from([op.key.as_slice()]),
+            ops: vec![op],
+            limit: max_rows.max(1).min((MAX_PARAMS / width).max(1)),
         });
-        start = end;
     }
+    flush(&mut groups, &mut out);
     out
 }
 
@@ -274,24 +329,34 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-fn upsert(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
+fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
     let cols = &run[0].columns;
     let names: Vec<String> = cols
         .iter()
         .map(|&i| quote(kind, &plan.columns[i].name))
         .collect();
-    let mut sql = format!("INSERT INTO {} ({}) VALUES ", plan.table, names.join(", "));
+    let mut sql = format!("INSERT INTO {} ({}) ", plan.table, names.join(", "));
     let mut params = Vec::with_capacity(run.len() * cols.len());
-    for (r, op) in run.iter().enumerate() {
-        sql.push_str(if r == 0 { "(" } else { ", (" });
-        for (c, (&i, v)) in cols.iter().zip(&op.values).enumerate() {
-            if c > 0 {
-                sql.push_str(", ");
+    if kind == TargetKind::Postgres {
+        sql.push_str(&unnest(plan, cols));
+        for op in run {
+            for (&i, v) in cols.iter().zip(&op.values) {
+                params.push(param(kind, &plan.columns[i], v));
             }
-            params.push(param(kind, &plan.columns[i], v));
-            placeholder(kind, params.len(), &plan.columns[i], &mut sql);
         }
-        sql.push(')');
+    } else {
+        sql.push_str("VALUES ");
+        for (r, op) in run.iter().enumerate() {
+            sql.push_str(if r == 0 { "(" } else { ", (" });
+            for (c, (&i, v)) in cols.iter().zip(&op.values).enumerate() {
+                if c > 0 {
+                    sql.push_str(", ");
+                }
+                params.push(param(kind, &plan.columns[i], v));
+                placeholder(kind, params.len(), &plan.columns[i], &mut sql);
+            }
+            sql.push(')');
+        }
     }
     let non_key: Vec<&String> = cols
         .iter()
@@ -300,6 +365,8 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
         .map(|(_, n)| n)
         .collect();
     match kind {
+        // A keyless table: rows are inserted as they come.
+        _ if plan.key.is_empty() => {}
         TargetKind::Postgres => {
             let key: Vec<String> = plan
                 .key
@@ -335,10 +402,70 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
         params,
         origin: run[0].origin.clone(),
         rows: run.len(),
+        arrays: if kind == TargetKind::Postgres {
+            cols.len()
+        } else {
+            0
+        },
     }
 }
 
-fn delete(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
+/// PostgreSQL: `SELECT …` of the rows given as one `text[]` parameter per
+/// column (`$1` … `$n`), each cast to its column's type. One short
+/// statement whatever the rows, which PostgreSQL plans at once, where a
+/// `VALUES` list of a thousand rows of casts takes it longer to parse and
+/// plan than to write the rows.
+fn unnest(plan: &TablePlan, cols: &[usize]) -> String {
+    let mut select = String::from("SELECT ");
+    let mut arrays = String::new();
+    let mut names = String::new();
+    for (c, &i) in cols.iter().enumerate() {
+        if c > 0 {
+            select.push_str(", ");
+            arrays.push_str(", ");
+            names.push_str(", ");
+        }
+        let column = &plan.columns[i];
+        select.push_str(&match column.class {
+            // Canal gives BIT as a number; bigint → bit(n) keeps its low bits.
+            TargetClass::Bit => format!("u.c{c}::bigint::{}", column.cast),
+            _ => format!("u.c{c}::{}", column.cast),
+        });
+        arrays.push_str(&format!("${}::text[]", c + 1));
+        names.push_str(&format!("c{c}"));
+    }
+    format!("{select} FROM unnest({arrays}) AS u({names})")
+}
+
+fn delete(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
+    if plan.key.is_empty() {
+        return delete_matching(kind, plan, run[0]);
+    }
+    if kind == TargetKind::Postgres {
+        let key: Vec<String> = plan
+            .key
+            .iter()
+            .map(|&i| quote(kind, &plan.columns[i].name))
+            .collect();
+        let mut params = Vec::with_capacity(run.len() * key.len());
+        for op in run {
+            for (&i, v) in plan.key.iter().zip(&op.key) {
+                params.push(param(kind, &plan.columns[i], v));
+            }
+        }
+        return Statement {
+            sql: format!(
+                "DELETE FROM {} WHERE ({}) IN ({})",
+                plan.table,
+                key.join(", "),
+                unnest(plan, &plan.key)
+            ),
+            params,
+            origin: run[0].origin.clone(),
+            rows: run.len(),
+            arrays: plan.key.len(),
+        };
+    }
     let key: Vec<String> = plan
         .key
         .iter()
@@ -374,7 +501,105 @@ fn delete(kind: TargetKind, plan: &TablePlan, run: &[RowOp]) -> Statement {
         params,
         origin: run[0].origin.clone(),
         rows: run.len(),
+        arrays: 0,
     }
+}
+
+/// The delete of one row of a keyless table: the first row equal to the
+/// row's image in every written column (NULL equal to NULL). Duplicates of
+/// a row are alike, so which one goes does not matter.
+fn delete_matching(kind: TargetKind, plan: &TablePlan, op: &RowOp) -> Statement {
+    let mut conditions = String::new();
+    let mut params = Vec::with_capacity(op.columns.len());
+    for (c, (&i, v)) in op.columns.iter().zip(&op.values).enumerate() {
+        if c > 0 {
+            conditions.push_str(" AND ");
+        }
+        let column = &plan.columns[i];
+        conditions.push_str(&quote(kind, &column.name));
+        conditions.push_str(match kind {
+            TargetKind::Postgres => " IS NOT DISTINCT FROM ",
+            TargetKind::MySql => " <=> ",
+        });
+        params.push(param(kind, column, v));
+        placeholder(kind, params.len(), column, &mut conditions);
+    }
+    if conditions.is_empty() {
+        conditions.push_str("TRUE");
+    }
+    let sql = match kind {
+        // PostgreSQL's DELETE has no LIMIT: the row is picked by its ctid.
+        TargetKind::Postgres => format!(
+            "DELETE FROM {0} WHERE ctid = (SELECT ctid FROM {0} WHERE {conditions} LIMIT 1)",
+            plan.table
+        ),
+        TargetKind::MySql => format!("DELETE FROM {} WHERE {conditions} LIMIT 1", plan.table),
+    };
+    Statement {
+        sql,
+        params,
+        origin: op.origin.clone(),
+        rows: 1,
+        arrays: 0,
+    }
+}
+
+/// The target type of a column added to a source table, from Canal's
+/// `mysqlType` of it: the same type for MariaDB/MySQL, the nearest one for
+/// PostgreSQL (as the type table in the README maps them). `None` when the
+/// text is not a type name (it goes into an `ALTER TABLE` as written).
+pub fn nearest_type(kind: TargetKind, mysql_type: &str) -> Option<String> {
+    let t = mysql_type.trim().to_ascii_lowercase();
+    // A type is a name, an optional (…) of numbers or quoted labels, and
+    // words such as `unsigned`: nothing that could end the statement.
+    let safe = !t.is_empty()
+        && !t.contains(';')
+        && !t.contains("--")
+        && !t.contains("/*")
+        && t.chars().filter(|&c| c == '(').count() <= 1;
+    if !safe {
+        return None;
+    }
+    if kind == TargetKind::MySql {
+        return Some(t);
+    }
+    let (name, rest) = t.split_at(
+        t.find(|c: char| !c.is_ascii_alphanumeric())
+            .unwrap_or(t.len()),
+    );
+    let args = rest
+        .strip_prefix('(')
+        .and_then(|r| r.split_once(')'))
+        .map(|(a, _)| a.trim())
+        .filter(|a| {
+            a.chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == ' ')
+        });
+    let unsigned = rest.contains("unsigned");
+    let with = |base: &str| match args {
+        Some(a) if !a.is_empty() => format!("{base}({a})"),
+        _ => base.to_string(),
+    };
+    Some(match name {
+        "tinyint" | "smallint" | "year" => "smallint".into(),
+        "mediumint" => "integer".into(),
+        "int" | "integer" if unsigned => "bigint".into(),
+        "int" | "integer" => "integer".into(),
+        "bigint" if unsigned => "numeric(20)".into(),
+        "bigint" => "bigint".into(),
+        "decimal" | "numeric" | "dec" | "fixed" => with("numeric"),
+        "float" => "real".into(),
+        "double" | "real" => "double precision".into(),
+        "char" | "varchar" => with("varchar"),
+        "binary" | "varbinary" | "tinyblob" | "blob" | "mediumblob" | "longblob" => "bytea".into(),
+        "date" => "date".into(),
+        "time" => with("time"),
+        "datetime" | "timestamp" => with("timestamp"),
+        "json" => "jsonb".into(),
+        "bit" => with("bit"),
+        // text types, enum, set and anything else: its text.
+        _ => "text".into(),
+    })
 }
 
 #[cfg(test)]

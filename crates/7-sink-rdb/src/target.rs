@@ -357,6 +357,33 @@ impl Target {
         }
     }
 
+    /// Adds a column to a target table (`table` quoted), in a transaction of
+    /// its own (MariaDB/MySQL commit DDL anyway).
+    pub async fn add_column(
+        &mut self,
+        table: &str,
+        column: &str,
+        sql_type: &str,
+    ) -> Result<(), String> {
+        let sql = format!(
+            "ALTER TABLE {table} ADD COLUMN {} {sql_type}",
+            quote(self.kind(), column)
+        );
+        let what = |e: String| format!("{sql}: {e}");
+        match self {
+            Target::Postgres(c) => c.batch_execute(&sql).await.map_err(|e| what(pg_error(e))),
+            Target::MySql(c) => {
+                let run = sql.clone();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    c.query_drop(run).map_err(|e| e.to_string())
+                })
+                .await
+                .map_err(what)
+            }
+        }
+    }
+
     /// Runs `statements` and records `offsets` (mapping → position) for
     /// `sink`, all in one transaction. The error names the statement's first
     /// row: its source table and binlog position.
@@ -437,10 +464,21 @@ impl Target {
                 check(rows)?;
                 for s in &all {
                     let params = pg_params(&s.params);
-                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = params
-                        .iter()
-                        .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                    // Rows by column, one text[] each.
+                    let columns: Vec<Vec<Option<String>>> = (0..s.arrays)
+                        .map(|c| params.iter().skip(c).step_by(s.arrays).cloned().collect())
                         .collect();
+                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = if s.arrays > 0 {
+                        columns
+                            .iter()
+                            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                            .collect()
+                    } else {
+                        params
+                            .iter()
+                            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+                            .collect()
+                    };
                     tx.execute(s.sql.as_str(), &refs)
                         .await
                         .map_err(|e| fail(s, pg_error(e)))?;
@@ -495,5 +533,6 @@ fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &Position) -
         ],
         origin: Origin::default(),
         rows: 0,
+        arrays: 0,
     }
 }

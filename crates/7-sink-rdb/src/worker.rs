@@ -1,8 +1,8 @@
 //! The worker of one sink (a destination's `rdb` outer adapter): a store
 //! client of its own that gets batches, cuts them into whole source
-//! transactions and applies each cut in one target transaction together
-//! with its last binlog position (`sluice_sink_offsets`, one row per
-//! mapping). It acks the store only after the target committed.
+//! transactions and applies them in target transactions of about
+//! `commitSize` rows, each together with its last binlog position
+//! (`sluice_sink_offsets`, one row per mapping). It acks the store only after the target committed.
 //!
 //! Exactly once: on (re)connecting, the worker reads the positions from the
 //! target and skips every entry at or before them. A crash before the
@@ -22,9 +22,9 @@ use std::time::Duration;
 use sluice_store::{ClientId, Destination, DestinationError, EntryBytes, GetWait, StoreError};
 use tokio::sync::watch;
 
-use crate::config::SinkConfig;
-use crate::rows::{boundary, ops_of_entry, Boundary, Position};
-use crate::sql::{statements, TablePlan};
+use crate::config::{SchemaChanges, SinkConfig};
+use crate::rows::{boundary, ops_of_entry, Boundary, Position, Unmapped};
+use crate::sql::{nearest_type, statements, TablePlan};
 use crate::target::Target;
 
 /// The store client id of a destination's first sink (`sluice.sink.clientId`);
@@ -36,6 +36,11 @@ const FETCH_SIZE: usize = 1000;
 
 /// How long a get waits for a full batch.
 const GET_WAIT: Duration = Duration::from_millis(100);
+
+/// Most rows in one statement (a run of changes to one table is cut into
+/// statements of this many): keeps each statement's text and parameters
+/// within a few hundred kilobytes.
+const MAX_STATEMENT_ROWS: usize = 1000;
 
 /// Pause after an empty get.
 const EMPTY_PAUSE: Duration = Duration::from_millis(50);
@@ -56,6 +61,23 @@ const STOP_GRACE: Duration = Duration::from_secs(5);
 pub enum SinkExit {
     #[error("destination {0} stopped")]
     DestinationStopped(String),
+    /// `sluice.sink.schemaChanges = stop` and a source table changed.
+    #[error("{0}")]
+    SchemaChanged(String),
+}
+
+/// Why an apply failed.
+enum Failure {
+    /// The target or the store: retried after a backoff.
+    Retry(String),
+    /// A schema change under `sluice.sink.schemaChanges = stop`.
+    Stop(String),
+}
+
+impl From<String> for Failure {
+    fn from(e: String) -> Self {
+        Failure::Retry(e)
+    }
 }
 
 /// One sink's worker.
@@ -183,6 +205,11 @@ impl SinkWorker {
             match session.await {
                 Ok(Session::Stopped) => return Ok(()),
                 Ok(Session::DestinationStopped) => return Err(SinkExit::DestinationStopped(name)),
+                Ok(Session::SchemaChanged(message)) => {
+                    tracing::error!(%sink, target = %self.config.target, "sink stopped: {message}");
+                    rollback(&*self.destination, self.client);
+                    return Err(SinkExit::SchemaChanged(message));
+                }
                 Err(e) => {
                     tracing::error!(%sink, target = %self.config.target, error = %e, retry_in = ?backoff, "sink: applying to the target failed; nothing is skipped, the changes are applied again from the position the target has");
                     rollback(&*self.destination, self.client);
@@ -217,6 +244,8 @@ impl SinkWorker {
             .iter()
             .map(|p| offsets.get(&p.mapping.name).cloned())
             .collect();
+        // Source columns the target lacks, already logged (`log`).
+        let mut logged: std::collections::HashSet<(usize, String)> = Default::default();
         // Batches got before and not acked come again, from the last ack.
         rollback(&*self.destination, self.client);
         tracing::info!(%sink, target = %self.config.target, client = self.client, applied = ?applied.iter().map(|p| p.as_ref().map(ToString::to_string)).collect::<Vec<_>>(), "sink applying");
@@ -254,10 +283,20 @@ impl SinkWorker {
             }
             let n = pending.cut;
             {
-                let apply = self.apply(&mut target, &plans, &mut applied, &pending.entries[..n]);
+                let apply = self.apply(
+                    &mut target,
+                    &mut plans,
+                    &mut applied,
+                    &mut logged,
+                    &pending.entries[..n],
+                );
                 tokio::pin!(apply);
                 tokio::select! {
-                    r = &mut apply => r?,
+                    r = &mut apply => match r {
+                        Ok(()) => {}
+                        Err(Failure::Retry(e)) => return Err(e),
+                        Err(Failure::Stop(m)) => return Ok(Session::SchemaChanged(m)),
+                    },
                     _ = stop.changed() => {
                         // The transaction in flight ends (and is acked) if
                         // it can soon; else the next start skips what it
@@ -277,20 +316,49 @@ impl SinkWorker {
         }
     }
 
-    /// Applies `entries` (whole transactions) in one target transaction.
+    /// Applies `entries` (whole transactions): in target transactions of
+    /// about `commitSize` rows each, cut only between source transactions
+    /// (one source transaction is never split, whatever its size), each
+    /// with the position of its last entry.
     async fn apply(
         &self,
         target: &mut Target,
-        plans: &[TablePlan],
+        plans: &mut [TablePlan],
         applied: &mut [Option<Position>],
+        logged: &mut std::collections::HashSet<(usize, String)>,
         entries: &[EntryBytes],
-    ) -> Result<(), String> {
+    ) -> Result<(), Failure> {
         let kind = target.kind();
         let mut ops = Vec::new();
+        let mut unmapped = Vec::new();
         let mut last: Option<Position> = None;
+        let mut in_transaction = false;
+        // The ops and position at the end of the last whole transaction.
+        let mut whole: (usize, Option<Position>) = (0, None);
         for e in entries {
-            ops_of_entry(e, plans, applied, kind, &mut ops)?;
-            if let (_, Some(p)) = boundary(e)? {
+            let before = ops.len();
+            ops_of_entry(e, plans, applied, kind, &mut ops, &mut unmapped)?;
+            unmapped.retain(|u: &Unmapped| !logged.contains(&(u.plan, u.column.clone())));
+            if !unmapped.is_empty() {
+                let changed = self
+                    .schema_changed(target, plans, logged, std::mem::take(&mut unmapped))
+                    .await;
+                if let Err(Failure::Stop(m)) = changed {
+                    // What came before the change's transaction is applied.
+                    ops.truncate(whole.0);
+                    self.commit(target, plans, applied, ops, &whole.1).await?;
+                    return Err(Failure::Stop(m));
+                }
+                changed?;
+                if self.config.schema_changes == SchemaChanges::Apply {
+                    // The entry again, with the columns added.
+                    ops.truncate(before);
+                    ops_of_entry(e, plans, applied, kind, &mut ops, &mut unmapped)?;
+                    unmapped.clear();
+                }
+            }
+            let (b, position) = boundary(e)?;
+            if let Some(p) = position {
                 let gtid = if p.gtid.is_empty() {
                     last.as_ref().map(|l| l.gtid.clone()).unwrap_or_default()
                 } else {
@@ -298,10 +366,92 @@ impl SinkWorker {
                 };
                 last = Some(Position { gtid, ..p });
             }
+            match b {
+                Boundary::Begin => in_transaction = true,
+                Boundary::End => in_transaction = false,
+                Boundary::Other => {}
+            }
+            if !in_transaction {
+                whole = (ops.len(), last.clone());
+            }
+            if !in_transaction && ops.len() >= self.config.commit_size {
+                self.commit(target, plans, applied, std::mem::take(&mut ops), &last)
+                    .await?;
+                whole.0 = 0;
+            }
         }
+        Ok(self.commit(target, plans, applied, ops, &last).await?)
+    }
+
+    /// A source table of a `mapAll` mapping has columns its target table
+    /// lacks: logs them, stops, or adds them to the target table and reads
+    /// its columns again (`sluice.sink.schemaChanges`).
+    async fn schema_changed(
+        &self,
+        target: &mut Target,
+        plans: &mut [TablePlan],
+        logged: &mut std::collections::HashSet<(usize, String)>,
+        unmapped: Vec<Unmapped>,
+    ) -> Result<(), Failure> {
+        let sink = self.config.name();
+        for u in &unmapped {
+            let plan = &plans[u.plan];
+            let at = format!(
+                "{}: the source table {} has a column `{}` ({}) that the target table {} lacks (first row with it at {}:{})",
+                plan.mapping.file.display(),
+                u.origin.table,
+                u.column,
+                u.mysql_type,
+                plan.table,
+                u.origin.file,
+                u.origin.offset,
+            );
+            match self.config.schema_changes {
+                SchemaChanges::Log => {
+                    tracing::warn!(%sink, "{at}; its values are not written (sluice.sink.schemaChanges = log)");
+                    logged.insert((u.plan, u.column.clone()));
+                }
+                SchemaChanges::Stop => {
+                    return Err(Failure::Stop(format!(
+                        "{at}; sluice.sink.schemaChanges = stop: nothing from {}:{} on is applied. Add the column to the target table (or set schemaChanges to apply or log) and restart",
+                        u.origin.file, u.origin.offset
+                    )));
+                }
+                SchemaChanges::Apply => {
+                    let Some(sql_type) = nearest_type(target.kind(), &u.mysql_type) else {
+                        return Err(Failure::Retry(format!(
+                            "{at}: `{}` is not a type that can be added",
+                            u.mysql_type
+                        )));
+                    };
+                    target
+                        .add_column(&plan.table, &u.column, &sql_type)
+                        .await
+                        .map_err(|e| format!("{at}: adding it: {e}"))?;
+                    tracing::info!(%sink, "{at}: added as {sql_type} (sluice.sink.schemaChanges = apply)");
+                    let mapping = plan.mapping.clone();
+                    let info = target.table_info(&mapping).await?;
+                    plans[u.plan] = TablePlan::new(&mapping, info, target.kind())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// One target transaction: `ops`, and `last` as the position of every
+    /// mapping it moves forward.
+    async fn commit(
+        &self,
+        target: &mut Target,
+        plans: &[TablePlan],
+        applied: &mut [Option<Position>],
+        ops: Vec<crate::sql::RowOp>,
+        last: &Option<Position>,
+    ) -> Result<(), String> {
+        let kind = target.kind();
         // Positions only move forward: entries given again after a restart
         // were skipped and do not move them back. Snapshot rows carry none.
-        let moved: Vec<usize> = match &last {
+        let moved: Vec<usize> = match last {
             Some(last) => (0..plans.len())
                 .filter(|&i| last.is_after(applied[i].as_ref()))
                 .collect(),
@@ -310,7 +460,7 @@ impl SinkWorker {
         if moved.is_empty() && ops.is_empty() {
             return Ok(());
         }
-        let offsets: Vec<(String, Position)> = match &last {
+        let offsets: Vec<(String, Position)> = match last {
             Some(last) => moved
                 .iter()
                 .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
@@ -323,10 +473,9 @@ impl SinkWorker {
             .map(|(p, a)| (p.mapping.name.clone(), a.clone()))
             .collect();
         let rows = ops.len();
-        let max_rows = self.config.commit_size.min(1000);
         target
             .apply(
-                statements(kind, plans, &ops, max_rows),
+                statements(kind, plans, &ops, MAX_STATEMENT_ROWS),
                 &self.config.name(),
                 &offsets,
                 &expected,
@@ -343,6 +492,7 @@ impl SinkWorker {
 enum Session {
     Stopped,
     DestinationStopped,
+    SchemaChanged(String),
 }
 
 /// Acks an applied batch and waits until its cursor is written (a cursor

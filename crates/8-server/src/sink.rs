@@ -12,7 +12,9 @@ use std::sync::Arc;
 
 use sluice_config::ServerConfig;
 use sluice_instance::manager::InstanceManager;
-use sluice_sink_rdb::{AdapterConfigError, SinkConfig, SinkWorker, DEFAULT_CLIENT_ID};
+use sluice_sink_rdb::{
+    AdapterConfigError, SchemaChanges, SinkConfig, SinkWorker, DEFAULT_CLIENT_ID,
+};
 use sluice_store::ClientId;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
@@ -56,6 +58,15 @@ pub(crate) fn load(config: &ServerConfig) -> Result<Option<Sinks>, ServerError> 
                 })
             })?,
     };
+    let schema_changes = match config.raw.get("sluice.sink.schemaChanges") {
+        None => SchemaChanges::default(),
+        Some(p) => p.value.parse::<SchemaChanges>().map_err(|e| {
+            ServerError::SinkConfig(AdapterConfigError {
+                file: PathBuf::from(format!("{}:{}", config.path.display(), p.line)),
+                message: format!("sluice.sink.schemaChanges: {e}"),
+            })
+        })?,
+    };
     let conf = sluice_sink_rdb::load(&dir).map_err(ServerError::SinkConfig)?;
     for w in &conf.warnings {
         tracing::warn!("{w}");
@@ -65,7 +76,8 @@ pub(crate) fn load(config: &ServerConfig) -> Result<Option<Sinks>, ServerError> 
     let sinks = conf
         .sinks
         .into_iter()
-        .map(|s| {
+        .map(|mut s| {
+            s.schema_changes = schema_changes;
             let next = per_destination.entry(s.destination.clone()).or_insert(0);
             let id = base + *next;
             *next += 1;

@@ -279,6 +279,7 @@ pub(crate) const KEYS: &[Key] = &[
     // The relational sink (canal-adapter's RDB adapter, inside the server).
     server("sluice.sink.adapterConf"),
     server("sluice.sink.clientId"),
+    server("sluice.sink.schemaChanges"),
     // instance.properties: the source.
     instance("canal.instance.mysql.slaveId"),
     instance("canal.instance.gtidon"),

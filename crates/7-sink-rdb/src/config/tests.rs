@@ -76,17 +76,12 @@ fn a_misspelt_mapping_key_names_the_file_and_the_key() {
 }
 
 #[test]
-fn mirror_db_and_keyless_concurrent_mappings_are_refused() {
+fn mirror_db_mappings_are_refused() {
     let mirror = "destination: d\ndbMapping:\n  mirrorDb: true\n  database: a\n";
     let e = parse_mapping(Path::new("m.yml"), mirror, &mut Vec::new())
         .unwrap_err()
         .to_string();
     assert!(e.contains("dbMapping.mirrorDb"), "{e}");
-    let keyless = "destination: d\nconcurrent: true\ndbMapping:\n  database: a\n  table: b\n  targetTable: c\n  mapAll: true\n";
-    let e = parse_mapping(Path::new("k.yml"), keyless, &mut Vec::new())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("targetPk"), "{e}");
 }
 
 #[test]

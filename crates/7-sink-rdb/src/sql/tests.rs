@@ -73,13 +73,15 @@ fn rows_with_distinct_keys_share_a_statement_and_a_repeated_key_starts_another()
     assert_eq!(rows, [2, 1, 2]);
     assert_eq!(
         s[0].sql,
-        "INSERT INTO \"public\".\"t\" (\"id\", \"b\", \"f\") VALUES ($1::text::bigint, $2::text::bytea, $3::text::bigint::bit(8)), ($4::text::bigint, $5::text::bytea, $6::text::bigint::bit(8)) ON CONFLICT (\"id\") DO UPDATE SET \"b\" = EXCLUDED.\"b\", \"f\" = EXCLUDED.\"f\""
+        "INSERT INTO \"public\".\"t\" (\"id\", \"b\", \"f\") SELECT u.c0::bigint, u.c1::bytea, u.c2::bigint::bit(8) FROM unnest($1::text[], $2::text[], $3::text[]) AS u(c0, c1, c2) ON CONFLICT (\"id\") DO UPDATE SET \"b\" = EXCLUDED.\"b\", \"f\" = EXCLUDED.\"f\""
     );
+    assert_eq!((s[0].params.len(), s[0].arrays), (6, 3));
     assert_eq!(s[0].params[1], Param::Text("\\x00ff".into()));
     assert_eq!(
         s[2].sql,
-        "DELETE FROM \"public\".\"t\" WHERE \"id\" IN ($1::text::bigint, $2::text::bigint)"
+        "DELETE FROM \"public\".\"t\" WHERE (\"id\") IN (SELECT u.c0::bigint FROM unnest($1::text[]) AS u(c0))"
     );
+    assert_eq!((s[2].params.len(), s[2].arrays), (2, 1));
 }
 
 #[test]
@@ -99,4 +101,129 @@ fn statements_hold_at_most_max_rows() {
     let ops: Vec<RowOp> = (0..5).map(|i| upsert(&i.to_string())).collect();
     let s = statements(TargetKind::Postgres, &plans, &ops, 2);
     assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [2, 2, 1]);
+}
+
+#[test]
+fn interleaved_changes_of_a_concurrent_mapping_become_one_statement_per_kind_keeping_each_keys_order(
+) {
+    let plans = [plan(TargetKind::Postgres)];
+    let ops = [
+        upsert("1"),
+        delete("2"),
+        upsert("3"),
+        delete("4"),
+        // Key 2 again: its insert must come after its delete.
+        upsert("2"),
+        upsert("5"),
+    ];
+    let s = statements(TargetKind::Postgres, &plans, &ops, 100);
+    let shape: Vec<(bool, usize)> = s
+        .iter()
+        .map(|s| (s.sql.starts_with("INSERT"), s.rows))
+        .collect();
+    assert_eq!(shape, [(true, 2), (false, 2), (true, 2)]);
+}
+
+#[test]
+fn changes_of_a_mapping_without_concurrent_keep_their_order() {
+    let mut p = plan(TargetKind::Postgres);
+    p.mapping.concurrent = false;
+    let plans = [p];
+    let ops = [upsert("1"), delete("2"), upsert("3"), upsert("4")];
+    let s = statements(TargetKind::Postgres, &plans, &ops, 100);
+    assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [1, 1, 2]);
+}
+
+#[test]
+fn changes_never_move_past_another_tables_changes() {
+    let plans = [plan(TargetKind::Postgres), plan(TargetKind::Postgres)];
+    let other = |mut op: RowOp| {
+        op.plan = 1;
+        op
+    };
+    let ops = [upsert("1"), other(upsert("1")), upsert("2")];
+    let s = statements(TargetKind::Postgres, &plans, &ops, 100);
+    assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [1, 1, 1]);
+}
+
+#[test]
+fn keyless_rows_are_inserted_and_deleted_one_by_matching_every_column() {
+    let mut plans = [plan(TargetKind::Postgres), plan(TargetKind::MySql)];
+    for p in &mut plans {
+        p.key.clear();
+        p.mapping.concurrent = false;
+    }
+    let matching = |mut op: RowOp| {
+        op.columns = vec![0, 2];
+        op.values = vec![Param::Text("1".into()), Param::Null];
+        op.key.clear();
+        op
+    };
+    let ops = [
+        upsert("1"),
+        upsert("1"),
+        matching(delete("1")),
+        matching(delete("1")),
+    ];
+    let s = statements(TargetKind::Postgres, &plans[..1], &ops, 100);
+    assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [2, 1, 1]);
+    assert!(!s[0].sql.contains("ON CONFLICT"), "{}", s[0].sql);
+    assert_eq!(
+        s[1].sql,
+        "DELETE FROM \"public\".\"t\" WHERE ctid = (SELECT ctid FROM \"public\".\"t\" WHERE \"id\" IS NOT DISTINCT FROM $1::text::bigint AND \"f\" IS NOT DISTINCT FROM $2::text::bigint::bit(8) LIMIT 1)"
+    );
+    let ops: Vec<RowOp> = ops
+        .into_iter()
+        .map(|mut o| {
+            o.plan = 0;
+            o
+        })
+        .collect();
+    let s = statements(TargetKind::MySql, &plans[1..], &ops, 100);
+    assert!(!s[0].sql.contains("ON DUPLICATE"), "{}", s[0].sql);
+    assert_eq!(
+        s[1].sql,
+        "DELETE FROM `public`.`t` WHERE `id` <=> ? AND `f` <=> CAST(? AS UNSIGNED) LIMIT 1"
+    );
+}
+
+#[test]
+fn a_concurrent_mapping_of_a_keyless_table_is_refused_naming_the_mapping_and_table() {
+    let mut m = plan(TargetKind::Postgres).mapping;
+    m.target_pk.clear();
+    let info = TableInfo {
+        columns: vec![TargetColumn {
+            name: "id".into(),
+            cast: "bigint".into(),
+            class: TargetClass::Numeric,
+        }],
+        primary_key: vec![],
+    };
+    let e = TablePlan::new(&m, info.clone(), TargetKind::Postgres).unwrap_err();
+    assert!(e.contains("rdb/t.yml: mapping t: concurrent: true"), "{e}");
+    assert!(e.contains("public.t has no primary key"), "{e}");
+    m.concurrent = false;
+    assert!(TablePlan::new(&m, info, TargetKind::Postgres)
+        .unwrap()
+        .key
+        .is_empty());
+}
+
+#[test]
+fn added_columns_get_the_nearest_type() {
+    let pg = |t| nearest_type(TargetKind::Postgres, t).unwrap();
+    assert_eq!(pg("int(11)"), "integer");
+    assert_eq!(pg("int(10) unsigned"), "bigint");
+    assert_eq!(pg("bigint(20) unsigned"), "numeric(20)");
+    assert_eq!(pg("decimal(20,6)"), "numeric(20,6)");
+    assert_eq!(pg("varchar(64)"), "varchar(64)");
+    assert_eq!(pg("datetime(6)"), "timestamp(6)");
+    assert_eq!(pg("enum('a','b')"), "text");
+    assert_eq!(pg("longblob"), "bytea");
+    assert_eq!(pg("bit(8)"), "bit(8)");
+    assert_eq!(
+        nearest_type(TargetKind::MySql, "int(10) unsigned").unwrap(),
+        "int(10) unsigned"
+    );
+    assert_eq!(nearest_type(TargetKind::MySql, "int; DROP TABLE t"), None);
 }
