@@ -292,7 +292,11 @@ impl InstanceDestination {
     /// Where the source must start so every client gets what it has not
     /// acked: the smallest cursor; `None` if no client has one yet.
     pub fn resume_position(&self) -> Option<EntryPosition> {
-        let meta = self.lock_meta();
+        Self::min_cursor(&self.lock_meta())
+    }
+
+    /// The earliest cursor of `meta`'s clients.
+    fn min_cursor(meta: &DestinationMeta) -> Option<EntryPosition> {
         meta.client_datas
             .iter()
             .filter_map(|c| c.cursor.as_ref().map(|p| p.postion.clone()))
@@ -381,7 +385,38 @@ impl InstanceDestination {
         &self,
         position: &EntryPosition,
     ) -> Result<(), sluice_meta::MetaError> {
-        self.cursors.save_start(&self.name, position)
+        self.cursors.save_start(&self.name, position)?;
+        // Clients subscribed before it, without a cursor yet, start here:
+        // recorded, a restart after another client's ack still reads from
+        // here (see `subscribe`).
+        let mut meta = self.lock_meta();
+        if self.give_cursorless_clients(&mut meta, position) {
+            self.persist(&meta)
+                .map_err(|e| sluice_meta::MetaError::Io {
+                    action: "save the cursors of destination",
+                    path: self.name.clone().into(),
+                    source: std::io::Error::other(e.message),
+                })?;
+        }
+        Ok(())
+    }
+
+    /// Records `position` as the cursor of every subscribed client that has
+    /// none; whether there was one.
+    fn give_cursorless_clients(
+        &self,
+        meta: &mut DestinationMeta,
+        position: &EntryPosition,
+    ) -> bool {
+        let mut given = false;
+        for c in meta.client_datas.iter_mut().filter(|c| c.cursor.is_none()) {
+            c.cursor = Some(LogPosition {
+                identity: self.identity.clone(),
+                postion: position.clone(),
+            });
+            given = true;
+        }
+        given
     }
 
     /// The initial snapshot's progress as persisted, if any (blocking).
@@ -412,6 +447,7 @@ impl Destination for InstanceDestination {
             .iter()
             .find(|c| c.client_identity.client_id == client)
             .and_then(|c| c.cursor.as_ref().map(|p| p.postion.clone()));
+        let had_cursor = cursor.is_some();
         let widened = {
             let mut filters = self.lock_filters();
             let change = filters
@@ -438,6 +474,21 @@ impl Destination for InstanceDestination {
                 },
                 cursor: None,
             }),
+        }
+        if !had_cursor {
+            // A client without a cursor reads from the oldest entry the
+            // store still holds, which is after no cursor of another client
+            // (nothing is dropped before every client acked it) and after
+            // the run's start. Recorded as its cursor before it gets
+            // anything, so that a restart after another client acked
+            // further still starts where this one can resume; before the
+            // first start is known there is nothing to record, and
+            // `persist_start_position` records it then.
+            let start = Self::min_cursor(&meta)
+                .or_else(|| self.cursors.load_start(&self.name).ok().flatten());
+            if let Some(start) = start {
+                self.give_cursorless_clients(&mut meta, &start);
+            }
         }
         self.count_subscriptions(&meta);
         self.persist(&meta)?;
@@ -583,5 +634,47 @@ mod tests {
         let saved = std::fs::read_to_string(dir.path().join("d/meta.dat")).unwrap();
         assert!(saved.contains("\"postion\":{"), "{saved}");
         assert!(!dir.path().join("d/meta.log").exists());
+    }
+
+    /// A client that subscribed and never acked is not passed over on a
+    /// restart because another client acked further meanwhile.
+    #[tokio::test]
+    async fn a_client_without_an_ack_keeps_the_restart_where_it_can_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(dir.path()));
+        let store = Arc::new(EventStore::new(StoreConfig {
+            batch_mode: sluice_store::BatchMode::ItemSize,
+            ..Default::default()
+        }));
+        for i in 0..4u64 {
+            let meta = EntryMeta {
+                bytes: 1,
+                ack_point: Some(pos(i * 100 + 100)),
+                position: pos(i * 100),
+                ..Default::default()
+            };
+            store
+                .put(EntryBytes::from(vec![i as u8]), meta)
+                .await
+                .unwrap();
+        }
+        let d =
+            InstanceDestination::open("d", store.clone(), cursors.clone(), LogIdentity::default())
+                .unwrap();
+        d.subscribe(1001, "").unwrap();
+        let b = d.get(1001, 2, GetWait::NoWait).await.unwrap();
+        d.ack(1001, b.id).unwrap();
+        d.durable().await.unwrap();
+        // 1101 comes now: what it reads starts after 1001's cursor (200).
+        d.subscribe(1101, "").unwrap();
+        let b = d.get(1001, 2, GetWait::NoWait).await.unwrap();
+        d.ack(1001, b.id).unwrap();
+        d.durable().await.unwrap();
+        let first = d.get(1101, 1, GetWait::NoWait).await.unwrap();
+        assert_eq!(first.entries.len(), 1);
+
+        let store2 = Arc::new(EventStore::new(StoreConfig::default()));
+        let d2 = InstanceDestination::open("d", store2, cursors, LogIdentity::default()).unwrap();
+        assert_eq!(d2.resume_position(), Some(pos(200)));
     }
 }

@@ -250,18 +250,12 @@ impl SinkWorker {
         rollback(&*self.destination, self.client);
         tracing::info!(%sink, target = %self.config.target, client = self.client, applied = ?applied.iter().map(|p| p.as_ref().map(ToString::to_string)).collect::<Vec<_>>(), "sink applying");
         let mut pending = Pending::default();
-        // A sink that never applied anything takes its first transaction an
-        // entry at a time, so that its first ack, and with it a cursor of
-        // its own, comes as soon as it can: until then a restart of the
-        // destination starts from the other clients' cursors only.
-        let mut first = applied.iter().all(Option::is_none);
         loop {
             if *stop.borrow() {
                 return Ok(Session::Stopped);
             }
-            let fetch = if first { 1 } else { FETCH_SIZE };
             let got = tokio::select! {
-                g = self.destination.get(self.client, fetch, GetWait::AtMost(GET_WAIT)) => g,
+                g = self.destination.get(self.client, FETCH_SIZE, GetWait::AtMost(GET_WAIT)) => g,
                 _ = stop.changed() => return Ok(Session::Stopped),
             };
             let batch = match got {
@@ -310,7 +304,6 @@ impl SinkWorker {
             }
             for id in pending.consume(n) {
                 ack(&*self.destination, self.client, id).await;
-                first = false;
             }
             *backoff = FIRST_BACKOFF;
         }

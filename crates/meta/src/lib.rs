@@ -54,7 +54,10 @@ pub struct ClientIdentity {
 #[serde(rename_all = "camelCase")]
 pub struct ClientData {
     pub client_identity: ClientIdentity,
-    /// Absent until the client's first ack of a transaction boundary.
+    /// Absent until the destination records where a newly subscribed
+    /// client starts (the earliest cursor of its other clients, or its
+    /// first start position) or the client's first ack of a transaction
+    /// boundary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<LogPosition>,
 }
