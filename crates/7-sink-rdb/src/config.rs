@@ -185,6 +185,9 @@ pub struct Mapping {
     /// `targetColumns`: target column → source column.
     pub target_columns: Vec<(String, String)>,
     pub commit_batch: Option<usize>,
+    /// `etlCondition`: the `WHERE …` of an ETL (full load) of the mapping,
+    /// its `{}` filled with the call's params.
+    pub etl_condition: Option<String>,
 }
 
 /// What a folder holds: the sinks and the warnings to log.
@@ -489,12 +492,6 @@ pub fn parse_mapping(
             "dbMapping.mirrorDb: mirroring a whole database (with its DDL) is not supported yet; map tables one by one",
         ));
     }
-    if db.etl_condition.is_some() {
-        warnings.push(format!(
-            "{}: dbMapping.etlCondition is accepted but not used: Sluice has no ETL (full load) of a mapping",
-            file.display()
-        ));
-    }
     let database = db.database.ok_or_else(|| missing("dbMapping.database"))?;
     let table = db.table.ok_or_else(|| missing("dbMapping.table"))?;
     let target_table = db
@@ -553,6 +550,7 @@ pub fn parse_mapping(
             map_all: db.map_all,
             target_columns,
             commit_batch: db.commit_batch,
+            etl_condition: db.etl_condition.filter(|c| !c.trim().is_empty()),
         },
     )))
 }

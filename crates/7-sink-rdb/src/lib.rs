@@ -7,9 +7,11 @@
 //! transactions (about `commitSize` rows) in target transactions
 //! ([`target`]) that each also record
 //! the last binlog position applied, so that a crash of the server or the
-//! target neither loses nor repeats a change.
+//! target neither loses nor repeats a change. [`etl`] is the full load of a
+//! mapping (canal-adapter's ETL), consistent with the running worker.
 
 pub mod config;
+pub mod etl;
 pub mod rows;
 pub mod sql;
 pub mod target;

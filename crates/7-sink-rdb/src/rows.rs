@@ -212,7 +212,7 @@ fn read<'a>(
 }
 
 /// Target column indexes (ascending) and their values.
-type Mapped = Vec<(usize, Param)>;
+pub(crate) type Mapped = Vec<(usize, Param)>;
 
 fn mapped(plan: &TablePlan, cols: &[ColumnView<'_>], kind: TargetKind) -> Mapped {
     let mut m: Mapped = Vec::with_capacity(cols.len());
@@ -231,7 +231,7 @@ fn mapped(plan: &TablePlan, cols: &[ColumnView<'_>], kind: TargetKind) -> Mapped
     m
 }
 
-fn key(plan: &TablePlan, m: &Mapped, origin: &Origin) -> Result<Vec<Param>, String> {
+pub(crate) fn key(plan: &TablePlan, m: &Mapped, origin: &Origin) -> Result<Vec<Param>, String> {
     plan.key
         .iter()
         .map(|&k| {
@@ -250,7 +250,7 @@ fn key(plan: &TablePlan, m: &Mapped, origin: &Origin) -> Result<Vec<Param>, Stri
         .collect()
 }
 
-fn upsert(plan: usize, m: Mapped, key: Vec<Param>, origin: Origin) -> RowOp {
+pub(crate) fn upsert(plan: usize, m: Mapped, key: Vec<Param>, origin: Origin) -> RowOp {
     let (columns, values) = m.into_iter().unzip();
     RowOp {
         plan,

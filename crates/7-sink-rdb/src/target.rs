@@ -463,25 +463,7 @@ impl Target {
                 }
                 check(rows)?;
                 for s in &all {
-                    let params = pg_params(&s.params);
-                    // Rows by column, one text[] each.
-                    let columns: Vec<Vec<Option<String>>> = (0..s.arrays)
-                        .map(|c| params.iter().skip(c).step_by(s.arrays).cloned().collect())
-                        .collect();
-                    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = if s.arrays > 0 {
-                        columns
-                            .iter()
-                            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                            .collect()
-                    } else {
-                        params
-                            .iter()
-                            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
-                            .collect()
-                    };
-                    tx.execute(s.sql.as_str(), &refs)
-                        .await
-                        .map_err(|e| fail(s, pg_error(e)))?;
+                    pg_run(&tx, s).await.map_err(|e| fail(s, pg_error(e)))?;
                 }
                 tx.commit()
                     .await
@@ -508,6 +490,115 @@ impl Target {
             }
         }
     }
+
+    /// Begins the transaction of an ETL (a full load of a mapping) and
+    /// takes the lock every sink transaction of `sink` takes first (its rows
+    /// of `sluice_sink_offsets`): until [`Target::etl_commit`], the sink's
+    /// worker waits and applies nothing.
+    pub async fn etl_begin(&mut self, sink: &str) -> Result<(), String> {
+        let lock = |e: String| format!("locking {OFFSETS_TABLE}: {e}");
+        match self {
+            Target::Postgres(c) => {
+                c.batch_execute("BEGIN")
+                    .await
+                    .map_err(|e| format!("beginning a transaction: {}", pg_error(e)))?;
+                c.query(
+                    format!("SELECT mapping FROM {OFFSETS_TABLE} WHERE sink = $1 FOR UPDATE")
+                        .as_str(),
+                    &[&sink],
+                )
+                .await
+                .map_err(|e| lock(pg_error(e)))?;
+                Ok(())
+            }
+            Target::MySql(c) => {
+                let sink = sink.to_string();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    c.query_drop("START TRANSACTION")
+                        .map_err(|e| format!("beginning a transaction: {e}"))?;
+                    let _: Vec<String> = c
+                        .exec(
+                            format!(
+                                "SELECT mapping FROM {OFFSETS_TABLE} WHERE sink = ? FOR UPDATE"
+                            ),
+                            (sink.as_str(),),
+                        )
+                        .map_err(|e| lock(e.to_string()))?;
+                    Ok(())
+                })
+                .await
+            }
+        }
+    }
+
+    /// Runs `statements` in the transaction of [`Target::etl_begin`].
+    pub async fn etl_write(&mut self, statements: Vec<Statement>) -> Result<(), String> {
+        match self {
+            Target::Postgres(c) => {
+                for s in &statements {
+                    pg_run(&*c, s)
+                        .await
+                        .map_err(|e| format!("{}: {}", s.origin.table, pg_error(e)))?;
+                }
+                Ok(())
+            }
+            Target::MySql(c) => {
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    for s in &statements {
+                        c.exec_drop(s.sql.as_str(), my_params(&s.params))
+                            .map_err(|e| format!("{}: {e}", s.origin.table))?;
+                    }
+                    Ok(())
+                })
+                .await
+            }
+        }
+    }
+
+    /// Commits the transaction of [`Target::etl_begin`]. (On an error the
+    /// ETL drops the connection, which rolls it back.)
+    pub async fn etl_commit(&mut self) -> Result<(), String> {
+        match self {
+            Target::Postgres(c) => c
+                .batch_execute("COMMIT")
+                .await
+                .map_err(|e| format!("committing: {}", pg_error(e))),
+            Target::MySql(c) => {
+                Self::my(c, |c| {
+                    use mysql::prelude::Queryable;
+                    c.query_drop("COMMIT")
+                        .map_err(|e| format!("committing: {e}"))
+                })
+                .await
+            }
+        }
+    }
+}
+
+/// Runs one statement on PostgreSQL (an `unnest` statement's rows as one
+/// `text[]` per column).
+async fn pg_run<C: tokio_postgres::GenericClient>(
+    c: &C,
+    s: &Statement,
+) -> Result<u64, tokio_postgres::Error> {
+    let params = pg_params(&s.params);
+    let columns: Vec<Vec<Option<String>>> = (0..s.arrays)
+        .map(|c| params.iter().skip(c).step_by(s.arrays).cloned().collect())
+        .collect();
+    let refs: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = if s.arrays > 0 {
+        columns
+            .iter()
+            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect()
+    } else {
+        params
+            .iter()
+            .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
+            .collect()
+    };
+    c.execute(s.sql.as_str(), &refs).await
 }
 
 /// The upsert of one mapping's position.

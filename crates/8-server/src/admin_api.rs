@@ -136,6 +136,7 @@ fn router(admin: Arc<Admin>) -> Router {
             "/destinations/{destination}/clients/{client_id}/cursor",
             post(reset_cursor),
         )
+        .route("/etl/rdb/{key}/{file}", post(etl))
         .route_layer(axum::middleware::from_fn_with_state(
             admin.clone(),
             authorize,
@@ -722,4 +723,72 @@ async fn reset_cursor(
         "previous": reset.previous,
         "cursor": reset.cursor,
     })))
+}
+
+/// The ETL call's options: in the query string (as canal-adapter's
+/// `?params=…`) or the JSON body.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct EtlRequest {
+    /// Values for the `{}` of the mapping's `etlCondition`, `;`-separated.
+    params: Option<String>,
+    /// The destination, when adapters of several have this key.
+    destination: Option<String>,
+}
+
+/// canal-adapter's `POST /etl/rdb/{key}/{file}.yml`: the full load of a
+/// mapping of the relational sink (see `sluice_sink_rdb::etl`). Answers
+/// canal-adapter's `{"succeeded", "resultMessage"}` (and `errorMessage`
+/// on failure), with 404 for an unknown key or file, 400 for a call that
+/// does not fit the mapping, 502 when the source or the target failed.
+async fn etl(
+    State(admin): State<Arc<Admin>>,
+    params: Result<Path<(String, String)>, PathRejection>,
+    query: Result<axum::extract::Query<EtlRequest>, axum::extract::rejection::QueryRejection>,
+    bytes: Bytes,
+) -> Response {
+    let answer = |status: StatusCode, succeeded: bool, message: String| {
+        let body = if succeeded {
+            json!({ "succeeded": true, "resultMessage": message })
+        } else {
+            json!({ "succeeded": false, "resultMessage": message, "errorMessage": message })
+        };
+        (status, Json(body)).into_response()
+    };
+    let (key, file) = match path(params) {
+        Ok(p) => p,
+        Err(ApiError(status, m)) => return answer(status, false, m),
+    };
+    let query = match query {
+        Ok(axum::extract::Query(q)) => q,
+        Err(e) => {
+            return answer(
+                StatusCode::BAD_REQUEST,
+                false,
+                format!("bad query string: {e}"),
+            )
+        }
+    };
+    let request: EtlRequest = match body(&bytes, true) {
+        Ok(b) => b,
+        Err(ApiError(status, m)) => return answer(status, false, m),
+    };
+    let params: Vec<String> = query
+        .params
+        .or(request.params)
+        .map(|p| p.split(';').map(|s| s.trim().to_string()).collect())
+        .unwrap_or_default();
+    let destination = query.destination.or(request.destination);
+    match crate::sink::etl(&admin.manager, destination.as_deref(), &key, &file, &params).await {
+        Ok((mapping, rows)) => answer(
+            StatusCode::OK,
+            true,
+            format!("loaded {rows} rows of {mapping} (rdb adapter {key})"),
+        ),
+        Err(e) => answer(
+            StatusCode::from_u16(e.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+            false,
+            e.message,
+        ),
+    }
 }

@@ -116,6 +116,10 @@ pub const USAGE: &str = "Operations:
                                move it to a standby of the ZooKeeper cluster (waits 30 s by default)
   snapshot DEST SCHEMA.TABLE...
                                read the rows already in these tables, beside the stream
+  etl [DEST] KEY FILE [--params P1;P2]
+                               load the source table of the relational sink's mapping FILE
+                               (name.yml) of its rdb adapter KEY into the target, beside the
+                               stream; --params fills the {} of its etlCondition
   reset-cursor DEST CLIENT_ID (--position FILE:OFFSET [--gtid SET] | --time TIME) --confirm DEST
                                set a client's cursor (DEST must be stopped); TIME is ISO-8601
                                (2024-05-01T12:00:00Z) or seconds since the epoch
@@ -138,6 +142,13 @@ pub enum AdminOp {
     Snapshot {
         destination: String,
         tables: Vec<String>,
+    },
+    /// canal-adapter's ETL of a relational sink's mapping.
+    Etl {
+        destination: Option<String>,
+        key: String,
+        file: String,
+        params: Option<String>,
     },
     ResetCursor {
         destination: String,
@@ -171,6 +182,17 @@ impl AdminOp {
                 snapshot_op(destination, positional.collect())?
             }
             "release" => release_op(destination(), &flags)?,
+            "etl" => {
+                let mut words: Vec<String> = positional.collect();
+                let file = words.pop().unwrap_or_default();
+                let key = words.pop().unwrap_or_default();
+                AdminOp::Etl {
+                    destination: words.pop(),
+                    key,
+                    file,
+                    params: value(&flags, "--params").map(str::to_string),
+                }
+            }
             "reset-cursor" => {
                 let name = destination();
                 let client = destination();
@@ -200,6 +222,26 @@ impl AdminOp {
             }
             AdminOp::Snapshot { destination, .. } => {
                 format!("/destinations/{}/snapshot", encode(destination))
+            }
+            AdminOp::Etl {
+                destination,
+                key,
+                file,
+                params,
+            } => {
+                let mut query = Vec::new();
+                if let Some(d) = destination {
+                    query.push(format!("destination={}", encode(d)));
+                }
+                if let Some(p) = params {
+                    query.push(format!("params={}", encode(p)));
+                }
+                let query = if query.is_empty() {
+                    String::new()
+                } else {
+                    format!("?{}", query.join("&"))
+                };
+                format!("/etl/rdb/{}/{}{query}", encode(key), encode(file))
             }
             AdminOp::ResetCursor {
                 destination,
@@ -235,6 +277,8 @@ impl AdminOp {
     pub fn wait(&self) -> Duration {
         match self {
             AdminOp::Release { wait_seconds, .. } => Duration::from_secs(*wait_seconds),
+            // A load takes as long as its table; --timeout adds to this.
+            AdminOp::Etl { .. } => Duration::from_secs(600),
             _ => Duration::ZERO,
         }
     }
@@ -271,6 +315,7 @@ pub async fn run(
     if !(200..300).contains(&answer.status) {
         let message = answer.body["error"]
             .as_str()
+            .or_else(|| answer.body["errorMessage"].as_str())
             .map(str::to_string)
             .unwrap_or_else(|| answer.body.to_string());
         return Err(format!(
@@ -317,7 +362,7 @@ fn read_arguments<'a>(
     while let Some(w) = words.next() {
         match w {
             "--force" => flags.push((w, None)),
-            "--wait" | "--position" | "--gtid" | "--time" | "--confirm" => {
+            "--wait" | "--position" | "--gtid" | "--time" | "--confirm" | "--params" => {
                 let value = words
                     .next()
                     .ok_or_else(|| usage(&format!("{w} needs a value")))?;
@@ -335,6 +380,7 @@ fn check_options(op: &str, flags: &Flags<'_>) -> Result<(), String> {
     let allowed: &[&str] = match op {
         "release" => &["--force", "--wait"],
         "reset-cursor" => &["--position", "--gtid", "--time", "--confirm"],
+        "etl" => &["--params"],
         _ => &[],
     };
     if let Some((n, _)) = flags.iter().find(|(n, _)| !allowed.contains(n)) {
@@ -352,7 +398,13 @@ fn check_arity(op: &str, positional: &[String]) -> Result<(), String> {
     } else {
         1
     };
-    if op == "snapshot" {
+    if op == "etl" {
+        if !(2..=3).contains(&positional.len()) {
+            return Err(usage(
+                "etl takes [DESTINATION] KEY FILE: the rdb adapter's key and its mapping file",
+            ));
+        }
+    } else if op == "snapshot" {
         if positional.len() < 2 {
             return Err(usage(
                 "snapshot takes a destination and at least one SCHEMA.TABLE",

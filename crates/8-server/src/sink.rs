@@ -145,3 +145,131 @@ async fn supervise(manager: Arc<InstanceManager>, sinks: Sinks, mut stop: watch:
         w.stop(&format!("sink worker {name}")).await;
     }
 }
+
+/// Why an ETL call failed, with the HTTP status it answers.
+#[derive(Debug)]
+pub(crate) struct EtlError {
+    pub status: u16,
+    pub message: String,
+}
+
+fn etl_error(status: u16, message: impl Into<String>) -> EtlError {
+    EtlError {
+        status,
+        message: message.into(),
+    }
+}
+
+/// canal-adapter's `POST /etl/rdb/{key}/{file}`: loads the mapping `file`
+/// (`name.yml` or `name`) of the `rdb` adapter `key` (of `destination`,
+/// when several destinations have one of that key) from the destination's
+/// source. The adapter folder is read again, so the files as they are now
+/// are used. Answers the rows loaded.
+pub(crate) async fn etl(
+    manager: &InstanceManager,
+    destination: Option<&str>,
+    key: &str,
+    file: &str,
+    params: &[String],
+) -> Result<(String, u64), EtlError> {
+    let sinks = load(manager.server_config())
+        .map_err(|e| etl_error(500, e.to_string()))?
+        .ok_or_else(|| {
+            etl_error(
+                404,
+                "no relational sink is configured (no adapter folder: sluice.sink.adapterConf)",
+            )
+        })?;
+    let candidates: Vec<&SinkConfig> = sinks
+        .sinks
+        .iter()
+        .map(|(s, _)| s)
+        .filter(|s| s.key == key && destination.is_none_or(|d| s.destination == d))
+        .collect();
+    let sink = match candidates.as_slice() {
+        [one] => *one,
+        [] => {
+            let known: Vec<String> = sinks
+                .sinks
+                .iter()
+                .map(|(s, _)| format!("{} (destination {})", s.key, s.destination))
+                .collect();
+            return Err(etl_error(
+                404,
+                format!(
+                    "no rdb adapter with key {key:?}{}; the adapters are: {}",
+                    destination.map_or(String::new(), |d| format!(" for destination {d:?}")),
+                    known.join(", ")
+                ),
+            ));
+        }
+        several => {
+            let ds: Vec<&str> = several.iter().map(|s| s.destination.as_str()).collect();
+            return Err(etl_error(
+                400,
+                format!(
+                    "several destinations have an rdb adapter with key {key:?} ({}): name the destination",
+                    ds.join(", ")
+                ),
+            ));
+        }
+    };
+    let name = file.strip_suffix(".yml").unwrap_or(file);
+    let mapping = sink
+        .mappings
+        .iter()
+        .find(|m| m.name == name)
+        .ok_or_else(|| {
+            let files: Vec<String> = sink.mappings.iter().map(|m| format!("{}.yml", m.name)).collect();
+            etl_error(
+                404,
+                format!(
+                    "the rdb adapter {key:?} of destination {} has no mapping file {file:?}; its files are: {}",
+                    sink.destination,
+                    files.join(", ")
+                ),
+            )
+        })?;
+    let instance = manager.instance_config(&sink.destination).ok_or_else(|| {
+        etl_error(
+            409,
+            format!(
+                "destination {} does not run on this server: its source is not known here",
+                sink.destination
+            ),
+        )
+    })?;
+    let (host, port) = instance
+        .master_address
+        .rsplit_once(':')
+        .and_then(|(h, p)| p.parse::<u16>().ok().map(|p| (h.to_string(), p)))
+        .ok_or_else(|| {
+            etl_error(
+                500,
+                format!(
+                    "canal.instance.master.address {:?} of destination {} is not host:port",
+                    instance.master_address, sink.destination
+                ),
+            )
+        })?;
+    let source = sluice_sink_rdb::etl::SourceUrl {
+        host,
+        port,
+        user: instance.db_username.clone(),
+        password: instance.db_password.clone(),
+        socket: instance.master_socket.clone(),
+    };
+    let what = format!("{}.yml", mapping.name);
+    tracing::info!(sink = %sink.name(), mapping = %what, ?params, "ETL: loading the mapping's source table");
+    match sluice_sink_rdb::etl::load(sink, mapping, params, &source).await {
+        Ok(outcome) => {
+            tracing::info!(sink = %sink.name(), mapping = %what, rows = outcome.rows, "ETL done");
+            Ok((what, outcome.rows))
+        }
+        Err(sluice_sink_rdb::etl::EtlFailure::Request(e)) => Err(etl_error(400, e)),
+        Err(sluice_sink_rdb::etl::EtlFailure::Load(e)) => {
+            tracing::warn!(sink = %sink.name(), mapping = %what, error = %e, "ETL failed");
+            Err(etl_error(502, e))
+        }
+    }
+}

@@ -20,6 +20,7 @@ fn plan(kind: TargetKind) -> TablePlan {
         map_all: true,
         target_columns: vec![],
         commit_batch: None,
+        etl_condition: None,
     };
     let info = TableInfo {
         columns: vec![

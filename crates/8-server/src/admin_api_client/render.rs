@@ -16,6 +16,7 @@ pub(super) fn answer(op: &AdminOp, answer: &Value) -> String {
         AdminOp::Show(_) | AdminOp::Start(_) | AdminOp::Stop(_) | AdminOp::Reload(_) => {
             details(answer)
         }
+        AdminOp::Etl { .. } => format!("{}\n", text(&answer["resultMessage"])),
         AdminOp::Snapshot { destination, tables } => format!(
             "{destination} reads a snapshot of {} beside its stream; `sluice admin show {destination}` shows its progress\n",
             tables.join(", ")
