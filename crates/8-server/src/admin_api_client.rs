@@ -621,8 +621,22 @@ mod tests {
             op.body().unwrap(),
             serde_json::json!({"journal_name": "mysql-bin.000003", "position": 4, "gtid": "0-1-5", "confirm": "x"})
         );
+        let (op, _) = AdminOp::parse(&words("etl pg1 t.yml")).unwrap();
+        assert_eq!(
+            (op.method(), op.path().as_str()),
+            ("POST", "/etl/rdb/pg1/t.yml")
+        );
+        let (op, _) =
+            AdminOp::parse(&words("etl example pg1 t.yml --params 2024-01-01;5")).unwrap();
+        assert_eq!(
+            op.path(),
+            "/etl/rdb/pg1/t.yml?destination=example&params=2024-01-01%3B5"
+        );
         for (bad, want) in [
             ("", "no operation"),
+            ("etl t.yml", "etl takes [DESTINATION] KEY FILE"),
+            ("etl a b c d", "etl takes [DESTINATION] KEY FILE"),
+            ("etl a b --force", "etl takes no --force"),
             ("show", "takes 1 argument"),
             ("list --force", "list takes no --force"),
             ("explode x", "unknown operation"),
