@@ -204,15 +204,16 @@ async fn destinations_follow_canal_admin_and_outlive_its_absence() {
     wait_serving(&addr, "other", false, FOLLOW).await;
     wait_serving(&addr, "example", true, FOLLOW).await;
 
-    // canal-admin away: nothing stops, rows written meanwhile arrive.
+    // canal-admin away for 30 s (30 polls): nothing stops, rows written
+    // meanwhile arrive.
     admin.stop();
     let before = log_len(&log);
     let away = Instant::now();
     let mut next = 100;
-    while away.elapsed() < Duration::from_secs(8) {
+    while away.elapsed() < Duration::from_secs(30) {
         insert(&db, next..next + 1);
         next += 1;
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
     }
     let got = ids(&client.take((next - 100) as usize).await);
     let want: Vec<i64> = (100..next).collect();
