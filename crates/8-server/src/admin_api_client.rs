@@ -8,6 +8,8 @@ mod render;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use crate::percent::encode;
+
 /// The answer to an admin request: its HTTP status and JSON body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdminResponse {
@@ -516,20 +518,6 @@ pub fn run_blocking(
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let timeout = Duration::from_secs(timeout_seconds);
     runtime.block_on(run(base, token, json, timeout, words))
-}
-
-/// A destination name as a path segment: percent-encoded but for the
-/// characters that need none.
-fn encode(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// Status and JSON body of an HTTP/1.1 response read to its end.

@@ -40,6 +40,7 @@ pub mod logs;
 mod memory;
 mod metrics;
 mod mq;
+mod percent;
 mod release;
 mod server;
 mod sink;
