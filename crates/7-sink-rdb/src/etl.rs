@@ -231,9 +231,7 @@ fn finish(v: Option<Vec<u8>>, kind: ColumnKind, class: TargetClass, target: Targ
             let n = v.iter().fold(0u64, |n, b| (n << 8) | u64::from(*b));
             Param::Text(n.to_string())
         }
-        ColumnKind::Date if target == TargetKind::Postgres && v.starts_with(b"0000-00-00") => {
-            Param::Null
-        }
+        ColumnKind::Date if crate::value::zero_date_is_null(target, &v) => Param::Null,
         _ if class == TargetClass::Binary => Param::Bytes(v),
         _ => Param::Text(String::from_utf8_lossy(&v).into_owned()),
     }

@@ -402,14 +402,7 @@ impl Target {
         expected: &[(String, Option<Position>)],
     ) -> Result<(), String> {
         let kind = self.kind();
-        let lock = match kind {
-            TargetKind::Postgres => {
-                format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = $1 FOR UPDATE")
-            }
-            TargetKind::MySql => {
-                format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = ? FOR UPDATE")
-            }
-        };
+        let lock = offsets_lock(kind);
         let check = {
             let sink = sink.to_string();
             let expected = expected.to_vec();
@@ -496,19 +489,16 @@ impl Target {
     /// of `sluice_sink_offsets`): until [`Target::etl_commit`], the sink's
     /// worker waits and applies nothing.
     pub async fn etl_begin(&mut self, sink: &str) -> Result<(), String> {
+        let sql = offsets_lock(self.kind());
         let lock = |e: String| format!("locking {OFFSETS_TABLE}: {e}");
         match self {
             Target::Postgres(c) => {
                 c.batch_execute("BEGIN")
                     .await
                     .map_err(|e| format!("beginning a transaction: {}", pg_error(e)))?;
-                c.query(
-                    format!("SELECT mapping FROM {OFFSETS_TABLE} WHERE sink = $1 FOR UPDATE")
-                        .as_str(),
-                    &[&sink],
-                )
-                .await
-                .map_err(|e| lock(pg_error(e)))?;
+                c.query(sql.as_str(), &[&sink])
+                    .await
+                    .map_err(|e| lock(pg_error(e)))?;
                 Ok(())
             }
             Target::MySql(c) => {
@@ -517,13 +507,8 @@ impl Target {
                     use mysql::prelude::Queryable;
                     c.query_drop("START TRANSACTION")
                         .map_err(|e| format!("beginning a transaction: {e}"))?;
-                    let _: Vec<String> = c
-                        .exec(
-                            format!(
-                                "SELECT mapping FROM {OFFSETS_TABLE} WHERE sink = ? FOR UPDATE"
-                            ),
-                            (sink.as_str(),),
-                        )
+                    let _: Vec<(String, String, i64)> = c
+                        .exec(sql.as_str(), (sink.as_str(),))
                         .map_err(|e| lock(e.to_string()))?;
                     Ok(())
                 })
@@ -599,6 +584,17 @@ async fn pg_run<C: tokio_postgres::GenericClient>(
             .collect()
     };
     c.execute(s.sql.as_str(), &refs).await
+}
+
+/// The lock every transaction that writes `sink`'s targets takes first (a
+/// sink's, an ETL's): its rows of `sluice_sink_offsets`, read with the
+/// positions they hold.
+fn offsets_lock(kind: TargetKind) -> String {
+    let placeholder = match kind {
+        TargetKind::Postgres => "$1",
+        TargetKind::MySql => "?",
+    };
+    format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = {placeholder} FOR UPDATE")
 }
 
 /// The upsert of one mapping's position.

@@ -60,15 +60,19 @@ pub fn convert(
             return Param::Bytes(bytes);
         }
     }
-    // PostgreSQL has no zero date: '0000-00-00…' becomes NULL there (as
-    // MySQL's JDBC driver's zeroDateTimeBehavior=convertToNull does).
-    if kind == TargetKind::Postgres
-        && v.starts_with("0000-00-00")
-        && (lower.starts_with("date") || lower.starts_with("timestamp"))
+    if (lower.starts_with("date") || lower.starts_with("timestamp"))
+        && zero_date_is_null(kind, v.as_bytes())
     {
         return Param::Null;
     }
     Param::Text(v.to_string())
+}
+
+/// Whether a date or time value `v` is NULL in a `kind` target: PostgreSQL
+/// has no zero date, so '0000-00-00…' becomes NULL there (as MySQL's JDBC
+/// driver's zeroDateTimeBehavior=convertToNull does).
+pub(crate) fn zero_date_is_null(kind: TargetKind, v: &[u8]) -> bool {
+    kind == TargetKind::Postgres && v.starts_with(b"0000-00-00")
 }
 
 /// Canal's ISO-8859-1 text back into the bytes it was made of; `None` when
