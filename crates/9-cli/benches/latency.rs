@@ -605,26 +605,10 @@ fn main() {
     if std::env::var("SLUICE_BENCH_CLIENT").is_ok_and(|c| c == "canal-python") {
         return canal_python_main();
     }
-    let secs: u64 = std::env::var("SLUICE_BENCH_SECONDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(60)
-        .max(1);
-    let rates: Vec<u64> = std::env::var("SLUICE_BENCH_RATES")
-        .unwrap_or_else(|_| "1000,5000".into())
-        .split(',')
-        .filter_map(|r| r.trim().parse().ok())
-        .filter(|r| *r > 0)
-        .collect();
-    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).expect("a private MariaDB"));
-    db.exec("CREATE DATABASE lat").expect("create the database");
+    let (secs, rates) = settings(60, "1000,5000");
+    let (db, version) = source();
     let zk = ZooKeeperEnsemble::start(1).expect("a private ZooKeeper");
     let zk_servers = zk.connect_string();
-    let version = db
-        .query_scalar("SELECT VERSION()")
-        .ok()
-        .flatten()
-        .unwrap_or_default();
 
     let mut outcomes = Vec::new();
     let mut run = 0;
@@ -707,27 +691,12 @@ fn main() {
         ));
     }
     println!("{table}\n{targets}");
-    for o in &outcomes {
-        assert_eq!(
-            o.latencies.len() as u64,
-            o.written,
-            "{} at {} tx/s lost rows",
-            o.consumer,
-            o.rate
-        );
-    }
+    assert_no_row_lost(&outcomes);
 
     if std::env::var_os("SLUICE_BENCH_NO_DOCS").is_some() {
         return;
     }
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let load = load.split_whitespace().next().unwrap_or("?");
-    let date = Command::new("date")
-        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let (load, date) = load_and_date();
     let append = append_latency(Path::new(env!("CARGO_TARGET_TMPDIR")));
     let fsync = fsync_latency(Path::new(env!("CARGO_TARGET_TMPDIR")));
     let body = format!(
@@ -815,28 +784,12 @@ fn fsync_latency(dir: &Path) -> (f64, f64) {
 
 /// The canal-python runs: quick ACKs on and off, interleaved at each rate.
 fn canal_python_main() {
-    let secs: u64 = std::env::var("SLUICE_BENCH_SECONDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(30)
-        .max(1);
-    let rates: Vec<u64> = std::env::var("SLUICE_BENCH_RATES")
-        .unwrap_or_else(|_| "200,600".into())
-        .split(',')
-        .filter_map(|r| r.trim().parse().ok())
-        .filter(|r| *r > 0)
-        .collect();
+    let (secs, rates) = settings(30, "200,600");
     let python = sluice_testkit::python::canal_python(
         &Path::new(env!("CARGO_TARGET_TMPDIR")).join("canal-python-venv"),
     )
     .expect("a venv with canal-python 0.4");
-    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).expect("a private MariaDB"));
-    db.exec("CREATE DATABASE lat").expect("create the database");
-    let version = db
-        .query_scalar("SELECT VERSION()")
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let (db, version) = source();
     let mut outcomes = Vec::new();
     let mut run = 0;
     for &rate in &rates {
@@ -890,26 +843,11 @@ fn canal_python_main() {
         }
     }
     println!("{table}\n{targets}");
-    for o in &outcomes {
-        assert_eq!(
-            o.latencies.len() as u64,
-            o.written,
-            "{} at {} tx/s lost rows",
-            o.consumer,
-            o.rate
-        );
-    }
+    assert_no_row_lost(&outcomes);
     if std::env::var_os("SLUICE_BENCH_NO_DOCS").is_some() {
         return;
     }
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let load = load.split_whitespace().next().unwrap_or("?").to_string();
-    let date = Command::new("date")
-        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
+    let (load, date) = load_and_date();
     let body = format!(
         "## Latency with the official canal-python client, unmodified\n\n\
          Measured {date}; machine: {} CPUs by `nproc`, load average {load} at the end; MariaDB {version}; `sluice server` (release build, file cursors), the writer and the Python client on the same cores.\n\n\
@@ -923,4 +861,58 @@ fn canal_python_main() {
             .unwrap_or(0),
     );
     bench_docs::write_section(PYTHON_BEGIN, PYTHON_END, &body).expect("write docs/benchmarks.md");
+}
+
+/// `SLUICE_BENCH_SECONDS` and `SLUICE_BENCH_RATES`, with these defaults.
+fn settings(default_secs: u64, default_rates: &str) -> (u64, Vec<u64>) {
+    let secs = std::env::var("SLUICE_BENCH_SECONDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default_secs)
+        .max(1);
+    let rates = std::env::var("SLUICE_BENCH_RATES")
+        .unwrap_or_else(|_| default_rates.into())
+        .split(',')
+        .filter_map(|r| r.trim().parse().ok())
+        .filter(|r| *r > 0)
+        .collect();
+    (secs, rates)
+}
+
+/// A private MariaDB with the `lat` database, and its version.
+fn source() -> (Arc<MariaDb>, String) {
+    let db = Arc::new(MariaDb::start(MariaDbConfig::default()).expect("a private MariaDB"));
+    db.exec("CREATE DATABASE lat").expect("create the database");
+    let version = db
+        .query_scalar("SELECT VERSION()")
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    (db, version)
+}
+
+/// Every row written reached its consumer.
+fn assert_no_row_lost(outcomes: &[Outcome]) {
+    for o in outcomes {
+        assert_eq!(
+            o.latencies.len() as u64,
+            o.written,
+            "{} at {} tx/s lost rows",
+            o.consumer,
+            o.rate
+        );
+    }
+}
+
+/// The 1-minute load average now and the time, for the docs.
+fn load_and_date() -> (String, String) {
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = load.split_whitespace().next().unwrap_or("?").to_string();
+    let date = Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    (load, date)
 }
