@@ -359,6 +359,13 @@ impl ChangeBuilder {
         self.state.executed_gtid_set = set;
     }
 
+    /// An event read but not turned into a change event (a rows event of
+    /// a table filtered out): it still counts in its transaction.
+    pub fn pass_over(&mut self) {
+        self.state.events_before = self.events_in_transaction;
+        self.events_in_transaction += 1;
+    }
+
     /// The change event of one decoded event, if it is one. `columns`
     /// describes a rows event's table when the schema knows it.
     pub fn on_event<'a>(

@@ -22,6 +22,10 @@ pub trait ChangeFilter: Send {
     }
     /// Whether a statement (DDL, or DML in statement format) passes.
     fn statement(&self, statement: &Statement<'_>) -> bool;
+    /// Called before each event: a filter that changes while the stream
+    /// runs (the union of a destination's clients' filters) takes its
+    /// newest form here, so that one event is filtered by one form.
+    fn refresh(&mut self) {}
 }
 
 /// Canal's filters (`canal.instance.filter.*`): a table passes when it

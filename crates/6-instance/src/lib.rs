@@ -14,4 +14,5 @@ pub mod metrics;
 pub mod runner;
 pub mod schema_hook;
 pub mod snapshot;
+pub mod source_options;
 pub mod stream;

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use sluice_binlog::events::EventData;
 use sluice_config::InstanceConfig;
 use sluice_events::{
-    ChangeBuilder, ChangeEvent, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Position,
+    ChangeBuilder, ChangeEvent, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Op, Position,
     Projections, Table,
 };
 use sluice_source::position::ResumePosition;
@@ -32,7 +32,8 @@ pub use crate::filters::{CanalFilters, ChangeFilter};
 mod encoding;
 mod parallel;
 
-use encoding::{Encoding, Inline, ReadUpTo};
+use encoding::Inline;
+pub(crate) use encoding::{Encoding, ReadUpTo, SchemaStep};
 
 /// Where a stream's outputs go: a whole transaction's (or statement's) at a
 /// time, in order.
@@ -163,6 +164,9 @@ pub struct ChangeStream {
     schema: Box<dyn SchemaHook>,
     filter: Option<Box<dyn ChangeFilter>>,
     columns: Option<Arc<dyn ColumnRules>>,
+    /// `canal.instance.filter.table.error`, for a stream of a Canal
+    /// configuration (see [`ChangeStream::with_canal_table_error`]).
+    canal_table_error: Option<bool>,
 }
 
 impl std::fmt::Debug for ChangeStream {
@@ -185,7 +189,17 @@ impl ChangeStream {
             schema,
             filter: None,
             columns: None,
+            canal_table_error: None,
         }
+    }
+
+    /// Follows Canal's `canal.instance.filter.table.error`: with `skip`, a
+    /// rows event whose table the schema cannot describe is skipped and
+    /// logged with its table and position; without, the stream stops with
+    /// an error that names the key.
+    pub fn with_canal_table_error(mut self, skip: bool) -> Self {
+        self.canal_table_error = Some(skip);
+        self
     }
 
     /// Shows only the columns `rules` keep: each rows event's table gets
@@ -211,8 +225,8 @@ impl ChangeStream {
             destination: config.destination.clone(),
             message,
         };
-        let connect = crate::manager::source_connect_options(config).map_err(invalid)?;
-        let filter = crate::manager::canal_filters(config).map_err(invalid)?;
+        let connect = crate::source_options::source_connect_options(config).map_err(invalid)?;
+        let filter = crate::source_options::canal_filters(config).map_err(invalid)?;
         let schema = crate::schema_hook::tracked_schema(
             data_dir,
             &config.destination,
@@ -221,14 +235,15 @@ impl ChangeStream {
         )
         .map_err(invalid)?;
         let source = SourceConfig {
-            failover: crate::manager::source_failover(config, &connect),
+            failover: crate::source_options::source_failover(config, &connect),
             connect,
-            start: crate::manager::configured_start(config),
+            start: crate::source_options::configured_start(config),
             server_id: (config.slave_id != 0).then_some(config.slave_id),
-            row_images: crate::manager::source_row_images(config),
+            row_images: crate::source_options::source_row_images(config),
             ..Default::default()
         };
         Ok(ChangeStream::new(source, schema)
+            .with_canal_table_error(config.filter_table_error)
             .with_filter(filter)
             .with_columns(crate::columns::instance_rules(config)))
     }
@@ -257,6 +272,7 @@ impl ChangeStream {
             mut schema,
             filter,
             columns,
+            canal_table_error: _,
         } = self;
         let stream = BinlogStream::connect(source).await?;
         let (file, offset) = (stream.position().file.clone(), stream.position().offset);
@@ -339,93 +355,178 @@ impl ChangeStream {
     }
 
     /// The stream's one loop, whichever the encoding: receives each event,
-    /// has the schema follow it, builds its change event, filters it and
-    /// hands it to `encoding`, cutting at transaction ends; while the
-    /// source has nothing to read, `encoding` writes what it can. When the
-    /// stream ends or fails, the complete transactions read go to `sink`
-    /// before the result is returned.
-    async fn drive<S, En>(
+    /// has the stages follow it ([`Stages::follow`]: schema, change event,
+    /// filters, `encoding`), cutting at transaction ends; while the source
+    /// has nothing to read, `encoding` writes what it can. When the stream
+    /// ends or fails, the complete transactions read go to `sink` before
+    /// the result is returned.
+    pub(crate) async fn drive<S, En>(
         self,
         encoding: &mut En,
         sink: &mut S,
-    ) -> Result<ResumePosition, StreamError>
+    ) -> Result<ResumePosition, En::Error>
     where
         En: Encoding<S>,
     {
-        let (mut stream, mut schema, filter, mut columns) = self.connect().await?;
-        let mut builder = ChangeBuilder::new();
+        let table_error = self.canal_table_error;
+        let connected = tokio::select! {
+            connected = self.connect() => connected?,
+            stop = encoding.stop_requested(sink) => return Err(stop),
+        };
+        let (mut stream, schema, filter, columns) = connected;
+        let mut stages = Stages {
+            schema,
+            filter,
+            columns,
+            table_error,
+            builder: ChangeBuilder::new(),
+            source_changed: false,
+        };
+        encoding.started(&stream, &mut stages.builder).await?;
         let mut read = ReadUpTo {
             file: stream.position().file.clone(),
             pos: stream.position().offset,
         };
-        let stopped: Result<(), StreamError> = loop {
-            encoding.write_finished(sink)?;
-            let item = {
-                let next = stream.next();
-                tokio::pin!(next);
-                let polled =
-                    std::future::poll_fn(|cx| std::task::Poll::Ready(next.as_mut().poll(cx))).await;
-                match polled {
-                    std::task::Poll::Ready(item) => item,
-                    std::task::Poll::Pending => {
-                        encoding.source_idle(sink).await?;
-                        loop {
-                            let ready = tokio::select! {
-                                biased;
-                                item = &mut next => break item,
-                                ready = encoding.ready(&read) => ready,
-                            };
-                            encoding.write_ready(ready, &read, sink)?;
-                        }
-                    }
-                }
-            };
-            let mut ev = match item {
+        let mut failovers = stream.failovers();
+        let stopped: Result<(), En::Error> = loop {
+            encoding.before_event(&stream, sink).await?;
+            if stream.failovers() > failovers {
+                // The first event read there tells the schema history.
+                failovers = stream.failovers();
+                stages.source_changed = true;
+                encoding.source_changed();
+            }
+            let mut ev = match next_item(&mut stream, &read, encoding, sink).await? {
                 Ok(Some(StreamItem::Event(ev))) => ev,
                 Ok(Some(StreamItem::TransactionAborted { resume, reason })) => {
-                    tracing::warn!(
-                        %resume,
-                        %reason,
-                        "connection lost inside a transaction; it is read again from its start"
-                    );
-                    encoding.transaction_aborted();
+                    encoding.transaction_aborted(resume, reason);
                     continue;
                 }
                 Ok(None) => break Ok(()),
-                Err(e) => break Err(e.into()),
+                Err(e) => break Err(StreamError::from(e).into()),
             };
-            if !ev.artificial && ev.payload_index.is_none() && ev.next_pos > 0 {
+            // The server's own rotate and format description for this
+            // session: not events of the binlog.
+            if ev.artificial {
+                continue;
+            }
+            if ev.payload_index.is_none() && ev.next_pos > 0 {
                 if read.file != ev.file {
                     read.file = ev.file.to_string();
                 }
                 read.pos = ev.next_pos;
             }
-            let info = match follow_schema(&mut ev, schema.as_mut()) {
-                Ok(info) => info,
-                Err(e) => break Err(e),
-            };
-            let keep = projection(columns.as_mut(), &ev, info.as_deref());
-            let end = ev.ends_transaction;
-            encoding.event_read();
-            if let Some(change) = build_change(&mut builder, &ev, info.as_deref()) {
-                if passes(filter.as_deref(), &change) {
-                    if let Err(e) = encoding.push(change, &ev, info.as_ref(), keep) {
-                        break Err(e);
-                    }
-                }
+            if let Err(e) = stages.follow(&mut ev, encoding, sink).await {
+                break Err(e);
             }
-            if end.is_some() {
+            if ev.ends_transaction.is_some() {
                 encoding
                     .end_transaction(ev.file, ev.pos, ev.next_pos, sink)
                     .await?;
             }
+            let in_transaction = stages.builder.state().in_transaction;
+            encoding.event_done(&ev, in_transaction, sink).await?;
         };
         // The transactions read before the end (or the failure) are written
         // first; what was read of an unfinished one is dropped.
-        encoding.finish(sink).await?;
+        encoding.finish(sink, stopped.is_err()).await?;
         stopped?;
         tracing::info!(position = %stream.position(), "end of the binlog reached");
         Ok(stream.position().clone())
+    }
+}
+
+/// The next item of `stream`; while the source has nothing to read,
+/// `encoding` hands on what it can (`read`: where the stream stands).
+async fn next_item<'s, S, En>(
+    stream: &'s mut BinlogStream,
+    read: &ReadUpTo,
+    encoding: &mut En,
+    sink: &mut S,
+) -> Result<Result<Option<StreamItem<'s>>, SourceError>, En::Error>
+where
+    En: Encoding<S>,
+{
+    let next = stream.next();
+    tokio::pin!(next);
+    let polled = std::future::poll_fn(|cx| std::task::Poll::Ready(next.as_mut().poll(cx))).await;
+    if let std::task::Poll::Ready(item) = polled {
+        return Ok(item);
+    }
+    encoding.source_idle(sink).await?;
+    loop {
+        let ready = tokio::select! {
+            biased;
+            item = &mut next => return Ok(item),
+            ready = encoding.ready(read, sink) => ready,
+        };
+        encoding.write_ready(ready, read, sink).await?;
+    }
+}
+
+/// What an event goes through between the source and its encoding: the
+/// schema follows it, the change builder makes its change event, the
+/// filters and the column filters apply.
+struct Stages {
+    schema: Box<dyn SchemaHook>,
+    filter: Option<Box<dyn ChangeFilter>>,
+    columns: Option<Projections>,
+    /// `canal.instance.filter.table.error`, for a Canal configuration.
+    table_error: Option<bool>,
+    builder: ChangeBuilder,
+    /// The source moved to another server since the last event.
+    source_changed: bool,
+}
+
+impl Stages {
+    /// Has the schema follow `ev`, makes its change event and hands it to
+    /// `encoding` when it passes the filters. Rows of a table the filter
+    /// drops are passed over before the schema describes their table.
+    async fn follow<S, En>(
+        &mut self,
+        ev: &mut Event<'_>,
+        encoding: &mut En,
+        sink: &mut S,
+    ) -> Result<(), En::Error>
+    where
+        En: Encoding<S>,
+    {
+        if std::mem::take(&mut self.source_changed) {
+            if let Err(message) = self.schema.on_source_change(ev.file, ev.pos) {
+                return Err(schema_error(ev, message).into());
+            }
+        }
+        if let Some(f) = self.filter.as_deref_mut() {
+            f.refresh();
+        }
+        let followed = if rows_dropped(self.filter.as_deref(), ev) {
+            Followed::Passed
+        } else {
+            follow_schema(ev, self.schema.as_mut(), self.table_error)?
+        };
+        encoding.event_read(ev, followed.step());
+        let ev: &Event<'_> = ev;
+        if let Some(end) = ev.ends_transaction {
+            self.builder.set_executed_gtid_set(
+                end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default(),
+            );
+        }
+        let info = match followed {
+            Followed::Passed => {
+                self.builder.pass_over();
+                return Ok(());
+            }
+            Followed::Rows(info) => info,
+            Followed::Other(_) => None,
+        };
+        let Some(change) = build_change(&mut self.builder, ev, info.as_deref()) else {
+            return Ok(());
+        };
+        if !passes(self.filter.as_deref(), &change) {
+            return Ok(());
+        }
+        let keep = projection(self.columns.as_mut(), ev, info.as_deref());
+        encoding.push(change, ev, info.as_ref(), keep, sink).await
     }
 }
 
@@ -448,26 +549,30 @@ fn projection(
     columns.get(r.table_id, &table)
 }
 
-/// Whether `change` passes `filter`.
-fn passes(filter: Option<&dyn ChangeFilter>, change: &ChangeEvent<'_>) -> bool {
-    match (filter, change) {
-        (None, _) => true,
-        (Some(f), ChangeEvent::Rows(r)) => f.rows(r.table.schema(), r.table.name(), r.op),
-        (Some(f), ChangeEvent::Statement(st)) => f.statement(st),
-        (Some(_), ChangeEvent::Begin { .. } | ChangeEvent::Commit { .. }) => true,
+/// Whether `filter` drops the rows of `ev` by their table and kind, before
+/// the schema describes the table.
+fn rows_dropped(filter: Option<&dyn ChangeFilter>, ev: &Event<'_>) -> bool {
+    match (filter, &ev.data) {
+        (Some(f), EventData::Rows(r)) => !f.rows(&r.table.schema, &r.table.table, Op::of(r.kind)),
+        _ => false,
     }
 }
 
-/// The change event `ev` makes, if any; at a transaction's end the
-/// executed GTID set moves on first.
+/// Whether `change` passes `filter` (rows were filtered before their
+/// table was described).
+fn passes(filter: Option<&dyn ChangeFilter>, change: &ChangeEvent<'_>) -> bool {
+    match (filter, change) {
+        (Some(f), ChangeEvent::Statement(st)) => f.statement(st),
+        _ => true,
+    }
+}
+
+/// The change event `ev` makes, if any.
 fn build_change<'a>(
     builder: &'a mut ChangeBuilder,
     ev: &'a Event<'a>,
     info: Option<&'a [ColumnInfo]>,
 ) -> Option<ChangeEvent<'a>> {
-    if let Some(end) = &ev.ends_transaction {
-        builder.set_executed_gtid_set(end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default());
-    }
     let position = Position {
         file: ev.file,
         offset: ev.pos,
@@ -478,13 +583,46 @@ fn build_change<'a>(
     builder.on_event(position, &ev.data, info)
 }
 
+/// What following the schema made of an event.
+enum Followed {
+    /// A rows event passed over: its table is filtered out, or cannot be
+    /// described and `canal.instance.filter.table.error` skips it.
+    Passed,
+    /// A rows event, its table described, with the schema's column
+    /// information when it has it.
+    Rows(Option<Arc<[ColumnInfo]>>),
+    /// Any other event.
+    Other(SchemaStep),
+}
+
+impl Followed {
+    fn step(&self) -> SchemaStep {
+        match self {
+            Followed::Other(step) => *step,
+            Followed::Passed | Followed::Rows(_) => SchemaStep::None,
+        }
+    }
+}
+
+fn schema_error(ev: &Event<'_>, message: String) -> StreamError {
+    StreamError::Schema {
+        file: ev.file.to_string(),
+        pos: ev.pos,
+        message,
+    }
+}
+
 /// Feeds statements to the schema hook and gives a rows event the table as
 /// the schema describes it (names, signedness, labels of that time), and
-/// the schema's column information when it has it.
+/// the schema's column information when it has it. `table_error` is
+/// Canal's `canal.instance.filter.table.error` when the stream follows a
+/// Canal configuration: a table that cannot be described then skips its
+/// rows event (`true`) or stops the stream with an error naming the key.
 fn follow_schema(
     ev: &mut Event<'_>,
     schema: &mut dyn SchemaHook,
-) -> Result<Option<Arc<[ColumnInfo]>>, StreamError> {
+    table_error: Option<bool>,
+) -> Result<Followed, StreamError> {
     let mut place = EventPlace {
         file: ev.file,
         pos: ev.pos,
@@ -505,20 +643,35 @@ fn follow_schema(
         EventData::Query(q) => {
             let text = q.query_text();
             let sql = text.trim();
-            if crate::schema_hook::changes_schema_history(sql) {
-                place.status_vars = q.status_vars;
-                schema.on_statement_source(server_id, timestamp, gtids.as_deref());
-                schema
-                    .on_query(&place, &q.schema_text(), sql)
-                    .map_err(failed)?;
+            if !crate::schema_hook::changes_schema_history(sql) {
+                return Ok(Followed::Other(SchemaStep::None));
             }
-            Ok(None)
+            place.status_vars = q.status_vars;
+            schema.on_statement_source(server_id, timestamp, gtids.as_deref());
+            schema
+                .on_query(&place, &q.schema_text(), sql)
+                .map_err(failed)?;
+            Ok(Followed::Other(SchemaStep::Statement))
         }
-        EventData::Rows(r) => {
-            let (table, info) = schema.describe(&place, &r.table).map_err(failed)?;
-            r.table = table;
-            Ok(info)
-        }
-        _ => Ok(None),
+        EventData::Rows(r) => match schema.describe(&place, &r.table) {
+            Ok((table, info)) => {
+                r.table = table;
+                Ok(Followed::Rows(info))
+            }
+            Err(message) if table_error == Some(true) => {
+                tracing::warn!(
+                    table = %format_args!("{}.{}", r.table.schema, r.table.table),
+                    at = %format_args!("{}:{}", place.file, place.pos),
+                    error = message,
+                    "rows event skipped: its table cannot be described (canal.instance.filter.table.error)"
+                );
+                Ok(Followed::Passed)
+            }
+            Err(message) if table_error == Some(false) => Err(failed(format!(
+                "{message} (canal.instance.filter.table.error = true skips the rows events of such a table instead)"
+            ))),
+            Err(message) => Err(failed(message)),
+        },
+        _ => Ok(Followed::Other(SchemaStep::None)),
     }
 }

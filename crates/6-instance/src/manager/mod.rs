@@ -8,32 +8,30 @@
 //! heal is restarted with a growing delay and shows as `Failed` meanwhile,
 //! with the error, so an operator sees why.
 //!
-//! Here: the manager and an instance's run loop. `source_options` derives
-//! the source settings from `instance.properties`, `cursor_reset` moves a
-//! stopped destination's cursors, `purged` decides what a purged binlog
-//! means for a run.
+//! Here: the manager and an instance's run loop; the source settings come
+//! from `instance.properties` through `crate::source_options`.
+//! `cursor_reset` moves a stopped destination's cursors, `purged` decides
+//! what a purged binlog means for a run.
 
 mod cursor_reset;
 mod purged;
-mod source_options;
 
+pub use crate::source_options::*;
 pub use cursor_reset::*;
 use purged::*;
-pub use source_options::*;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
-use sluice_canal::{EntryPosition, LogIdentity, LogPosition, TableFilter};
+use sluice_canal::{EntryPosition, LogPosition, TableFilter};
 use sluice_config::{InstanceConfig, ServerConfig};
 use sluice_meta::{CursorStore, DestinationMeta, DirLock, LockError, MemoryCursorStore, MetaError};
 use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
 use sluice_source::position::StartPosition;
-use sluice_source::tls::TlsOptions;
-use sluice_source::{FailoverPolicy, RowImages, SourceConfig};
+use sluice_source::{RowImages, SourceConfig};
 use sluice_store::{ClientId, Destination, Destinations, EventStore, StoreConfig, StoreMetrics};
 use tokio::sync::watch;
 use tracing::Instrument;

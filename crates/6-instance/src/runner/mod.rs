@@ -1,6 +1,7 @@
-//! The running part of an instance: reads the source's binlog stream, keeps
-//! the schema up to date, turns events into Canal entries, filters them and
-//! puts them into the store (which applies back-pressure to the source).
+//! The running part of an instance: reads the source's binlog stream with
+//! the change stream's one loop (which keeps the schema up to date and
+//! filters), turns what passes into Canal entries and puts them into the
+//! store (which applies back-pressure to the source).
 //!
 //! Exactly once at transaction granularity, without holding transactions in
 //! memory: entries go to the store as they are read, so a transaction larger
@@ -8,7 +9,8 @@
 //! transaction it replays that transaction from its start; the runner knows
 //! how many of its events it already handled and drops their entries.
 //!
-//! Here: the reader's loop. `progress` holds what the runs of an instance share, `work` what the
+//! Here: a run's setup. `read` is the store side of the stream's loop,
+//! `progress` holds what the runs of an instance share, `work` what the
 //! reader hands on, `store_sink` puts it into the store, `snapshot_side`
 //! runs the initial snapshot beside the stream.
 
@@ -28,16 +30,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use prost::Message;
-use sluice_binlog::events::EventData;
 use sluice_binlog::TableMap;
 use sluice_canal::EntryPosition;
 use sluice_encode::canal::{BuiltEntry, CanalEncoder, EntryError, EntryKind};
 use sluice_events::{
     ChangeBuilder, ChangeEvent, ColumnInfo, ColumnProjection, ColumnRules, Encoder, Op, Position,
-    Projections, RowsChange, Table, TransactionState,
+    RowsChange, TransactionState,
 };
 use sluice_source::position::GtidState;
-use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError, StreamItem};
+use sluice_source::{BinlogStream, OwnedRowsEvent, SourceConfig, SourceError};
 use sluice_store::{EntryBytes, EntryMeta, FilterVersion, Frame, StoreError, TableName};
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinHandle;
@@ -84,6 +85,12 @@ pub enum RunnerError {
         destination: String,
         source: sluice_meta::MetaError,
     },
+    /// The change stream failed otherwise.
+    #[error("destination {destination}: {source}")]
+    Stream {
+        destination: String,
+        source: Box<crate::stream::StreamError>,
+    },
     /// The threads that build entries could not be started.
     #[error("destination {destination}: cannot start the threads that build entries: {source}")]
     Threads {
@@ -116,13 +123,9 @@ pub struct InstanceRunner {
     name: String,
     destination: Arc<InstanceDestination>,
     filters: CanalFilters,
-    /// The destination's stream filter (the union of its clients'), as of
-    /// the event being read.
-    stream: StreamFilter,
+    /// Follows the schema; handed to the run's stream.
     schema: Box<dyn SchemaHook>,
-    /// Follows the transaction state and makes the change events.
-    changes: ChangeBuilder,
-    /// Encodes the change events as Canal entries.
+    /// Encodes the change events but rows as Canal entries.
     encoder: CanalEncoder,
     gtid_state: Option<GtidState>,
     /// Events of the current transaction already handled.
@@ -136,8 +139,8 @@ pub struct InstanceRunner {
     /// Whether rows events' entries are built on the build pool (else on
     /// the reader, in turn).
     parallel: bool,
-    /// Column filters, resolved per table description (none: every column).
-    columns: Option<Projections>,
+    /// Column filters (none: every column).
+    columns: Option<Arc<dyn ColumnRules>>,
     pub stats: RunnerStats,
 }
 
@@ -168,11 +171,9 @@ impl InstanceRunner {
         destination.set_configured_filter(&filters.tables);
         InstanceRunner {
             name: name.to_string(),
-            stream: destination.stream_filter(),
             destination,
             filters,
             schema,
-            changes: ChangeBuilder::new(),
             encoder: CanalEncoder::new(gtid_on),
             gtid_state: None,
             events_in_txn: 0,
@@ -197,7 +198,7 @@ impl InstanceRunner {
     /// Publishes only the columns `rules` show (`canal.instance.filter.field`
     /// and `.black.field`), in the stream's entries and the snapshot's.
     pub fn with_columns(mut self, rules: Option<Arc<dyn ColumnRules>>) -> Self {
-        self.columns = rules.map(Projections::new);
+        self.columns = rules;
         self
     }
 
@@ -218,15 +219,6 @@ impl InstanceRunner {
     pub fn with_snapshot(mut self, plan: Option<SnapshotPlan>) -> Self {
         self.snapshot = plan;
         self
-    }
-
-    /// Whether the stream reads `schema.table`: some client's filter keeps
-    /// it (each client gets only its own tables from the store), and the
-    /// black list does not drop it.
-    fn table_allowed(&self, schema: &str, table: &str) -> bool {
-        self.filters
-            .reading(&self.stream.filter)
-            .table(schema, table)
     }
 
     /// Runs until `stop` turns true, the source ends (`stop_at_end`), or an
@@ -261,7 +253,7 @@ impl InstanceRunner {
             empty_suppressed: 0,
             counters: counters.clone(),
             progress: self.progress.clone(),
-            version: self.stream.version,
+            version: self.destination.stream_filter().version,
             last_table: None,
             skip_table_errors: self.filters.table_error,
         };
@@ -339,7 +331,7 @@ impl InstanceRunner {
             state: plan.state.clone(),
             gtid_on: self.encoder.gtid_on,
             keeps: Arc::new(keeps),
-            columns: self.columns.as_ref().map(|p| p.rules().clone()),
+            columns: self.columns.clone(),
             chunks,
             reads: Arc::new(tokio::sync::Semaphore::new(
                 plan.settings.parallelism.max(1),
@@ -416,130 +408,4 @@ impl InstanceRunner {
             }),
         }
     }
-
-    /// The entries of one event, after schema tracking and filters.
-    /// `owned` is the rows event's own copy when it is to be built on
-    /// another task.
-    fn handle(
-        &mut self,
-        position: Position<'_>,
-        data: EventData<'_>,
-        owned: Option<OwnedRowsEvent>,
-    ) -> Result<Vec<Work>, RunnerError> {
-        let mut at = EventPlace {
-            file: position.file,
-            pos: position.offset,
-            next_pos: position.next_offset,
-            status_vars: &[],
-        };
-        let schema_err = |message: String| RunnerError::Schema {
-            destination: self.name.clone(),
-            at: format!("{}:{}", position.file, position.offset),
-            message,
-        };
-        let mut data = data;
-        let mut columns = None;
-        let mut keep = None;
-        match &mut data {
-            EventData::Query(q) => {
-                let sql = q.query_text();
-                let t = sql.trim();
-                if changes_schema_history(t) {
-                    if let Some(plan) = &self.snapshot {
-                        // A chunk being read may be of a table this changes.
-                        plan.state.windows.invalidate_all();
-                    }
-                    let db = q.schema_text().into_owned();
-                    let sql = t.to_string();
-                    at.status_vars = q.status_vars;
-                    self.schema.on_query(&at, &db, &sql).map_err(schema_err)?;
-                }
-            }
-            EventData::Rows(rows) => {
-                let passes = self.filters.reading(&self.stream.filter).rows(
-                    &rows.table.schema,
-                    &rows.table.table,
-                    Op::of(rows.kind),
-                );
-                if !passes {
-                    return Ok(Vec::new());
-                }
-                let (table, cols) = match self.schema.describe(&at, &rows.table) {
-                    Ok(described) => described,
-                    Err(message) if self.filters.table_error => {
-                        skipped_table_error(&self.name, &rows.table, &at, &message);
-                        return Ok(Vec::new());
-                    }
-                    Err(message) => {
-                        return Err(schema_err(format!(
-                            "{message} (canal.instance.filter.table.error = true skips the rows events of such a table instead)"
-                        )))
-                    }
-                };
-                keep = self.columns.as_mut().and_then(|p| {
-                    let described = Table {
-                        map: &table,
-                        info: cols.as_deref(),
-                        keep: None,
-                    };
-                    p.get(rows.table_id, &described)
-                });
-                if let Some(owned) = owned {
-                    return Ok(vec![Work::Rows(Box::new(RowsWork {
-                        owned,
-                        table,
-                        columns: cols,
-                        keep,
-                        txn: self.changes.state().clone(),
-                        gtid_on: self.encoder.gtid_on,
-                        file: position.file.to_string(),
-                        pos: position.offset,
-                        next_pos: position.next_offset,
-                        server_id: position.server_id,
-                        timestamp: position.timestamp,
-                    }))]);
-                }
-                rows.table = table;
-                columns = cols;
-            }
-            _ => {}
-        }
-        let mut entries = Vec::new();
-        if let Some(event) = self.changes.on_event(position, &data, columns.as_deref()) {
-            if let ChangeEvent::Statement(st) = &event {
-                if !self.filters.reading(&self.stream.filter).statement(st) {
-                    return Ok(Vec::new());
-                }
-            }
-            let event = event.with_projection(keep.as_ref());
-            match self.encoder.encode(&event, &mut entries) {
-                Ok(()) => {}
-                Err(source) if self.filters.table_error => {
-                    tracing::warn!(destination = %self.name, error = %source, "rows event skipped: its rows cannot be decoded (canal.instance.filter.table.error)");
-                    entries.clear();
-                }
-                Err(source) => {
-                    return Err(RunnerError::Entry {
-                        destination: self.name.clone(),
-                        source,
-                    })
-                }
-            }
-        }
-        Ok(entries
-            .into_iter()
-            .map(|e| Work::Ready(Box::new(e)))
-            .collect())
-    }
-}
-
-/// Logs a rows event skipped because its table cannot be described.
-fn skipped_table_error(destination: &str, table: &TableMap, at: &EventPlace<'_>, message: &str) {
-    tracing::warn!(
-        destination,
-        table = %format_args!("{}.{}", table.schema, table.table),
-        at = %format_args!("{}:{}", at.file, at.pos),
-        error = message,
-        "rows event skipped: its table cannot be described (canal.instance.filter.table.error)"
-    );
 }

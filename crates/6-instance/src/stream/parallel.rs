@@ -22,10 +22,11 @@ use sluice_events::{
     ChangeEvent, ColumnInfo, ColumnProjection, Encoder, Position, RowsChange, Statement,
     StatementClass, TransactionState,
 };
-use sluice_source::{Event, OwnedRowsEvent};
+use sluice_source::position::ResumePosition;
+use sluice_source::{BinlogStream, Event, OwnedRowsEvent};
 use tokio::sync::oneshot;
 
-use super::encoding::{Encoding, ReadUpTo};
+use super::encoding::{Encoding, ReadUpTo, SchemaStep};
 use super::{ChangeSink, StreamError};
 use crate::encode_pool::{Built, EncodePool};
 
@@ -435,8 +436,13 @@ where
     S: ChangeSink<E::Output>,
 {
     type Ready = Option<Done<E::Output>>;
+    type Error = StreamError;
 
-    fn write_finished(&mut self, sink: &mut S) -> Result<(), StreamError> {
+    async fn before_event(
+        &mut self,
+        _stream: &BinlogStream,
+        sink: &mut S,
+    ) -> Result<(), StreamError> {
         self.pool.write_finished(sink)
     }
 
@@ -446,14 +452,14 @@ where
         self.pool.dispatch(&mut self.pending, sink).await
     }
 
-    async fn ready(&mut self, _read: &ReadUpTo) -> Option<Done<E::Output>> {
+    async fn ready(&mut self, _read: &ReadUpTo, _sink: &mut S) -> Option<Done<E::Output>> {
         if !self.pool.in_flight() {
             return std::future::pending().await;
         }
         self.pool.next_done().await
     }
 
-    fn write_ready(
+    async fn write_ready(
         &mut self,
         done: Option<Done<E::Output>>,
         _read: &ReadUpTo,
@@ -462,18 +468,19 @@ where
         self.pool.write(done, sink)
     }
 
-    fn event_read(&mut self) {
+    fn event_read(&mut self, _ev: &Event<'_>, _schema: SchemaStep) {
         // Every event moves the transaction's event count (Debezium's
         // offset `event`), so no state is shared between two events.
         self.pending.state_changed();
     }
 
-    fn push(
+    async fn push(
         &mut self,
         change: ChangeEvent<'_>,
         ev: &Event<'_>,
         info: Option<&Arc<[ColumnInfo]>>,
         keep: Option<ColumnProjection>,
+        _sink: &mut S,
     ) -> Result<(), StreamError> {
         self.pending.push_change(&change, ev, info, keep);
         Ok(())
@@ -493,11 +500,12 @@ where
         Ok(())
     }
 
-    fn transaction_aborted(&mut self) {
+    fn transaction_aborted(&mut self, resume: &ResumePosition, reason: &str) {
+        super::encoding::warn_transaction_read_again(resume, reason);
         self.pending.drop_open_transaction();
     }
 
-    async fn finish(&mut self, sink: &mut S) -> Result<(), StreamError> {
+    async fn finish(&mut self, sink: &mut S, _failed: bool) -> Result<(), StreamError> {
         self.pending.drop_open_transaction();
         self.pool.dispatch(&mut self.pending, sink).await?;
         self.pool.drain(sink).await

@@ -3,10 +3,15 @@
 //! the configured start, the identity written into cursors, and the
 //! destination's filters.
 
-use super::*;
+use sluice_canal::{LogIdentity, TableFilter};
+use sluice_config::InstanceConfig;
+use sluice_source::conn::ConnectOptions;
+use sluice_source::position::StartPosition;
+use sluice_source::tls::TlsOptions;
+use sluice_source::{FailoverPolicy, RowImages};
 
 /// The identity written into a destination's cursors: its source's address.
-pub(super) fn log_identity(connect: &ConnectOptions) -> LogIdentity {
+pub(crate) fn log_identity(connect: &ConnectOptions) -> LogIdentity {
     LogIdentity {
         slave_id: -1,
         source_address: sluice_canal::position::SourceAddress {
@@ -18,7 +23,7 @@ pub(super) fn log_identity(connect: &ConnectOptions) -> LogIdentity {
 
 /// A start at `p`: its GTID set when the instance reads by GTID and `p`
 /// has one, else its file and offset.
-pub(super) fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPosition {
+pub(crate) fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) -> StartPosition {
     // With failover candidates a cursor resumes by GTID, which holds on
     // whichever server is found to have it (file offsets hold on one).
     let failover = !config.standby_address.is_empty() || !config.source_candidates.is_empty();
