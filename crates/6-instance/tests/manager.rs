@@ -38,7 +38,11 @@ async fn conf_dir_changes_start_reload_and_stop_instances() {
     );
     let server = ServerConfig::load(conf.path()).unwrap();
     let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(conf.path()));
-    let m = InstanceManager::new(server, cursors, InstanceManager::binlog_metadata_only());
+    let m = InstanceManager::new(
+        server.destinations,
+        cursors,
+        InstanceManager::binlog_metadata_only(),
+    );
     assert!(m.start_all().is_empty());
     assert!(m.states().is_empty());
 
@@ -119,7 +123,11 @@ async fn a_bad_instance_file_is_reported_and_others_run() {
     );
     let server = ServerConfig::load(conf.path()).unwrap();
     let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(conf.path()));
-    let m = InstanceManager::new(server, cursors, InstanceManager::binlog_metadata_only());
+    let m = InstanceManager::new(
+        server.destinations,
+        cursors,
+        InstanceManager::binlog_metadata_only(),
+    );
     let errors = m.start_all();
     assert_eq!(errors.len(), 1);
     assert_eq!(errors[0].0, "bad");
@@ -156,7 +164,7 @@ async fn a_refusing_fence_stops_the_instance_before_it_publishes() {
     let allowed = Arc::new(AtomicBool::new(true));
     let fence_allowed = allowed.clone();
     let m = InstanceManager::with_fence(
-        server,
+        server.destinations,
         cursors,
         InstanceManager::binlog_metadata_only(),
         Arc::new(move |d: &str| d == "shop" && fence_allowed.load(Ordering::SeqCst)),
@@ -243,7 +251,7 @@ async fn the_schema_history_goes_to_the_store_the_server_chooses() {
         })
     };
     let m = InstanceManager::new(
-        server,
+        server.destinations,
         cursors,
         InstanceManager::schema_tracking_in(factory),
     );

@@ -37,8 +37,9 @@ fn configure(conf: &std::path::Path, db: &MariaDb, user: &str, password: &str) -
 }
 
 fn manager(server: ServerConfig, schema: SchemaFactory) -> Arc<InstanceManager> {
-    let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(&server.file_data_dir));
-    let m = InstanceManager::new(server, cursors, schema);
+    let cursors: Arc<dyn CursorStore> =
+        Arc::new(FileCursorStore::new(&server.destinations.data_dir));
+    let m = InstanceManager::new(server.destinations, cursors, schema);
     assert!(m.start_all().is_empty());
     m
 }

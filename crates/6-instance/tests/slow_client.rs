@@ -89,8 +89,13 @@ async fn an_absent_client_holds_nobody_back_and_resumes_from_its_cursor() {
     )
     .unwrap();
     let server = ServerConfig::load(conf.path()).unwrap();
-    let cursors: Arc<dyn CursorStore> = Arc::new(FileCursorStore::new(&server.file_data_dir));
-    let m = InstanceManager::new(server, cursors, InstanceManager::schema_tracking());
+    let cursors: Arc<dyn CursorStore> =
+        Arc::new(FileCursorStore::new(&server.destinations.data_dir));
+    let m = InstanceManager::new(
+        server.destinations,
+        cursors,
+        InstanceManager::schema_tracking(),
+    );
     assert!(m.start_all().is_empty());
     let d = m.destination("example").unwrap();
     for c in [1001, 1002, 1003] {

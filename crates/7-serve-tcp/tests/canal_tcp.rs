@@ -982,7 +982,7 @@ async fn server_from_canal_properties() {
         ServerConfig::from_properties(&dir.join("canal.properties"), dir, Properties::parse(&text))
             .unwrap();
     let d = MemDestination::new(DEST, item_store(100));
-    let server = TcpServer::bind_config(&cfg.canal_port(), MemDestinations::one(&d))
+    let server = TcpServer::bind_config(&cfg.canal_port, MemDestinations::one(&d))
         .await
         .unwrap();
     let srv = start_server(server);

@@ -84,7 +84,7 @@ async fn a_connection_flood_leaves_descriptors_for_cursors() {
     )
     .unwrap();
     let d = MemDestination::new(DEST, item_store(10_000));
-    let server = TcpServer::bind_config(&cfg.canal_port(), MemDestinations::one(&d))
+    let server = TcpServer::bind_config(&cfg.canal_port, MemDestinations::one(&d))
         .await
         .unwrap();
     let srv = start_server(server);

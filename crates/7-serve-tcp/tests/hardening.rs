@@ -29,7 +29,7 @@ async fn server_from(properties: &str) -> (Arc<MemDestination>, Running) {
         ServerConfig::from_properties(&dir.join("canal.properties"), dir, Properties::parse(&text))
             .unwrap();
     let d = MemDestination::new(DEST, item_store(10_000));
-    let server = TcpServer::bind_config(&cfg.canal_port(), MemDestinations::one(&d))
+    let server = TcpServer::bind_config(&cfg.canal_port, MemDestinations::one(&d))
         .await
         .unwrap();
     (d, start_server(server))

@@ -36,7 +36,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Value};
-use sluice_config::AdminHttpConfig;
+use sluice_config::{AdminHttpConfig, ServerMode, SinkKeys};
 use sluice_instance::manager::{CursorTarget, InstanceManager, InstanceState, ResetError};
 use sluice_serve_tcp::Connections;
 use sluice_source::StartPosition;
@@ -65,6 +65,10 @@ struct Admin {
     connections: Option<Arc<Connections>>,
     /// What the MQ workers do; `None` in TCP mode.
     mq: Option<Arc<crate::mq::MqStatus>>,
+    /// `canal.serverMode`, shown in the list.
+    mode: ServerMode,
+    /// The sink's keys, by which the ETL finds the adapter folder.
+    sink: SinkKeys,
     /// The last minutes of lag, snapshot progress and failures.
     history: history::History,
 }
@@ -85,13 +89,16 @@ pub(crate) async fn bind(
         })
 }
 
-/// Serves the admin API on `listener` until the task is aborted.
+/// Serves the admin API on `listener` until the task is aborted; it shows
+/// `mode` as the server's and loads mappings of the sink `sink` names.
 pub(crate) fn serve(
     listener: TcpListener,
     config: &AdminHttpConfig,
     commands: Arc<Commands>,
     connections: Option<Arc<Connections>>,
     mq: Option<Arc<crate::mq::MqStatus>>,
+    mode: ServerMode,
+    sink: SinkKeys,
 ) -> (Option<SocketAddr>, JoinHandle<()>) {
     let local = listener.local_addr().ok();
     let admin = Arc::new(Admin {
@@ -100,6 +107,8 @@ pub(crate) fn serve(
         token: config.token.as_ref().map(|t| t.expose().to_string()),
         connections,
         mq,
+        mode,
+        sink,
         history: history::History::default(),
     });
     let sampled = admin.clone();
@@ -311,7 +320,7 @@ impl Admin {
             .instance_config(destination)
             .map(|c| c.master_address)
             .or_else(|| {
-                sluice_config::InstanceConfig::load(self.manager.server_config(), destination)
+                sluice_config::InstanceConfig::load(self.manager.config(), destination)
                     .ok()
                     .map(|c| c.master_address)
             });
@@ -426,12 +435,11 @@ async fn list(State(admin): State<Arc<Admin>>) -> Answer {
     for name in admin.commands.names() {
         all.push(admin.describe(&name).await?);
     }
-    let config = admin.manager.server_config();
     Ok(Json(json!({
         "destinations": all,
         "server": {
             "version": env!("CARGO_PKG_VERSION"),
-            "mode": server_mode(config.server_mode),
+            "mode": server_mode(admin.mode),
             "cluster": admin.commands.in_cluster(),
         },
         "recent_errors": admin.history.errors(),
@@ -439,8 +447,7 @@ async fn list(State(admin): State<Arc<Admin>>) -> Answer {
 }
 
 /// `canal.serverMode` as it is written in canal.properties.
-fn server_mode(mode: sluice_config::ServerMode) -> &'static str {
-    use sluice_config::ServerMode;
+fn server_mode(mode: ServerMode) -> &'static str {
     match mode {
         ServerMode::Tcp => "tcp",
         ServerMode::Kafka => "kafka",
@@ -779,7 +786,16 @@ async fn etl(
         .map(|p| p.split(';').map(|s| s.trim().to_string()).collect())
         .unwrap_or_default();
     let destination = query.destination.or(request.destination);
-    match crate::sink::etl(&admin.manager, destination.as_deref(), &key, &file, &params).await {
+    match crate::sink::etl(
+        &admin.manager,
+        &admin.sink,
+        destination.as_deref(),
+        &key,
+        &file,
+        &params,
+    )
+    .await
+    {
         Ok((mapping, rows)) => answer(
             StatusCode::OK,
             true,

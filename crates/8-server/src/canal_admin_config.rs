@@ -318,7 +318,7 @@ pub(crate) async fn resolve(config: ServerConfig) -> Result<ServerConfig, Server
         return Ok(config);
     };
     let kept = Kept {
-        dir: config.file_data_dir.join(KEPT_DIR),
+        dir: config.destinations.data_dir.join(KEPT_DIR),
     };
     let client = AdminClient::new(&admin);
     let kept_note = || format!("the configuration kept in {}", kept.dir.display());
@@ -364,7 +364,7 @@ pub(crate) async fn resolve(config: ServerConfig) -> Result<ServerConfig, Server
         &dir,
         &content,
         &kept.dir,
-        &config.file_data_dir,
+        &config.destinations.data_dir,
         admin.poll_interval,
     )
     .map_err(|source| ServerError::Config {
@@ -388,15 +388,16 @@ pub(crate) async fn resolve(config: ServerConfig) -> Result<ServerConfig, Server
 /// the configuration scan over it (without ZooKeeper: it is then the only
 /// scan). Ends when `stop` turns.
 pub(crate) fn poller(
+    admin: Option<&AdminManagerConfig>,
     manager: &Arc<InstanceManager>,
     scan: bool,
     mut stop: watch::Receiver<bool>,
 ) -> Option<impl Future<Output = ()> + Send + 'static> {
-    let admin = manager.server_config().admin_manager.clone()?;
+    let admin = admin?.clone();
     let manager = manager.clone();
     Some(async move {
         let kept = Kept {
-            dir: manager.server_config().conf_dir.clone(),
+            dir: manager.config().conf_dir.clone(),
         };
         let client = AdminClient::new(&admin);
         // Said when it changes, not at every poll.

@@ -34,6 +34,7 @@
 //! most 64 connections are open at once.
 
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -42,7 +43,7 @@ use prost::Message;
 use sluice_canal::admin::{
     Ack, ClientAuth, Handshake, InstanceAdmin, LogAdmin, Packet, PacketType, ServerAdmin,
 };
-use sluice_config::{LogFiles, ServerConfig};
+use sluice_config::{AdminTcpConfig, LogFiles, TcpLimits};
 use sluice_serve_tcp::frame;
 use sluice_serve_tcp::limits::LoginThrottle;
 use sluice_serve_tcp::AuthConfig;
@@ -74,14 +75,17 @@ const DEFAULT_IDLE: Duration = Duration::from_secs(3600);
 const SEED_LEN: usize = 8;
 
 /// Binds `canal.ip`:`canal.admin.port`, before anything starts, so that a
-/// port in use fails the start.
-pub(crate) async fn bind(config: &ServerConfig, port: u16) -> Result<TcpListener, ServerError> {
-    let addr = sluice_serve_tcp::listen_addr(&config.ip, port);
+/// port in use fails the start; errors point at `canal_properties`.
+pub(crate) async fn bind(
+    config: &AdminTcpConfig,
+    canal_properties: &Path,
+) -> Result<TcpListener, ServerError> {
+    let addr = sluice_serve_tcp::listen_addr(&config.ip, config.port);
     TcpListener::bind(&addr)
         .await
         .map_err(|source| ServerError::AdminTcpBind {
             addr,
-            at: config.path.display().to_string(),
+            at: canal_properties.display().to_string(),
             source,
         })
 }
@@ -96,21 +100,26 @@ pub(crate) struct CanalAdmin {
 }
 
 impl CanalAdmin {
-    pub(crate) fn new(commands: Arc<Commands>) -> Result<CanalAdmin, ServerError> {
-        let config = commands.manager().server_config();
-        let (user, passwd) = config
-            .admin_tcp
-            .as_ref()
-            .map(|a| (a.user.as_str(), a.passwd.as_str()))
-            .unwrap_or_default();
-        let auth = AuthConfig::new(user, passwd).map_err(|source| ServerError::AdminTcpAuth {
-            at: config.path.display().to_string(),
-            source,
+    /// The admin port of `config`, whose logins are limited as the Canal
+    /// TCP server's (`limits`), serving the log files `logs`; errors point
+    /// at `canal_properties`.
+    pub(crate) fn new(
+        commands: Arc<Commands>,
+        config: &AdminTcpConfig,
+        limits: &TcpLimits,
+        logs: Option<LogFiles>,
+        canal_properties: &Path,
+    ) -> Result<CanalAdmin, ServerError> {
+        let auth = AuthConfig::new(&config.user, &config.passwd).map_err(|source| {
+            ServerError::AdminTcpAuth {
+                at: canal_properties.display().to_string(),
+                source,
+            }
         })?;
         Ok(CanalAdmin {
-            logs: config.log_files.clone(),
-            logins: LoginThrottle::new(config.tcp.max_failed_logins, config.tcp.login_backoff_max),
-            login_timeout: config.tcp.login_timeout,
+            logs,
+            logins: LoginThrottle::new(limits.max_failed_logins, limits.login_backoff_max),
+            login_timeout: limits.login_timeout,
             auth,
             commands,
         })

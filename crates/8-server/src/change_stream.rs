@@ -38,11 +38,11 @@ use crate::{load_config, ServerError};
 /// (`canal.properties` and `{destination}/instance.properties`); its schema
 /// history goes to `{canal.file.data.dir}/{destination}/schema.history`.
 pub fn open(conf_dir: impl AsRef<Path>, destination: &str) -> Result<ChangeStream, ServerError> {
-    let server = load_config(conf_dir.as_ref())?;
+    let destinations = load_config(conf_dir.as_ref())?.destinations;
     let config =
-        InstanceConfig::load(&server, destination).map_err(|source| ServerError::Config {
-            dir: server.conf_dir.clone(),
+        InstanceConfig::load(&destinations, destination).map_err(|source| ServerError::Config {
+            dir: destinations.conf_dir.clone(),
             source: Box::new(source),
         })?;
-    Ok(ChangeStream::for_instance(&config, &server.file_data_dir)?)
+    Ok(ChangeStream::for_instance(&config, &destinations.data_dir)?)
 }

@@ -88,7 +88,7 @@ impl Commands {
         if names.iter().any(|n| n == destination) {
             return Ok(());
         }
-        let config = self.manager.server_config();
+        let config = self.manager.config();
         Err(CommandError::Unknown {
             destination: destination.to_string(),
             known: format!(
@@ -295,7 +295,7 @@ impl Commands {
             return false;
         }
         tracing::info!("starting every destination");
-        for name in self.manager.server_config().discover_destinations() {
+        for name in self.manager.config().discover() {
             if let Err(error) = self.manager.start(&name) {
                 tracing::error!(destination = %name, %error, "destination not started");
             }

@@ -40,7 +40,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use sluice_config::{ServerConfig, ZooKeeperAcl};
+use sluice_config::{ZooKeeperAcl, ZooKeeperConfig};
 use sluice_ha::blocking::BlockingSession;
 use sluice_ha::cursor_store::WriteGuard;
 use sluice_ha::{
@@ -67,13 +67,12 @@ type Cursors = PeriodMixedCursorStore<ZooKeeperCursorStore>;
 
 /// The address this server registers and writes in `running` nodes:
 /// `canal.register.ip`, else `canal.ip`, else 127.0.0.1, with `canal.port`.
-pub fn register_address(server: &ServerConfig) -> String {
-    let ip = [&server.register_ip, &server.ip]
-        .into_iter()
-        .map(|s| s.trim())
-        .find(|s| !s.is_empty())
-        .unwrap_or("127.0.0.1");
-    format!("{ip}:{}", server.port)
+pub fn register_address(zookeeper: &ZooKeeperConfig) -> String {
+    let ip = match zookeeper.register_ip.as_str() {
+        "" => "127.0.0.1",
+        ip => ip,
+    };
+    format!("{ip}:{}", zookeeper.port)
 }
 
 /// The environment variable that may hold the ZooKeeper credentials
@@ -81,10 +80,10 @@ pub fn register_address(server: &ServerConfig) -> String {
 pub const ZK_AUTH_ENV: &str = "SLUICE_ZOOKEEPER_AUTH";
 
 /// The ZooKeeper credentials: `sluice.zookeeper.auth` or its file (in
-/// `server`), or [`ZK_AUTH_ENV`]; giving both is an error. Errors never
+/// `zookeeper`), or [`ZK_AUTH_ENV`]; giving both is an error. Errors never
 /// repeat the credentials.
-pub fn zk_auth(server: Option<&ServerConfig>) -> Result<Option<ZkAuth>, ServerError> {
-    let configured = server.and_then(|s| s.zookeeper_auth.as_ref());
+pub fn zk_auth(zookeeper: Option<&ZooKeeperConfig>) -> Result<Option<ZkAuth>, ServerError> {
+    let configured = zookeeper.and_then(|z| z.auth.as_ref());
     let env = std::env::var_os(ZK_AUTH_ENV);
     let (text, origin) = match (configured, &env) {
         (Some(_), Some(_)) => return Err(ServerError::ZooKeeperAuthTwice),
@@ -103,16 +102,16 @@ pub fn zk_auth(server: Option<&ServerConfig>) -> Result<Option<ZkAuth>, ServerEr
         .map_err(|reason| ServerError::ZooKeeperAuth { origin, reason })
 }
 
-/// The ZooKeeper settings of `server`: servers, session timeout,
+/// The ZooKeeper settings of `zookeeper`: servers, session timeout,
 /// credentials ([`zk_auth`]) and the ACL of the nodes it creates.
-pub fn zk_config(server: &ServerConfig) -> Result<ZkConfig, ServerError> {
-    let mut zk = ZkConfig::new(server.zk_servers.clone())
-        .with_session_timeout(server.zookeeper_session_timeout)
-        .with_acl(match server.zookeeper_acl {
+pub fn zk_config(zookeeper: &ZooKeeperConfig) -> Result<ZkConfig, ServerError> {
+    let mut zk = ZkConfig::new(zookeeper.servers.clone())
+        .with_session_timeout(zookeeper.session_timeout)
+        .with_acl(match zookeeper.acl {
             ZooKeeperAcl::CreatorAllWorldRead => NodeAcl::CreatorAllWorldRead,
             ZooKeeperAcl::CreatorAll => NodeAcl::CreatorAll,
         });
-    if let Some(auth) = zk_auth(Some(server))? {
+    if let Some(auth) = zk_auth(Some(zookeeper))? {
         zk = zk.with_auth(auth);
     }
     Ok(zk)
@@ -143,29 +142,29 @@ pub(crate) struct HaServer {
 impl HaServer {
     /// Connects to ZooKeeper, registers the server and opens the cursor
     /// store. Destinations are added by [`run`](Self::run).
-    pub(crate) async fn start(server: &ServerConfig) -> Result<HaServer, ServerError> {
-        let address = register_address(server);
-        let zk = zk_config(server)?;
+    pub(crate) async fn start(zookeeper: &ZooKeeperConfig) -> Result<HaServer, ServerError> {
+        let address = register_address(zookeeper);
+        let zk = zk_config(zookeeper)?;
         let session = ZkSession::connect(zk.clone()).await.map_err(|source| {
             ServerError::ZooKeeperConnect {
-                servers: server.zk_servers.clone(),
+                servers: zookeeper.servers.clone(),
                 source,
             }
         })?;
         tracing::info!(
-            servers = %server.zk_servers,
+            servers = %zookeeper.servers,
             %address,
             session_timeout = ?session.session_timeout(),
             "ZooKeeper session open"
         );
-        if session.session_timeout() != server.zookeeper_session_timeout {
+        if session.session_timeout() != zookeeper.session_timeout {
             tracing::warn!(
-                asked = ?server.zookeeper_session_timeout,
+                asked = ?zookeeper.session_timeout,
                 granted = ?session.session_timeout(),
                 "ZooKeeper granted another session timeout than canal.zookeeper.session.timeout (its minSessionTimeout..maxSessionTimeout)"
             );
         }
-        if server.register_ip.trim().is_empty() && server.ip.trim().is_empty() {
+        if zookeeper.register_ip.is_empty() {
             tracing::warn!(
                 %address,
                 "neither canal.register.ip nor canal.ip is set: registering 127.0.0.1, which clients on other hosts cannot reach"
@@ -178,7 +177,7 @@ impl HaServer {
             })?;
         let elections: Elections = Arc::new(RwLock::new(HashMap::new()));
         let guard: WriteGuard = holds(&elections);
-        let period = server.zookeeper_flush_period;
+        let period = zookeeper.flush_period;
         let cursors_zk = zk.clone();
         let cursors = tokio::task::spawn_blocking(move || {
             ZooKeeperCursorStore::connect(cursors_zk)
@@ -192,7 +191,7 @@ impl HaServer {
         .map_err(ServerError::CursorStore)?;
         // Each ack's cursor written before the next reply (see
         // `sluice.zookeeper.flush.onAck`); the period flush retries failures.
-        cursors.set_write_through(server.zookeeper_flush_on_ack);
+        cursors.set_write_through(zookeeper.flush_on_ack);
         let history =
             tokio::task::spawn_blocking(move || ZooKeeperHistoryStore::connect_session(zk))
                 .await
@@ -208,7 +207,7 @@ impl HaServer {
             cursors: Arc::new(cursors),
             history,
             address,
-            delay: server.zookeeper_ha_delay,
+            delay: zookeeper.ha_delay,
             supervisors: HashMap::new(),
         })
     }
@@ -260,9 +259,9 @@ impl HaServer {
         manager: Arc<InstanceManager>,
         mut stop: watch::Receiver<bool>,
     ) -> HaServer {
-        let server = manager.server_config().clone();
-        if !server.lazy {
-            for d in server.discover_destinations() {
+        let config = manager.config().clone();
+        if !config.lazy {
+            for d in config.discover() {
                 self.add(&manager, &d);
             }
         }
@@ -270,14 +269,14 @@ impl HaServer {
             if *stop.borrow() {
                 return self;
             }
-            if !server.auto_scan {
+            if !config.auto_scan {
                 if stop.changed().await.is_err() {
                     return self;
                 }
                 continue;
             }
             tokio::select! {
-                _ = tokio::time::sleep(server.auto_scan_interval) => self.scan(&manager).await,
+                _ = tokio::time::sleep(config.auto_scan_interval) => self.scan(&manager).await,
                 changed = stop.changed() => {
                     if changed.is_err() {
                         return self;
@@ -289,17 +288,11 @@ impl HaServer {
 
     /// One pass of the configuration scan (see [`run`](Self::run)).
     async fn scan(&mut self, manager: &Arc<InstanceManager>) {
-        let server = manager.server_config();
-        let wanted: Vec<String> = server
-            .discover_destinations()
+        let config = manager.config();
+        let wanted: Vec<String> = config
+            .discover()
             .into_iter()
-            .filter(|d| {
-                server
-                    .conf_dir
-                    .join(d)
-                    .join("instance.properties")
-                    .is_file()
-            })
+            .filter(|d| config.instance_properties(d).is_file())
             .collect();
         let known: Vec<String> = self.supervisors.keys().cloned().collect();
         for d in known.iter().filter(|d| !wanted.contains(d)) {
@@ -484,10 +477,12 @@ async fn supervise(
 mod tests {
     use super::*;
 
-    fn server(properties: &str) -> ServerConfig {
+    fn server(properties: &str) -> ZooKeeperConfig {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("canal.properties"), properties).unwrap();
-        ServerConfig::load(dir.path()).unwrap()
+        sluice_config::ServerConfig::load(dir.path())
+            .unwrap()
+            .zookeeper
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub use ha::{register_address, zk_auth, zk_config, FENCE_CHECK_PERIOD, ZK_AUTH_E
 pub use memory::keep_freed_memory;
 pub use release::{release, Release, TakenOver};
 pub use server::Server;
-pub use sluice_config::{LogFiles, LogLayout, ServerConfig};
+pub use sluice_config::{LogFiles, LogLayout, ServerConfig, ZooKeeperConfig};
 /// The encoders of the change-event model.
 pub use sluice_encode as encode;
 /// The change-event model every output is encoded from.

@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use metrics::gauge;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+use sluice_config::MetricsConfig;
 use sluice_instance::manager::{InstanceManager, InstanceState};
 use sluice_instance::metrics::now_ms;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -100,24 +101,23 @@ pub(crate) fn install(port: u16) {
     }
 }
 
-/// Serves `/metrics` on `ip:port`, keeps the recorder's histograms
-/// drained (also when the port cannot be bound, logged: they would grow
-/// with every request otherwise) and reads the sources' binlog figures
-/// every `source_refresh`. The address is `None` when not served; the task
-/// is `None` when the port is 0.
+/// Serves `/metrics` on `canal.ip`:`canal.metrics.pull.port`, keeps the
+/// recorder's histograms drained (also when the port cannot be bound,
+/// logged: they would grow with every request otherwise) and reads the
+/// sources' binlog figures every `sluice.metrics.sourceRefresh`. The
+/// address is `None` when not served; the task is `None` when the port is 0.
 pub(crate) async fn serve(
-    ip: &str,
-    port: u16,
-    source_refresh: Duration,
+    config: &MetricsConfig,
     manager: Arc<InstanceManager>,
 ) -> (Option<SocketAddr>, Option<JoinHandle<()>>) {
+    let (port, source_refresh) = (config.port, config.source_refresh);
     if port == 0 {
         return (None, None);
     }
     let Some(handle) = recorder() else {
         return (None, None);
     };
-    let addr = sluice_serve_tcp::listen_addr(ip, port);
+    let addr = sluice_serve_tcp::listen_addr(&config.ip, port);
     let listener = match TcpListener::bind(&addr).await {
         Ok(l) => match l.local_addr() {
             Ok(local) => Some((l, local)),
@@ -445,12 +445,7 @@ fn refresh(manager: &InstanceManager) {
     // last scrape, are shown as not running.
     static SEEN: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
     let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
-    for name in manager
-        .server_config()
-        .destinations
-        .iter()
-        .chain(seen.iter())
-    {
+    for name in manager.config().names.iter().chain(seen.iter()) {
         if !names.iter().any(|(n, _)| n == name) {
             names.push((name.clone(), false));
         }

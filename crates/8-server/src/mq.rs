@@ -6,10 +6,11 @@
 //! that stops, is released or reloads.
 
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use sluice_config::{InstanceConfig, ServerConfig, ServerMode};
+use sluice_config::{InstanceConfig, MqServerConfig, Properties, ServerMode};
 use sluice_encode::mq::{MqRouter, RouteConfig};
 use sluice_instance::manager::InstanceManager;
 use sluice_serve_mq::nats::{NatsPublisher, NatsSettings};
@@ -74,15 +75,24 @@ impl MqStatus {
 pub(crate) type PublisherFactory =
     Arc<dyn Fn(&str, &RouteConfig) -> Result<Box<dyn Publisher>, String> + Send + Sync>;
 
-/// The publisher factory of `config`'s server mode; `None` in TCP mode.
-/// Adding a broker is one arm here.
+/// The publisher factory of the server mode `mode`, its broker's client
+/// settings read from `properties` (the keys of the canal.properties at
+/// `path`, in the conf folder `conf_dir`); `None` in TCP mode. Adding a
+/// broker is one arm here.
 pub(crate) fn publisher_factory(
-    config: &ServerConfig,
+    mode: ServerMode,
+    properties: &Properties,
+    path: &Path,
+    conf_dir: &Path,
 ) -> Result<Option<PublisherFactory>, ServerError> {
-    match config.server_mode {
+    let config_error = |source: sluice_config::ConfigError| ServerError::Config {
+        dir: conf_dir.to_path_buf(),
+        source: Box::new(source),
+    };
+    match mode {
         ServerMode::Tcp => Ok(None),
         ServerMode::Kafka => {
-            let settings = KafkaSettings::from_properties(properties_in_order(config))
+            let settings = KafkaSettings::from_properties(properties_in_order(properties))
                 .map_err(ServerError::Kafka)?;
             for w in &settings.warnings {
                 tracing::warn!("{w}");
@@ -96,12 +106,8 @@ pub(crate) fn publisher_factory(
             })))
         }
         ServerMode::RabbitMq => {
-            let settings = RabbitSettings::from_properties_at(&config.path, &config.raw).map_err(
-                |source| ServerError::Config {
-                    dir: config.conf_dir.clone(),
-                    source: Box::new(source),
-                },
-            )?;
+            let settings =
+                RabbitSettings::from_properties_at(path, properties).map_err(config_error)?;
             // Each destination has its own connection, made (and Canal's
             // queue and exchange declared) as its worker starts.
             Ok(Some(Arc::new(move |_destination, _route| {
@@ -109,8 +115,8 @@ pub(crate) fn publisher_factory(
             })))
         }
         ServerMode::Redis => {
-            let settings = RedisSettings::from_properties_at(&config.path, &config.raw)
-                .map_err(|source| config_error(config, source))?;
+            let settings =
+                RedisSettings::from_properties_at(path, properties).map_err(config_error)?;
             // Each destination has its own connection, made on its first batch.
             Ok(Some(Arc::new(move |destination, _route| {
                 Ok(Box::new(RedisPublisher::new(destination, settings.clone()))
@@ -118,8 +124,8 @@ pub(crate) fn publisher_factory(
             })))
         }
         ServerMode::Nats => {
-            let settings = NatsSettings::from_properties_at(&config.path, &config.raw)
-                .map_err(|source| config_error(config, source))?;
+            let settings =
+                NatsSettings::from_properties_at(path, properties).map_err(config_error)?;
             // Each destination has its own connection, made (and the stream
             // created when missing) on its first batch.
             Ok(Some(Arc::new(move |destination, _route| {
@@ -128,53 +134,45 @@ pub(crate) fn publisher_factory(
             })))
         }
         ServerMode::RocketMq | ServerMode::PulsarMq => Err(ServerError::UnsupportedServerMode {
-            mode: config.server_mode,
+            mode,
             at: format!(
                 "{}:{}",
-                config.path.display(),
-                config.raw.get("canal.serverMode").map_or(0, |p| p.line)
+                path.display(),
+                properties.get("canal.serverMode").map_or(0, |p| p.line)
             ),
         }),
     }
 }
 
-fn config_error(config: &ServerConfig, source: sluice_config::ConfigError) -> ServerError {
-    ServerError::Config {
-        dir: config.conf_dir.clone(),
-        source: Box::new(source),
-    }
-}
-
 /// The keys of `canal.properties` with their values, in file order.
-fn properties_in_order(config: &ServerConfig) -> impl Iterator<Item = (&str, &str)> {
-    config
-        .raw
+fn properties_in_order(properties: &Properties) -> impl Iterator<Item = (&str, &str)> {
+    properties
         .order
         .iter()
-        .filter_map(|k| config.raw.get(k).map(|p| (k.as_str(), p.value.as_str())))
+        .filter_map(|k| properties.get(k).map(|p| (k.as_str(), p.value.as_str())))
 }
 
 /// `canal.mq.canalBatchSize` and `canal.mq.canalGetTimeout`.
-pub(crate) fn worker_config(config: &ServerConfig) -> WorkerConfig {
+fn worker_config(config: &MqServerConfig) -> WorkerConfig {
     WorkerConfig::from_canal(
-        config.mq.canal_batch_size,
-        i64::try_from(config.mq.canal_get_timeout.as_millis()).unwrap_or(i64::MAX),
+        config.canal_batch_size,
+        i64::try_from(config.canal_get_timeout.as_millis()).unwrap_or(i64::MAX),
     )
 }
 
 /// The routing of one destination: `canal.mq.*` of its
 /// `instance.properties`, `canal.mq.flatMessage` and
-/// `canal.mq.database.hash` of `canal.properties`.
-pub(crate) fn route_config(instance: &InstanceConfig, server: &ServerConfig) -> RouteConfig {
+/// `canal.mq.database.hash` of `canal.properties` (`server`).
+pub(crate) fn route_config(instance: &InstanceConfig, server: &MqServerConfig) -> RouteConfig {
     RouteConfig {
-        flat_message: server.mq.flat_message,
+        flat_message: server.flat_message,
         topic: instance.mq_topic.clone(),
         dynamic_topic: instance.mq_dynamic_topic.clone(),
         partition: instance.mq_partition,
         partitions_num: instance.mq_partitions_num,
         partition_hash: instance.mq_partition_hash.clone(),
         dynamic_topic_partition_num: instance.mq_dynamic_topic_partition_num.clone(),
-        database_hash: server.mq.database_hash,
+        database_hash: server.database_hash,
         // Canal forces rawEntry off with FlatMessages; for protobuf records
         // it decides whether a batch goes out exactly as read.
         raw_entry: instance.memory_raw_entry,
@@ -183,14 +181,16 @@ pub(crate) fn route_config(instance: &InstanceConfig, server: &ServerConfig) -> 
 }
 
 /// Runs one worker per destination of `manager` until `stop`, then stops
-/// them all (each acks what the broker confirmed before it ends).
+/// them all (each acks what the broker confirmed before it ends); `mq` is
+/// `canal.mq.*` of canal.properties.
 pub(crate) async fn supervise(
     manager: Arc<InstanceManager>,
     factory: PublisherFactory,
-    worker: WorkerConfig,
+    mq: MqServerConfig,
     status: Arc<MqStatus>,
     mut stop: watch::Receiver<bool>,
 ) {
+    let worker = worker_config(&mq);
     let mut workers: HashMap<String, DestinationTask> = HashMap::new();
     let mut failed: HashMap<String, Instant> = HashMap::new();
     loop {
@@ -224,7 +224,7 @@ pub(crate) async fn supervise(
             ) else {
                 continue;
             };
-            let route = route_config(&instance, manager.server_config());
+            let route = route_config(&instance, &mq);
             let router = match MqRouter::new(route.clone()) {
                 Ok(r) => r,
                 Err(error) => {

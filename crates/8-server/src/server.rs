@@ -5,9 +5,14 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 
-use sluice_config::{MetaMode, ServerConfig, ServerMode};
+use sluice_config::{
+    AdminHttpConfig, AdminManagerConfig, AdminTcpConfig, CanalPortConfig, DestinationsConfig,
+    LogFiles, MetaMode, MqServerConfig, ServerConfig, ServerMode, SinkKeys, TcpLimits,
+    ZooKeeperConfig,
+};
 use sluice_instance::manager::{InstanceManager, InstanceState};
 use sluice_meta::{CursorStore, DirLock, FileCursorStore, MemoryCursorStore};
 use sluice_serve_tcp::{ShutdownHandle, TcpServer};
@@ -31,6 +36,9 @@ use crate::ServerError;
 /// background when a Tokio runtime is at hand; `shutdown` waits for it and
 /// reports its errors.
 pub struct Server {
+    /// The configuration it runs, each part of it handed to its service
+    /// by [`start`](Self::start).
+    config: ServerConfig,
     local_addr: Option<SocketAddr>,
     metrics_addr: Option<SocketAddr>,
     admin_addr: Option<SocketAddr>,
@@ -88,32 +96,59 @@ impl Server {
         apply_process_settings(&config);
         // Checked before anything starts: a broker the server cannot use,
         // or a client configuration it refuses, fails here.
-        let publishers = crate::mq::publisher_factory(&config)?;
-        let sinks = crate::sink::load(&config)?;
-        let data_lock = lock_data_folder(&config)?;
+        let publishers = crate::mq::publisher_factory(
+            config.server_mode,
+            &config.raw,
+            &config.path,
+            &config.destinations.conf_dir,
+        )?;
+        let sinks = crate::sink::load(&config.sink)?;
+        let data_lock = lock_data_folder(&config.destinations)?;
         let served = Arc::new(LateDestinations::default());
-        let tcp = bind_canal_port(&config, &publishers, &served).await?;
-        let admin_listener = bind_admin_http(&config).await?;
-        let admin_tcp_listener = bind_canal_admin(&config).await?;
-        let ha = start_ha(&config).await?;
-        let manager = start_destinations(config, ha.as_ref())?;
+        let tcp = bind_canal_port(&config.canal_port, &publishers, &served).await?;
+        let admin_listener = bind_admin_http(config.admin_http.as_ref(), &config.path).await?;
+        let admin_tcp_listener = bind_canal_admin(config.admin_tcp.as_ref(), &config.path).await?;
+        let ha = start_ha(&config.zookeeper, config.meta_mode).await?;
+        let manager = start_destinations(&config.destinations, config.meta_mode, ha.as_ref())?;
         served.set(manager.clone());
-        let (metrics_addr, metrics) = serve_metrics(&manager).await;
+        let (metrics_addr, metrics) = crate::metrics::serve(&config.metrics, manager.clone()).await;
         let commands = Arc::new(Commands::new(
             manager.clone(),
-            cluster_view(ha.as_ref(), &manager)?,
+            cluster_view(ha.as_ref(), &config.zookeeper)?,
         ));
         let mq_status = publishers.as_ref().map(|_| Arc::default());
-        let (admin_addr, admin) =
-            serve_admin_http(admin_listener, &commands, tcp.as_ref(), mq_status.clone());
-        let (admin_tcp_addr, admin_tcp) = serve_canal_admin(admin_tcp_listener, &commands)?;
+        let (admin_addr, admin) = serve_admin_http(
+            admin_listener,
+            config.admin_http.as_ref(),
+            &commands,
+            tcp.as_ref(),
+            mq_status.clone(),
+            config.server_mode,
+            &config.sink,
+        );
+        let (admin_tcp_addr, admin_tcp) = serve_canal_admin(
+            admin_tcp_listener,
+            &commands,
+            config.admin_tcp.as_ref(),
+            &config.canal_port.limits,
+            config.log_files.clone(),
+            &config.path,
+        )?;
         let (stop, stop_rx) = watch::channel(false);
         let (local_addr, tcp) = serve_canal_clients(tcp, &manager)?;
-        let mq = start_mq_workers(publishers, mq_status, &manager, &stop_rx);
+        let mq = start_mq_workers(
+            publishers,
+            config.server_mode,
+            &config.mq,
+            mq_status,
+            &manager,
+            &stop_rx,
+        );
         let sink = crate::sink::start(sinks, &manager, &stop_rx);
         let registered_address = ha.as_ref().map(|ha| ha.address().to_string());
-        let supervision = start_supervision(ha, &manager, stop_rx);
+        let supervision = start_supervision(ha, config.admin_manager.as_ref(), &manager, stop_rx);
         Ok(Server {
+            config,
             local_addr,
             metrics_addr,
             admin_addr,
@@ -178,7 +213,7 @@ impl Server {
 
     /// The configuration the server runs.
     pub fn config(&self) -> &ServerConfig {
-        self.manager.server_config()
+        &self.config
     }
 
     /// Each known destination and the state of its instance here.
@@ -309,54 +344,64 @@ fn apply_process_settings(config: &ServerConfig) {
     }
     // Every destination's stream inflates compressed events under this ceiling.
     sluice_binlog::compression::set_max_uncompressed(config.binlog_max_event_size);
-    crate::metrics::install(config.metrics_port);
+    crate::metrics::install(config.metrics.port);
 }
 
 /// Locks the data folder, so that a second server on it stops here.
-fn lock_data_folder(config: &ServerConfig) -> Result<DirLock, ServerError> {
-    Ok(DirLock::acquire(&config.file_data_dir, "the data folder")?)
+fn lock_data_folder(config: &DestinationsConfig) -> Result<DirLock, ServerError> {
+    Ok(DirLock::acquire(&config.data_dir, "the data folder")?)
 }
 
-/// Binds the Canal TCP port (not in MQ mode), serving destinations once they exist.
+/// Binds the Canal TCP port (not in MQ mode, where there are publishers),
+/// serving destinations once they exist.
 async fn bind_canal_port(
-    config: &ServerConfig,
+    config: &CanalPortConfig,
     publishers: &Option<PublisherFactory>,
     served: &Arc<LateDestinations>,
 ) -> Result<Option<TcpServer>, ServerError> {
-    Ok(match (publishers, config.server_mode) {
-        (None, ServerMode::Tcp) => Some(
-            TcpServer::bind_config(&config.canal_port(), served.clone())
+    Ok(match publishers {
+        None => Some(
+            TcpServer::bind_config(config, served.clone())
                 .await
                 .map_err(ServerError::Tcp)?,
         ),
-        _ => None,
+        Some(_) => None,
     })
 }
 
 /// Binds the admin API's port, if `sluice.admin.http.port` is set.
-async fn bind_admin_http(config: &ServerConfig) -> Result<Option<TcpListener>, ServerError> {
-    Ok(match &config.admin_http {
-        Some(admin) => Some(crate::admin_api::bind(admin, &config.path).await?),
+async fn bind_admin_http(
+    config: Option<&AdminHttpConfig>,
+    canal_properties: &Path,
+) -> Result<Option<TcpListener>, ServerError> {
+    Ok(match config {
+        Some(admin) => Some(crate::admin_api::bind(admin, canal_properties).await?),
         None => None,
     })
 }
 
 /// Binds canal-admin's port, if `canal.admin.port` is set.
-async fn bind_canal_admin(config: &ServerConfig) -> Result<Option<TcpListener>, ServerError> {
-    Ok(match &config.admin_tcp {
-        Some(admin) => Some(crate::canal_admin_port::bind(config, admin.port).await?),
+async fn bind_canal_admin(
+    config: Option<&AdminTcpConfig>,
+    canal_properties: &Path,
+) -> Result<Option<TcpListener>, ServerError> {
+    Ok(match config {
+        Some(admin) => Some(crate::canal_admin_port::bind(admin, canal_properties).await?),
         None => None,
     })
 }
 
 /// Connects to ZooKeeper when `canal.zkServers` is set.
-async fn start_ha(config: &ServerConfig) -> Result<Option<HaServer>, ServerError> {
+async fn start_ha(
+    config: &ZooKeeperConfig,
+    meta_mode: MetaMode,
+) -> Result<Option<HaServer>, ServerError> {
     // With ZooKeeper, cursors always live there (see crate::ha): servers
     // that take over from each other must read the same cursors.
-    Ok(if config.zk_servers.trim().is_empty() {
+    Ok(if config.servers.trim().is_empty() {
         None
     } else {
-        if config.meta_mode != MetaMode::ZooKeeper {
+        if meta_mode != MetaMode::ZooKeeper {
             tracing::info!(
                 "canal.zkServers is set: cursors are kept in ZooKeeper whatever canal.instance.global.spring.xml says"
             );
@@ -367,12 +412,13 @@ async fn start_ha(config: &ServerConfig) -> Result<Option<HaServer>, ServerError
 
 /// Opens the cursor and schema stores and the destinations, started unless elections decide.
 fn start_destinations(
-    config: ServerConfig,
+    config: &DestinationsConfig,
+    meta_mode: MetaMode,
     ha: Option<&HaServer>,
 ) -> Result<Arc<InstanceManager>, ServerError> {
-    let cursors: Arc<dyn CursorStore> = match (ha, config.meta_mode) {
+    let cursors: Arc<dyn CursorStore> = match (ha, meta_mode) {
         (Some(ha), _) => ha.cursor_store(),
-        (None, MetaMode::File) => Arc::new(FileCursorStore::new(&config.file_data_dir)),
+        (None, MetaMode::File) => Arc::new(FileCursorStore::new(&config.data_dir)),
         (None, MetaMode::Memory) => Arc::new(MemoryCursorStore::default()),
         (None, MetaMode::ZooKeeper) => return Err(ServerError::ZooKeeperMetaWithoutServers),
     };
@@ -380,12 +426,12 @@ fn start_destinations(
     // server that takes a destination over.
     let manager = match ha {
         Some(ha) => InstanceManager::with_fence(
-            config,
+            config.clone(),
             cursors,
             InstanceManager::schema_tracking_in(ha.schema_history()),
             ha.fence(),
         ),
-        None => InstanceManager::new(config, cursors, InstanceManager::schema_tracking()),
+        None => InstanceManager::new(config.clone(), cursors, InstanceManager::schema_tracking()),
     };
     if ha.is_none() {
         for (destination, error) in manager.start_all() {
@@ -395,66 +441,69 @@ fn start_destinations(
     Ok(manager)
 }
 
-/// Serves `/metrics`, unless `canal.metrics.pull.port` is 0.
-async fn serve_metrics(
-    manager: &Arc<InstanceManager>,
-) -> (Option<SocketAddr>, Option<JoinHandle<()>>) {
-    let c = manager.server_config();
-    crate::metrics::serve(
-        &c.ip,
-        c.metrics_port,
-        c.metrics_source_refresh,
-        manager.clone(),
-    )
-    .await
-}
-
 /// What the destination commands need of the ZooKeeper cluster, if any.
 fn cluster_view(
     ha: Option<&HaServer>,
-    manager: &InstanceManager,
+    zookeeper: &ZooKeeperConfig,
 ) -> Result<Option<ClusterView>, ServerError> {
     let Some(ha) = ha else {
         return Ok(None);
     };
-    let c = manager.server_config();
     Ok(Some(ClusterView {
-        zk_servers: c.zk_servers.clone(),
-        auth: crate::zk_auth(Some(c))?,
+        zk_servers: zookeeper.servers.clone(),
+        auth: crate::zk_auth(Some(zookeeper))?,
         holds: ha.fence(),
     }))
 }
 
-/// Serves the admin API on its bound port, if any.
+/// Serves the admin API on its bound port, if any: it reports the server
+/// mode `mode` and loads mappings of the sink `sink` names.
 fn serve_admin_http(
     listener: Option<TcpListener>,
+    config: Option<&AdminHttpConfig>,
     commands: &Arc<Commands>,
     tcp: Option<&TcpServer>,
     mq: Option<Arc<crate::mq::MqStatus>>,
+    mode: ServerMode,
+    sink: &SinkKeys,
 ) -> (Option<SocketAddr>, Option<JoinHandle<()>>) {
-    let Some(listener) = listener else {
+    let (Some(listener), Some(config)) = (listener, config) else {
         return (None, None);
     };
     let connections = tcp.map(|t| t.connections());
-    match &commands.manager().server_config().admin_http {
-        Some(config) => {
-            let (addr, task) =
-                crate::admin_api::serve(listener, config, commands.clone(), connections, mq);
-            (addr, Some(task))
-        }
-        None => (None, None),
-    }
+    let (addr, task) = crate::admin_api::serve(
+        listener,
+        config,
+        commands.clone(),
+        connections,
+        mq,
+        mode,
+        sink.clone(),
+    );
+    (addr, Some(task))
 }
 
-/// Serves Canal's admin protocol to canal-admin on its bound port, if any.
+/// Serves Canal's admin protocol to canal-admin on its bound port, if any;
+/// logins are limited as on the Canal port, and `logs` are the log files
+/// it shows.
 fn serve_canal_admin(
     listener: Option<TcpListener>,
     commands: &Arc<Commands>,
+    config: Option<&AdminTcpConfig>,
+    limits: &TcpLimits,
+    logs: Option<LogFiles>,
+    canal_properties: &Path,
 ) -> Result<(Option<SocketAddr>, Option<JoinHandle<()>>), ServerError> {
-    let Some(listener) = listener else {
+    let (Some(listener), Some(config)) = (listener, config) else {
         return Ok((None, None));
     };
-    let admin = crate::canal_admin_port::CanalAdmin::new(commands.clone())?;
+    let admin = crate::canal_admin_port::CanalAdmin::new(
+        commands.clone(),
+        config,
+        limits,
+        logs,
+        canal_properties,
+    )?;
     let (addr, task) = crate::canal_admin_port::serve(listener, Arc::new(admin));
     Ok((addr, Some(task)))
 }
@@ -485,31 +534,36 @@ fn serve_canal_clients(
 /// In MQ mode, starts the workers that publish every destination running here.
 fn start_mq_workers(
     publishers: Option<PublisherFactory>,
+    mode: ServerMode,
+    config: &MqServerConfig,
     status: Option<Arc<crate::mq::MqStatus>>,
     manager: &Arc<InstanceManager>,
     stop_rx: &watch::Receiver<bool>,
 ) -> Option<JoinHandle<()>> {
     publishers.map(|factory| {
-        tracing::info!(mode = ?manager.server_config().server_mode, destinations = ?manager.states(), "MQ mode: publishing every destination that runs here, no Canal TCP port");
+        tracing::info!(?mode, destinations = ?manager.states(), "MQ mode: publishing every destination that runs here, no Canal TCP port");
         tokio::spawn(crate::mq::supervise(
             manager.clone(),
             factory,
-            crate::mq::worker_config(manager.server_config()),
+            config.clone(),
             status.unwrap_or_default(),
             stop_rx.clone(),
         ))
     })
 }
 
-/// Starts what decides which destinations run here: the config scan or ZooKeeper's elections.
+/// Starts what decides which destinations run here: the config scan or
+/// ZooKeeper's elections, beside canal-admin's poller when `admin` is set.
 fn start_supervision(
     ha: Option<HaServer>,
+    admin: Option<&AdminManagerConfig>,
     manager: &Arc<InstanceManager>,
     stop_rx: watch::Receiver<bool>,
 ) -> Supervision {
     // With canal-admin, its poller feeds the scanned folder (and scans it
     // itself when no elections do).
-    let admin_poller = crate::canal_admin_config::poller(manager, ha.is_none(), stop_rx.clone());
+    let admin_poller =
+        crate::canal_admin_config::poller(admin, manager, ha.is_none(), stop_rx.clone());
     match ha {
         None => Supervision::Scan(match admin_poller {
             Some(poller) => tokio::spawn(poller),

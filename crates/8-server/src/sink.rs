@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sluice_config::ServerConfig;
+use sluice_config::SinkKeys;
 use sluice_instance::manager::InstanceManager;
 use sluice_sink_rdb::{
     AdapterConfigError, SchemaChanges, SinkConfig, SinkWorker, DEFAULT_CLIENT_ID,
@@ -29,8 +29,8 @@ pub(crate) struct Sinks {
 
 /// Reads the adapter folder; `None` when there is none. Errors name the
 /// file and key.
-pub(crate) fn load(config: &ServerConfig) -> Result<Option<Sinks>, ServerError> {
-    let dir = match config.raw.get("sluice.sink.adapterConf") {
+pub(crate) fn load(config: &SinkKeys) -> Result<Option<Sinks>, ServerError> {
+    let dir = match &config.adapter_conf {
         Some(p) if !p.value.trim().is_empty() => config.conf_dir.join(p.value.trim()),
         _ => {
             let default = config.conf_dir.join("adapter");
@@ -40,7 +40,7 @@ pub(crate) fn load(config: &ServerConfig) -> Result<Option<Sinks>, ServerError> 
             default
         }
     };
-    let base = match config.raw.get("sluice.sink.clientId") {
+    let base = match &config.client_id {
         None => DEFAULT_CLIENT_ID,
         Some(p) => p
             .value
@@ -58,7 +58,7 @@ pub(crate) fn load(config: &ServerConfig) -> Result<Option<Sinks>, ServerError> 
                 })
             })?,
     };
-    let schema_changes = match config.raw.get("sluice.sink.schemaChanges") {
+    let schema_changes = match &config.schema_changes {
         None => SchemaChanges::default(),
         Some(p) => p.value.parse::<SchemaChanges>().map_err(|e| {
             ServerError::SinkConfig(AdapterConfigError {
@@ -167,12 +167,13 @@ fn etl_error(status: u16, message: impl Into<String>) -> EtlError {
 /// are used. Answers the rows loaded.
 pub(crate) async fn etl(
     manager: &InstanceManager,
+    sink: &SinkKeys,
     destination: Option<&str>,
     key: &str,
     file: &str,
     params: &[String],
 ) -> Result<(String, u64), EtlError> {
-    let sinks = load(manager.server_config())
+    let sinks = load(sink)
         .map_err(|e| etl_error(500, e.to_string()))?
         .ok_or_else(|| {
             etl_error(

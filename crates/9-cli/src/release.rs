@@ -40,14 +40,14 @@ pub fn run(args: &ReleaseArgs) -> Result<()> {
                     args.conf.display()
                 )
             })?;
-            if server.zk_servers.trim().is_empty() {
+            if server.zookeeper.servers.trim().is_empty() {
                 bail!(
                     "canal.zkServers is not set in {}: give --zk host:port",
                     args.conf.display()
                 );
             }
-            let auth = sluice_server::zk_auth(Some(&server))?;
-            (server.zk_servers, auth)
+            let auth = sluice_server::zk_auth(Some(&server.zookeeper))?;
+            (server.zookeeper.servers, auth)
         }
     };
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -10,8 +10,9 @@ use crate::ConfigError;
 /// port canal-admin manages a server through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdminTcpConfig {
-    /// `canal.admin.port`: its port (listening on `canal.ip`); 0 takes any
-    /// free port.
+    /// `canal.ip`: the address it listens on; empty = all interfaces.
+    pub ip: String,
+    /// `canal.admin.port`: its port; 0 takes any free port.
     pub port: u16,
     /// `canal.admin.user`: the user name canal-admin logs in with; empty
     /// accepts any name (as Canal).
@@ -141,5 +142,13 @@ pub(crate) fn admin_tcp(
             ));
         }
     }
-    Ok((Some(AdminTcpConfig { port, user, passwd }), None))
+    Ok((
+        Some(AdminTcpConfig {
+            ip: r.string("canal.ip", ""),
+            port,
+            user,
+            passwd,
+        }),
+        None,
+    ))
 }

@@ -201,12 +201,13 @@ mod tests {
             Duration::from_secs(2),
         )
         .unwrap();
-        assert_eq!(c.port, 12345, "the local file wins, as in Canal");
-        assert_eq!(c.zk_servers, "zk:2181", "canal-admin's keys apply");
-        assert_eq!(c.conf_dir, kept);
-        assert_eq!(c.file_data_dir, data);
-        assert!(c.destinations.is_empty() && c.auto_scan);
-        assert_eq!(c.auto_scan_interval, Duration::from_secs(2));
+        assert_eq!(c.canal_port.port, 12345, "the local file wins, as in Canal");
+        assert_eq!(c.zookeeper.servers, "zk:2181", "canal-admin's keys apply");
+        let d = &c.destinations;
+        assert_eq!(d.conf_dir, kept);
+        assert_eq!(d.data_dir, data);
+        assert!(d.names.is_empty() && d.auto_scan);
+        assert_eq!(d.auto_scan_interval, Duration::from_secs(2));
         let admin = c.admin_manager.unwrap();
         assert!(admin.register);
         assert_eq!((admin.ip.as_str(), admin.port), ("127.0.0.1", 11110));
@@ -231,7 +232,7 @@ mod tests {
         )
         .unwrap();
         let dir = std::fs::canonicalize(local.path()).unwrap();
-        assert_eq!(c.file_data_dir, dir);
+        assert_eq!(c.destinations.data_dir, dir);
     }
 
     #[test]

@@ -7,10 +7,10 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::destinations::DestinationsConfig;
 use crate::field_rules::FieldRule;
 use crate::keys;
 use crate::reader::Reader;
-use crate::server::ServerConfig;
 use crate::snapshot::{on_purged, snapshot_settings, OnPurged, SnapshotSettings};
 use crate::{read, ConfigError, Properties, Property};
 
@@ -234,11 +234,11 @@ fn connection_charset(r: &Reader<'_>) -> Result<ConnectionCharset, ConfigError> 
 
 impl InstanceConfig {
     /// Reads `conf_dir/{destination}/instance.properties` over the server's defaults.
-    pub fn load(server: &ServerConfig, destination: &str) -> Result<InstanceConfig, ConfigError> {
-        let path = server
-            .conf_dir
-            .join(destination)
-            .join("instance.properties");
+    pub fn load(
+        server: &DestinationsConfig,
+        destination: &str,
+    ) -> Result<InstanceConfig, ConfigError> {
+        let path = server.instance_properties(destination);
         let mut props = Properties::parse(&read(&path)?);
         let vars = HashMap::from([
             (

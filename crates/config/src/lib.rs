@@ -9,33 +9,40 @@
 
 mod admin;
 mod canal_admin;
+mod destinations;
 mod field_rules;
 mod instance;
 mod keys;
+mod metrics;
 mod mq;
 pub mod properties;
 mod reader;
 mod secret;
 mod server;
+mod sink;
 mod snapshot;
 mod tcp;
+mod zookeeper;
 
 use std::path::{Path, PathBuf};
 
 pub use admin::{is_loopback_host, AdminHttpConfig, AdminTcpConfig};
 pub use canal_admin::AdminManagerConfig;
+pub use destinations::DestinationsConfig;
 pub use field_rules::{parse_field_rules, FieldRule};
 pub use instance::{BatchMode, ConnectionCharset, InstanceConfig, SslMode};
 pub use keys::{rabbitmq_property, OLD_RABBITMQ_KEYS};
+pub use metrics::MetricsConfig;
 pub use mq::MqServerConfig;
 pub use properties::{Properties, Property};
 pub use secret::Secret;
 pub use server::{
-    LogFiles, LogLayout, MetaMode, ServerConfig, ServerMode, ZooKeeperAcl,
-    DEFAULT_BINLOG_MAX_EVENT_SIZE,
+    LogFiles, LogLayout, MetaMode, ServerConfig, ServerMode, DEFAULT_BINLOG_MAX_EVENT_SIZE,
 };
+pub use sink::SinkKeys;
 pub use snapshot::{OnPurged, SnapshotMode, SnapshotReads, SnapshotSettings};
 pub use tcp::{CanalPortConfig, TcpLimits};
+pub use zookeeper::{ZooKeeperAcl, ZooKeeperConfig};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {

@@ -1,17 +1,23 @@
 //! The server's settings (`canal.properties`): [`ServerConfig`] and the
 //! types of its keys, read in named groups (ports and logins, ZooKeeper,
-//! storage, serving mode), then checked together.
+//! storage, serving mode), checked together, and kept in the sections the
+//! parts of the server are given (Canal port, metrics, admin ports,
+//! ZooKeeper, destinations, MQ, sink: the modules beside this one).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::admin::{admin_http, admin_tcp, AdminHttpConfig, AdminTcpConfig};
+use crate::destinations::DestinationsConfig;
 use crate::keys;
+use crate::metrics::MetricsConfig;
 use crate::mq::MqServerConfig;
 use crate::reader::Reader;
 use crate::secret::Secret;
-use crate::tcp::TcpLimits;
+use crate::sink::SinkKeys;
+use crate::tcp::{CanalPortConfig, TcpLimits};
+use crate::zookeeper::{ZooKeeperAcl, ZooKeeperConfig};
 use crate::{read, ConfigError, Properties, Property};
 
 /// How consumers are served (`canal.serverMode`).
@@ -39,99 +45,49 @@ pub enum MetaMode {
     ZooKeeper,
 }
 
-/// Who may read the ZooKeeper nodes a server with credentials creates
-/// (`sluice.zookeeper.acl`); those with the same credentials may do anything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ZooKeeperAcl {
-    /// `creator-all-world-read` (default): anyone may read, so Canal clients
-    /// without credentials still find the servers.
-    CreatorAllWorldRead,
-    /// `creator-all`: nobody else, not even to read.
-    CreatorAll,
-}
-
-/// Settings of the server (`canal.properties`).
+/// Settings of the server (`canal.properties`), read once and kept in
+/// sections: each part of the server is given its own section and nothing
+/// else.
 #[derive(Debug, Clone)]
 pub struct ServerConfig {
+    /// `canal.id`.
     pub id: i64,
-    /// Address to listen on; empty = all interfaces.
-    pub ip: String,
-    /// Address to register in ZooKeeper (defaults to `ip`, then the host's address).
-    pub register_ip: String,
-    pub port: u16,
-    pub metrics_port: u16,
-    /// `sluice.metrics.sourceRefresh` (ms, default 30000): how often the
-    /// figures `/metrics` shows from each destination's source (binlog
-    /// bytes behind, retention runway) are read again; scrapes never ask
-    /// the source themselves.
-    pub metrics_source_refresh: Duration,
-    pub user: String,
-    /// Hex of SHA1(SHA1(password)), as Canal stores it.
-    pub passwd: String,
-    /// `sluice.tcp.*`: what the Canal TCP server lets clients hold.
-    pub tcp: TcpLimits,
+    /// The Canal TCP server: `canal.ip`, `canal.port`, `canal.user`,
+    /// `canal.passwd` and the `sluice.tcp.*` limits.
+    pub canal_port: CanalPortConfig,
+    /// `/metrics`: `canal.metrics.pull.port`, `sluice.metrics.sourceRefresh`.
+    pub metrics: MetricsConfig,
     /// `canal.admin.*`: Canal's admin protocol (canal-admin's port);
     /// `None` (off) unless `canal.admin.port` and `canal.admin.passwd` are set.
     pub admin_tcp: Option<AdminTcpConfig>,
     /// `sluice.admin.http.*`: Sluice's admin HTTP API; `None` (off) unless
     /// `sluice.admin.http.port` is set.
     pub admin_http: Option<AdminHttpConfig>,
+    /// `canal.admin.manager` and its keys: the configuration comes from
+    /// canal-admin (see [`ServerConfig::load_managed`]).
+    pub admin_manager: Option<crate::AdminManagerConfig>,
     /// Where the server's log files are, for the admin protocol's log
     /// requests. Not read from canal.properties: the command line sets it
     /// (`--log-dir`, `--log-layout`); `None` when logs go to stderr.
     pub log_files: Option<LogFiles>,
-    pub zk_servers: String,
-    pub zookeeper_flush_period: Duration,
-    /// `sluice.zookeeper.flush.onAck` (default true): the cursor an ack
-    /// moves is written to ZooKeeper before the server answers the client's
-    /// next request, so a crash never replays an acknowledged batch. False
-    /// is Canal's behaviour: cursors are written every
-    /// `canal.zookeeper.flush.period`, and up to a period of acknowledged
-    /// batches come again after a crash.
-    pub zookeeper_flush_on_ack: bool,
-    /// `canal.zookeeper.ha.delay` (ms, default 5000): how long a server
-    /// that was not the previous owner waits before taking a destination
-    /// whose `running` node disappeared (Canal hard-codes 5 s).
-    pub zookeeper_ha_delay: Duration,
-    /// `canal.zookeeper.session.timeout` (ms, default 10000): the ZooKeeper
-    /// session timeout asked for. ZooKeeper clamps it to its
-    /// `minSessionTimeout`..`maxSessionTimeout` (by default 2 and 20 ticks,
-    /// 4 s..40 s with `tickTime` = 2000).
-    pub zookeeper_session_timeout: Duration,
-    /// `sluice.zookeeper.auth` (`scheme:credentials`, e.g.
-    /// `digest:user:password`), or the text of the file named by
-    /// `sluice.zookeeper.auth.file`: the credentials of every ZooKeeper
-    /// session; with them the nodes the server creates get
-    /// `sluice.zookeeper.acl` instead of open access.
-    pub zookeeper_auth: Option<Secret>,
-    /// `sluice.zookeeper.acl` (default `creator-all-world-read`).
-    pub zookeeper_acl: ZooKeeperAcl,
+    /// `canal.zkServers`, `canal.zookeeper.*`, `sluice.zookeeper.*`.
+    pub zookeeper: ZooKeeperConfig,
     /// `sluice.binlog.maxEventSize` (bytes, default 268435456 = 256 MiB, at
     /// most 1073741824): the largest size a compressed event's content may
     /// inflate to; a bigger event stops its destination with an error rather
     /// than the server's memory.
     pub binlog_max_event_size: usize,
-    pub file_data_dir: PathBuf,
+    /// `canal.file.flush.period` (ms, default 1000).
     pub file_flush_period: Duration,
-    pub destinations: Vec<String>,
-    pub conf_dir: PathBuf,
-    pub auto_scan: bool,
-    pub auto_scan_interval: Duration,
-    /// `canal.admin.manager` and its keys: the configuration comes from
-    /// canal-admin (see [`ServerConfig::load_managed`]).
-    pub admin_manager: Option<crate::AdminManagerConfig>,
-    /// `canal.auto.reset.latest.pos.mode` (default false): a destination
-    /// whose binlog position is purged skips to the end, unless its
-    /// `sluice.instance.onPurged` says otherwise.
-    pub auto_reset_latest_pos_mode: bool,
+    /// The destinations: where they are configured, how they are found,
+    /// their data folder and their defaults.
+    pub destinations: DestinationsConfig,
     pub server_mode: ServerMode,
     /// `canal.mq.*` of `canal.properties`: how MQ mode reads and writes.
     pub mq: MqServerConfig,
-    pub lazy: bool,
+    /// `sluice.sink.*`: the relational sink.
+    pub sink: SinkKeys,
     pub meta_mode: MetaMode,
-    /// Every `canal.instance.*`, `canal.mq.*` and `sluice.instance.*` key
-    /// set here: defaults for each instance.
-    pub instance_defaults: HashMap<String, Property>,
     /// Everything else in the file (MQ client settings such as `kafka.*`).
     pub raw: Properties,
     /// The canal.properties this was read from, for errors that point into it.
@@ -206,17 +162,6 @@ pub const DEFAULT_BINLOG_MAX_EVENT_SIZE: usize = 256 << 20;
 const MAX_BINLOG_MAX_EVENT_SIZE: usize = 1 << 30;
 
 impl ServerConfig {
-    /// The Canal TCP server's section.
-    pub fn canal_port(&self) -> crate::CanalPortConfig {
-        crate::CanalPortConfig {
-            ip: self.ip.clone(),
-            port: self.port,
-            user: self.user.clone(),
-            passwd: self.passwd.clone(),
-            limits: self.tcp.clone(),
-        }
-    }
-
     /// Reads `dir/canal.properties`; `${canal.conf.dir}` resolves to `dir`.
     pub fn load(dir: &Path) -> Result<ServerConfig, ConfigError> {
         // Absolute, so that paths made from it do not depend on the working
@@ -262,40 +207,64 @@ impl ServerConfig {
         let zookeeper = ZooKeeperKeys::read(&r, &conf_dir)?;
         let storage = StorageKeys::read(&r, dir, &conf_dir)?;
         let mode = ModeKeys::read(&r)?;
+        let register_ip = [&serving.register_ip, &serving.ip]
+            .into_iter()
+            .map(|s| s.trim())
+            .find(|s| !s.is_empty())
+            .unwrap_or_default()
+            .to_string();
         let cfg = ServerConfig {
             id: serving.id,
-            ip: serving.ip,
-            register_ip: serving.register_ip,
-            port: serving.port,
-            metrics_port: serving.metrics_port,
-            metrics_source_refresh: serving.metrics_source_refresh,
-            user: serving.user,
-            passwd: serving.passwd,
-            tcp: serving.tcp,
+            metrics: MetricsConfig {
+                ip: serving.ip.clone(),
+                port: serving.metrics_port,
+                source_refresh: serving.metrics_source_refresh,
+            },
+            zookeeper: ZooKeeperConfig {
+                servers: zookeeper.zk_servers,
+                flush_period: zookeeper.zookeeper_flush_period,
+                flush_on_ack: zookeeper.zookeeper_flush_on_ack,
+                ha_delay: zookeeper.zookeeper_ha_delay,
+                session_timeout: zookeeper.zookeeper_session_timeout,
+                auth: zookeeper.zookeeper_auth,
+                acl: zookeeper.zookeeper_acl,
+                register_ip,
+                port: serving.port,
+            },
+            canal_port: CanalPortConfig {
+                ip: serving.ip,
+                port: serving.port,
+                user: serving.user,
+                passwd: serving.passwd,
+                limits: serving.tcp,
+            },
             admin_tcp,
             admin_http,
             log_files: None,
-            zk_servers: zookeeper.zk_servers,
-            zookeeper_flush_period: zookeeper.zookeeper_flush_period,
-            zookeeper_flush_on_ack: zookeeper.zookeeper_flush_on_ack,
-            zookeeper_ha_delay: zookeeper.zookeeper_ha_delay,
-            zookeeper_session_timeout: zookeeper.zookeeper_session_timeout,
-            zookeeper_auth: zookeeper.zookeeper_auth,
-            zookeeper_acl: zookeeper.zookeeper_acl,
             binlog_max_event_size: storage.binlog_max_event_size,
-            file_data_dir: storage.file_data_dir,
             file_flush_period: storage.file_flush_period,
-            destinations: storage.destinations,
-            auto_scan: storage.auto_scan,
-            auto_scan_interval: storage.auto_scan_interval,
+            destinations: DestinationsConfig {
+                conf_dir: conf_dir.clone(),
+                data_dir: storage.file_data_dir,
+                names: storage.destinations,
+                auto_scan: storage.auto_scan,
+                auto_scan_interval: storage.auto_scan_interval,
+                lazy: mode.lazy,
+                instance_defaults: instance_defaults(&props),
+                auto_reset_latest_pos_mode: storage.auto_reset_latest_pos_mode,
+                path: path.to_path_buf(),
+            },
             admin_manager: crate::canal_admin::admin_manager(&r)?,
-            auto_reset_latest_pos_mode: storage.auto_reset_latest_pos_mode,
             server_mode: mode.server_mode,
             mq: mode.mq,
-            lazy: mode.lazy,
+            sink: SinkKeys {
+                adapter_conf: props.get("sluice.sink.adapterConf").cloned(),
+                client_id: props.get("sluice.sink.clientId").cloned(),
+                schema_changes: props.get("sluice.sink.schemaChanges").cloned(),
+                conf_dir,
+                path: path.to_path_buf(),
+            },
             meta_mode,
-            conf_dir,
-            instance_defaults: instance_defaults(&props),
             warnings: keys::check(path, &props, keys::Scope::Server)?
                 .into_iter()
                 .chain(admin_tcp_warning)
@@ -305,28 +274,6 @@ impl ServerConfig {
         };
         check_limits_and_logins(&r, &props, &cfg)?;
         Ok(cfg)
-    }
-
-    /// The destinations to run: `canal.destinations`, plus (with auto scan)
-    /// every folder of the conf dir that holds an `instance.properties`.
-    pub fn discover_destinations(&self) -> Vec<String> {
-        let mut out = self.destinations.clone();
-        if self.auto_scan {
-            if let Ok(rd) = std::fs::read_dir(&self.conf_dir) {
-                let mut found: Vec<String> = rd
-                    .filter_map(|e| e.ok())
-                    .filter(|e| e.path().join("instance.properties").is_file())
-                    .filter_map(|e| e.file_name().to_str().map(str::to_string))
-                    .collect();
-                found.sort();
-                for d in found {
-                    if !out.contains(&d) {
-                        out.push(d);
-                    }
-                }
-            }
-        }
-        out
     }
 }
 
@@ -533,18 +480,18 @@ fn check_limits_and_logins(
             ));
         }
     }
-    if !cfg.user.is_empty() && cfg.passwd.is_empty() {
+    let (user, passwd) = (&cfg.canal_port.user, &cfg.canal_port.passwd);
+    if !user.is_empty() && passwd.is_empty() {
         return Err(ConfigError::Missing {
             path: r.path.to_path_buf(),
             key: "canal.passwd".into(),
             hint: "canal.user is set, so clients must log in: set canal.passwd to the hex SHA1(SHA1(password)), or clear canal.user".into(),
         });
     }
-    if !cfg.passwd.is_empty()
-        && (cfg.passwd.len() != 40 || !cfg.passwd.chars().all(|c| c.is_ascii_hexdigit()))
+    if !passwd.is_empty() && (passwd.len() != 40 || !passwd.chars().all(|c| c.is_ascii_hexdigit()))
     {
         let p = props.get("canal.passwd").cloned().unwrap_or(Property {
-            value: cfg.passwd.clone(),
+            value: passwd.clone(),
             line: 0,
         });
         return Err(r.bad(

@@ -27,13 +27,13 @@ fn canal_defaults_and_instance_overrides() {
         "canal.instance.master.address=db:3306\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    assert_eq!(server.port, 22222);
+    assert_eq!(server.canal_port.port, 22222);
     assert_eq!(server.server_mode, ServerMode::Tcp);
     assert_eq!(server.meta_mode, MetaMode::File);
-    assert_eq!(server.file_data_dir, dir.path());
+    assert_eq!(server.destinations.data_dir, dir.path());
     assert!(server.warnings.is_empty(), "{:?}", server.warnings);
-    assert_eq!(server.discover_destinations(), vec!["example", "other"]);
-    let inst = InstanceConfig::load(&server, "example").unwrap();
+    assert_eq!(server.destinations.discover(), vec!["example", "other"]);
+    let inst = InstanceConfig::load(&server.destinations, "example").unwrap();
     assert_eq!(inst.memory_buffer_size, 2048, "instance file wins");
     assert_eq!(
         inst.memory_batch_mode,
@@ -90,7 +90,9 @@ fn instance_needs_a_master_address() {
         "canal.instance.gtidon = yes\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    let e = InstanceConfig::load(&server, "d").unwrap_err().to_string();
+    let e = InstanceConfig::load(&server.destinations, "d")
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("canal.instance.master.address is required"),
         "{e}"
@@ -100,7 +102,9 @@ fn instance_needs_a_master_address() {
         "d/instance.properties",
         "canal.instance.master.address = h:1\ncanal.instance.gtidon = yes\n",
     );
-    let e = InstanceConfig::load(&server, "d").unwrap_err().to_string();
+    let e = InstanceConfig::load(&server.destinations, "d")
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("instance.properties:2: canal.instance.gtidon"),
         "{e}"
@@ -116,12 +120,12 @@ fn zookeeper_keys_have_defaults_and_are_known() {
         "canal.destinations = example\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    assert_eq!(server.zk_servers, "");
-    assert_eq!(server.zookeeper_flush_period, Duration::from_millis(1000));
-    assert!(server.zookeeper_flush_on_ack);
-    assert_eq!(server.zookeeper_ha_delay, Duration::from_millis(5000));
+    assert_eq!(server.zookeeper.servers, "");
+    assert_eq!(server.zookeeper.flush_period, Duration::from_millis(1000));
+    assert!(server.zookeeper.flush_on_ack);
+    assert_eq!(server.zookeeper.ha_delay, Duration::from_millis(5000));
     assert_eq!(
-        server.zookeeper_session_timeout,
+        server.zookeeper.session_timeout,
         Duration::from_millis(10000)
     );
 
@@ -132,13 +136,13 @@ fn zookeeper_keys_have_defaults_and_are_known() {
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     assert!(server.warnings.is_empty(), "{:?}", server.warnings);
-    assert_eq!(server.zk_servers, "127.0.0.1:2181,127.0.0.1:2182");
+    assert_eq!(server.zookeeper.servers, "127.0.0.1:2181,127.0.0.1:2182");
     assert_eq!(server.meta_mode, MetaMode::ZooKeeper);
-    assert_eq!(server.zookeeper_flush_period, Duration::from_millis(200));
-    assert!(!server.zookeeper_flush_on_ack);
-    assert_eq!(server.zookeeper_ha_delay, Duration::from_millis(2000));
+    assert_eq!(server.zookeeper.flush_period, Duration::from_millis(200));
+    assert!(!server.zookeeper.flush_on_ack);
+    assert_eq!(server.zookeeper.ha_delay, Duration::from_millis(2000));
     assert_eq!(
-        server.zookeeper_session_timeout,
+        server.zookeeper.session_timeout,
         Duration::from_millis(4000)
     );
 
@@ -156,8 +160,8 @@ fn zookeeper_auth_comes_from_the_key_or_a_file_and_never_shows() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "canal.properties", "canal.zkServers = z:2181\n");
     let server = ServerConfig::load(dir.path()).unwrap();
-    assert_eq!(server.zookeeper_auth, None);
-    assert_eq!(server.zookeeper_acl, ZooKeeperAcl::CreatorAllWorldRead);
+    assert_eq!(server.zookeeper.auth, None);
+    assert_eq!(server.zookeeper.acl, ZooKeeperAcl::CreatorAllWorldRead);
 
     write(
         dir.path(),
@@ -166,9 +170,9 @@ fn zookeeper_auth_comes_from_the_key_or_a_file_and_never_shows() {
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     assert!(server.warnings.is_empty(), "{:?}", server.warnings);
-    let auth = server.zookeeper_auth.clone().unwrap();
+    let auth = server.zookeeper.auth.clone().unwrap();
     assert_eq!(auth.expose(), "digest:sluice:s3cret");
-    assert_eq!(server.zookeeper_acl, ZooKeeperAcl::CreatorAll);
+    assert_eq!(server.zookeeper.acl, ZooKeeperAcl::CreatorAll);
     assert!(!format!("{server:?}").contains("s3cret"));
 
     // A file relative to the conf dir; its trailing newline is dropped.
@@ -180,7 +184,7 @@ fn zookeeper_auth_comes_from_the_key_or_a_file_and_never_shows() {
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     assert_eq!(
-        server.zookeeper_auth.unwrap().expose(),
+        server.zookeeper.auth.unwrap().expose(),
         "digest:sluice:from-file"
     );
 
@@ -204,10 +208,13 @@ fn tcp_limits_default_and_override() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "canal.properties", "canal.port = 11111\n");
     let server = ServerConfig::load(dir.path()).unwrap();
-    assert_eq!(server.tcp, TcpLimits::default());
-    assert_eq!(server.tcp.max_connections, 1024);
-    assert_eq!(server.tcp.max_connections_per_address, 64);
-    assert_eq!(server.tcp.login_timeout, Duration::from_secs(10));
+    assert_eq!(server.canal_port.limits, TcpLimits::default());
+    assert_eq!(server.canal_port.limits.max_connections, 1024);
+    assert_eq!(server.canal_port.limits.max_connections_per_address, 64);
+    assert_eq!(
+        server.canal_port.limits.login_timeout,
+        Duration::from_secs(10)
+    );
 
     write(
         dir.path(),
@@ -217,7 +224,7 @@ fn tcp_limits_default_and_override() {
     let server = ServerConfig::load(dir.path()).unwrap();
     assert!(server.warnings.is_empty(), "{:?}", server.warnings);
     assert_eq!(
-        server.tcp,
+        server.canal_port.limits,
         TcpLimits {
             max_connections: 50,
             reserved_fds: 0,
@@ -247,14 +254,14 @@ fn metrics_source_refresh_has_a_default_and_a_floor() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "canal.properties", "canal.port = 11111\n");
     let server = ServerConfig::load(dir.path()).unwrap();
-    assert_eq!(server.metrics_source_refresh, Duration::from_secs(30));
+    assert_eq!(server.metrics.source_refresh, Duration::from_secs(30));
     write(
         dir.path(),
         "canal.properties",
         "sluice.metrics.sourceRefresh = 5000\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    assert_eq!(server.metrics_source_refresh, Duration::from_secs(5));
+    assert_eq!(server.metrics.source_refresh, Duration::from_secs(5));
     for bad in [
         "sluice.metrics.sourceRefresh = 10",
         "sluice.metrics.sourceRefresh = soon",
@@ -372,7 +379,7 @@ fn mq_instance_keys_are_read_with_server_defaults_and_checked() {
         "canal.instance.master.address = h:1\ncanal.mq.topic = example\ncanal.mq.dynamicTopic = shop\\\\..*\ncanal.mq.partition = 1\ncanal.mq.partitionsNum = 3\ncanal.mq.partitionHash = shop\\\\.orders:id\ncanal.mq.enableDynamicQueuePartition = true\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    let inst = InstanceConfig::load(&server, "d").unwrap();
+    let inst = InstanceConfig::load(&server.destinations, "d").unwrap();
     // RocketMQ's key: read, and said not to be acted on.
     assert_eq!(inst.warnings.len(), 1, "{:?}", inst.warnings);
     assert!(
@@ -397,7 +404,7 @@ fn mq_instance_keys_are_read_with_server_defaults_and_checked() {
         "d/instance.properties",
         "canal.instance.master.address = h:1\n",
     );
-    let inst = InstanceConfig::load(&server, "d").unwrap();
+    let inst = InstanceConfig::load(&server.destinations, "d").unwrap();
     assert_eq!((inst.mq_partition, inst.mq_partitions_num), (None, None));
     assert!(!inst.mq_enable_dynamic_queue_partition);
 
@@ -427,7 +434,9 @@ fn mq_instance_keys_are_read_with_server_defaults_and_checked() {
             "d/instance.properties",
             &format!("canal.instance.master.address = h:1\n{bad}\n"),
         );
-        let err = InstanceConfig::load(&server, "d").unwrap_err().to_string();
+        let err = InstanceConfig::load(&server.destinations, "d")
+            .unwrap_err()
+            .to_string();
         let key = bad.split(' ').next().unwrap();
         assert!(
             err.contains(&format!("instance.properties:2: {key}")),
@@ -456,10 +465,10 @@ fn relative_folders_are_taken_from_the_folder_of_canal_properties() {
     );
     let server = ServerConfig::load(&conf).unwrap();
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap();
-    assert_eq!(canonical(&server.conf_dir), canonical(&conf));
-    assert_eq!(canonical(&server.file_data_dir), canonical(&conf));
-    assert_eq!(server.discover_destinations(), vec!["example"]);
-    InstanceConfig::load(&server, "example").unwrap();
+    assert_eq!(canonical(&server.destinations.conf_dir), canonical(&conf));
+    assert_eq!(canonical(&server.destinations.data_dir), canonical(&conf));
+    assert_eq!(server.destinations.discover(), vec!["example"]);
+    InstanceConfig::load(&server.destinations, "example").unwrap();
 
     // A relative data folder is also taken from there.
     write(
@@ -469,7 +478,7 @@ fn relative_folders_are_taken_from_the_folder_of_canal_properties() {
     );
     let server = ServerConfig::load(&conf).unwrap();
     assert_eq!(
-        server.file_data_dir,
+        server.destinations.data_dir,
         std::path::absolute(conf.join("data")).unwrap()
     );
 }
@@ -479,8 +488,8 @@ fn the_example_conf_folder_loads_with_no_unknown_key() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/conf");
     let server = ServerConfig::load(&dir).unwrap();
     assert!(server.warnings.is_empty(), "{:#?}", server.warnings);
-    assert_eq!(server.discover_destinations(), vec!["example"]);
-    let inst = InstanceConfig::load(&server, "example").unwrap();
+    assert_eq!(server.destinations.discover(), vec!["example"]);
+    let inst = InstanceConfig::load(&server.destinations, "example").unwrap();
     assert!(inst.warnings.is_empty(), "{:#?}", inst.warnings);
     assert_eq!(inst.filter_regex, ".*\\..*");
 }
@@ -519,6 +528,7 @@ fn the_admin_port_with_a_password_is_served() {
     assert_eq!(
         server.admin_tcp,
         Some(AdminTcpConfig {
+            ip: String::new(),
             port: 11110,
             user: "admin".into(),
             passwd: "4ACFE3202A5FF5CF467898FC58AAB1D615029441".into(),
@@ -665,7 +675,7 @@ fn snapshot_settings_default_to_four_parts_read_at_once_and_are_read() {
         "canal.instance.master.address = h:1\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    let inst = InstanceConfig::load(&server, "d").unwrap();
+    let inst = InstanceConfig::load(&server.destinations, "d").unwrap();
     assert_eq!(inst.snapshot, SnapshotSettings::default());
     assert_eq!(inst.snapshot.parallelism, 4);
     assert_eq!(inst.snapshot.reads, SnapshotReads::Scan);
@@ -675,7 +685,7 @@ fn snapshot_settings_default_to_four_parts_read_at_once_and_are_read() {
         "canal.instance.master.address = h:1\nsluice.instance.snapshot.parallelism = 2\n\
          sluice.instance.snapshot.reads = ranges\nsluice.instance.snapshot.chunkSize = 100\n",
     );
-    let inst = InstanceConfig::load(&server, "d").unwrap();
+    let inst = InstanceConfig::load(&server.destinations, "d").unwrap();
     assert_eq!(
         (
             inst.snapshot.parallelism,
@@ -700,7 +710,7 @@ fn column_filters_are_read_in_canal_syntax_and_a_wrong_one_names_its_line() {
         "canal.instance.master.address = 127.0.0.1:3306\ncanal.instance.filter.field = shop.users:id/name , shop.orders: id / total\ncanal.instance.filter.black.field = shop.Users:email,,\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
-    let inst = InstanceConfig::load(&server, "example").unwrap();
+    let inst = InstanceConfig::load(&server.destinations, "example").unwrap();
     assert_eq!(
         inst.filter_field,
         vec![
@@ -737,7 +747,7 @@ fn column_filters_are_read_in_canal_syntax_and_a_wrong_one_names_its_line() {
             "example/instance.properties",
             &format!("canal.instance.master.address = 127.0.0.1:3306\n\ncanal.instance.filter.black.field = {value}\n"),
         );
-        let e = InstanceConfig::load(&server, "example")
+        let e = InstanceConfig::load(&server.destinations, "example")
             .unwrap_err()
             .to_string();
         assert!(

@@ -471,7 +471,7 @@ fn sluice_instance_keys_in_canal_properties_are_defaults_for_every_destination()
         Path::new("/conf/example/instance.properties"),
         "example",
         Properties::parse("canal.instance.master.address = 127.0.0.1:3306\n"),
-        Some(&cfg.instance_defaults),
+        Some(&cfg.destinations.instance_defaults),
     )
     .unwrap();
     assert_eq!(inst.snapshot.chunk_size, 100);

@@ -170,9 +170,9 @@ impl InstanceManager {
         if self.lock().contains_key(destination) {
             return Err(ResetError::Running(destination.to_string()));
         }
-        let config = InstanceConfig::load(&self.server, destination)?;
+        let config = InstanceConfig::load(&self.config, destination)?;
         let lock = DirLock::acquire(
-            &self.server.file_data_dir.join(destination),
+            &self.config.data_dir.join(destination),
             &format!("destination {destination}"),
         )
         .map_err(|_| ResetError::Running(destination.to_string()))?;

@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use sluice_canal::{EntryPosition, LogPosition, TableFilter};
-use sluice_config::{InstanceConfig, ServerConfig};
+use sluice_config::{DestinationsConfig, InstanceConfig};
 use sluice_meta::{CursorStore, DestinationMeta, DirLock, LockError, MemoryCursorStore, MetaError};
 use sluice_schema::SchemaHistoryStore;
 use sluice_source::conn::ConnectOptions;
@@ -118,7 +118,9 @@ struct Running {
 
 /// All instances of one server.
 pub struct InstanceManager {
-    server: ServerConfig,
+    /// Where the destinations are configured, how they are found, where
+    /// their data goes: all the manager knows of the server's configuration.
+    config: DestinationsConfig,
     cursors: Arc<dyn CursorStore>,
     schema: SchemaFactory,
     fence: Option<Fence>,
@@ -145,11 +147,11 @@ pub enum ManagerError {
 
 impl InstanceManager {
     pub fn new(
-        server: ServerConfig,
+        config: DestinationsConfig,
         cursors: Arc<dyn CursorStore>,
         schema: SchemaFactory,
     ) -> Arc<Self> {
-        Self::build(server, cursors, schema, None)
+        Self::build(config, cursors, schema, None)
     }
 
     /// Like [`new`](Self::new), with every instance asking `fence` before
@@ -157,22 +159,22 @@ impl InstanceManager {
     /// [`InstanceState::Stopped`], no restart) until it is stopped and
     /// started again.
     pub fn with_fence(
-        server: ServerConfig,
+        config: DestinationsConfig,
         cursors: Arc<dyn CursorStore>,
         schema: SchemaFactory,
         fence: Fence,
     ) -> Arc<Self> {
-        Self::build(server, cursors, schema, Some(fence))
+        Self::build(config, cursors, schema, Some(fence))
     }
 
     fn build(
-        server: ServerConfig,
+        config: DestinationsConfig,
         cursors: Arc<dyn CursorStore>,
         schema: SchemaFactory,
         fence: Option<Fence>,
     ) -> Arc<Self> {
         Arc::new(InstanceManager {
-            server,
+            config,
             cursors,
             schema,
             fence,
@@ -218,8 +220,9 @@ impl InstanceManager {
         self.instances.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    pub fn server_config(&self) -> &ServerConfig {
-        &self.server
+    /// The destinations' configuration the manager runs with.
+    pub fn config(&self) -> &DestinationsConfig {
+        &self.config
     }
 
     /// The state of every known instance.
@@ -256,7 +259,7 @@ impl InstanceManager {
     /// The destinations this server knows: configured, discovered or
     /// running, sorted.
     pub fn known_destinations(&self) -> Vec<String> {
-        let mut names = self.server_config().discover_destinations();
+        let mut names = self.config.discover();
         for (name, _) in self.states() {
             if !names.contains(&name) {
                 names.push(name);
@@ -273,10 +276,7 @@ impl InstanceManager {
     }
 
     fn config_path(&self, destination: &str) -> PathBuf {
-        self.server
-            .conf_dir
-            .join(destination)
-            .join("instance.properties")
+        self.config.instance_properties(destination)
     }
 
     fn mtime(&self, destination: &str) -> Option<SystemTime> {
@@ -292,7 +292,7 @@ impl InstanceManager {
         if self.lock().contains_key(destination) {
             return Ok(());
         }
-        let config = InstanceConfig::load(&self.server, destination)?;
+        let config = InstanceConfig::load(&self.config, destination)?;
         for w in &config.warnings {
             tracing::warn!(destination, "{w}");
         }
@@ -321,7 +321,7 @@ impl InstanceManager {
         // Before anything of the destination is opened: another process
         // running it on the same folder would share its cursors and history.
         let lock = DirLock::acquire(
-            &self.server.file_data_dir.join(destination),
+            &self.config.data_dir.join(destination),
             &format!("destination {destination}"),
         )
         .map_err(|e| ManagerError::Locked(destination.to_string(), e))?;
@@ -420,7 +420,7 @@ impl InstanceManager {
             let schema = match (self.schema)(
                 &config,
                 &connect,
-                &self.server.file_data_dir,
+                &self.config.data_dir,
                 SchemaRole::Instance,
             ) {
                 Ok(s) => s,
@@ -542,7 +542,7 @@ impl InstanceManager {
             let schema = (me.schema)(
                 &config,
                 &connect,
-                &me.server.file_data_dir,
+                &me.config.data_dir,
                 SchemaRole::OwnStream,
             )?;
             let source = SourceConfig {
@@ -699,10 +699,10 @@ impl InstanceManager {
     /// Starts every configured destination (unless `canal.instance.global.lazy`).
     pub fn start_all(self: &Arc<Self>) -> Vec<(String, ManagerError)> {
         let mut errors = Vec::new();
-        if self.server.lazy {
+        if self.config.lazy {
             return errors;
         }
-        for d in self.server.discover_destinations() {
+        for d in self.config.discover() {
             if let Err(e) = self.start(&d) {
                 errors.push((d, e));
             }
@@ -713,7 +713,7 @@ impl InstanceManager {
     /// One pass of the configuration scan: start new destinations, stop
     /// vanished ones, reload changed ones.
     pub async fn scan_once(self: &Arc<Self>) {
-        let wanted = self.server.discover_destinations();
+        let wanted = self.config.discover();
         let running: Vec<String> = self.lock().keys().cloned().collect();
         for name in &running {
             if !wanted.contains(name) || !self.config_path(name).is_file() {
@@ -753,12 +753,12 @@ impl InstanceManager {
 
     /// Runs the configuration scan every `canal.auto.scan.interval` until `stop`.
     pub async fn scan_loop(self: Arc<Self>, mut stop: watch::Receiver<bool>) {
-        if !self.server.auto_scan {
+        if !self.config.auto_scan {
             return;
         }
         loop {
             tokio::select! {
-                _ = tokio::time::sleep(self.server.auto_scan_interval) => self.scan_once().await,
+                _ = tokio::time::sleep(self.config.auto_scan_interval) => self.scan_once().await,
                 _ = stop.changed() => return,
             }
         }

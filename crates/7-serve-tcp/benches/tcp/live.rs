@@ -325,7 +325,7 @@ pub fn end_to_end(
         let server = ServerConfig::load(conf.path()).expect("load the configuration");
         // As `sluice server` chooses.
         let cursors: Arc<dyn CursorStore> = match setup.cursors {
-            Cursors::File => Arc::new(FileCursorStore::new(&server.file_data_dir)),
+            Cursors::File => Arc::new(FileCursorStore::new(&server.destinations.data_dir)),
             Cursors::Memory => Arc::new(MemoryCursorStore::default()),
             Cursors::ZooKeeper { on_ack } => {
                 let servers = zk.expect("a ZooKeeper for this pass").connect_string();
@@ -341,9 +341,12 @@ pub fn end_to_end(
                 Arc::new(mixed)
             }
         };
-        let manager =
-            InstanceManager::new(server.clone(), cursors, InstanceManager::schema_tracking());
-        let tcp = TcpServer::bind_config(&server.canal_port(), manager.clone())
+        let manager = InstanceManager::new(
+            server.destinations.clone(),
+            cursors,
+            InstanceManager::schema_tracking(),
+        );
+        let tcp = TcpServer::bind_config(&server.canal_port, manager.clone())
             .await
             .expect("bind");
         let addr = tcp.local_addr().expect("addr").to_string();
