@@ -127,11 +127,6 @@ pub struct InstanceRunner {
     schema: Box<dyn SchemaHook>,
     /// Encodes the change events but rows as Canal entries.
     encoder: CanalEncoder,
-    gtid_state: Option<GtidState>,
-    /// Events of the current transaction already handled.
-    events_in_txn: usize,
-    /// Events to drop after a transaction replay.
-    skip_events: usize,
     fence: Option<Fence>,
     progress: Arc<RunProgress>,
     /// The initial snapshot to run beside the stream, if any.
@@ -175,9 +170,6 @@ impl InstanceRunner {
             filters,
             schema,
             encoder: CanalEncoder::new(gtid_on),
-            gtid_state: None,
-            events_in_txn: 0,
-            skip_events: 0,
             fence: None,
             progress: Arc::new(RunProgress::default()),
             snapshot: None,

@@ -100,6 +100,13 @@ struct StoreSide<'r> {
     waiting_chunks: Vec<ChunkDelivery>,
     last_server_id: u32,
     in_transaction: bool,
+    /// The GTID state after the last transaction read (the snapshot chunks
+    /// placed there carry it).
+    gtid_state: Option<GtidState>,
+    /// Events of the current transaction already handled.
+    events_in_txn: usize,
+    /// Events to drop after a transaction replay.
+    skip_events: usize,
     /// The event being read is the replay of one handled before a
     /// reconnect: nothing of it goes out again.
     replayed: bool,
@@ -162,6 +169,9 @@ impl InstanceRunner {
             waiting_chunks: Vec::new(),
             last_server_id: 0,
             in_transaction: false,
+            gtid_state: None,
+            events_in_txn: 0,
+            skip_events: 0,
             replayed: false,
             source_marker: false,
         };
@@ -301,7 +311,6 @@ impl StoreSide<'_> {
         let ready = take_ready(&mut self.waiting_chunks, self.boundary.binlog_key());
         for mut chunk in ready {
             let gtid = self
-                .runner
                 .gtid_state
                 .as_ref()
                 .map(|g| g.to_string())
@@ -374,9 +383,9 @@ impl<'a> Encoding<Handoff<'a>> for StoreSide<'_> {
         builder: &mut ChangeBuilder,
     ) -> Result<(), ReadEnd> {
         let resolved = stream.position().clone();
-        self.runner.gtid_state = resolved.gtid.clone();
+        self.gtid_state = resolved.gtid.clone();
         self.runner.persist_start(&resolved).await?;
-        if let Some(g) = &self.runner.gtid_state {
+        if let Some(g) = &self.gtid_state {
             builder.set_executed_gtid_set(g.to_string());
         }
         self.boundary = EntryPosition {
@@ -451,15 +460,15 @@ impl<'a> Encoding<Handoff<'a>> for StoreSide<'_> {
                 .increment(u64::from(ev.raw.header.event_size));
             m.event_read(ev.raw.header.timestamp, ev.ends_transaction.is_some());
         }
-        self.replayed = runner.skip_events > 0;
+        self.replayed = self.skip_events > 0;
         if self.replayed {
-            runner.skip_events -= 1;
+            self.skip_events -= 1;
         }
-        runner.events_in_txn += 1;
+        self.events_in_txn += 1;
         // The entries of a transaction's end carry the GTID state after it:
         // their ack point is where a resume by GTID starts.
         if let Some(g) = ev.ends_transaction.and_then(|end| end.gtid.as_ref()) {
-            runner.gtid_state = Some(g.clone());
+            self.gtid_state = Some(g.clone());
         }
         if schema == SchemaStep::Statement {
             if let Some(plan) = &runner.snapshot {
@@ -529,10 +538,9 @@ impl<'a> Encoding<Handoff<'a>> for StoreSide<'_> {
         next_pos: u64,
         _lane: &mut Handoff<'a>,
     ) -> Result<(), ReadEnd> {
-        let runner = &mut *self.runner;
-        runner.events_in_txn = 0;
-        runner.skip_events = 0;
-        runner.stats.transactions += 1;
+        self.events_in_txn = 0;
+        self.skip_events = 0;
+        self.runner.stats.transactions += 1;
         if let Some(m) = &self.metrics {
             m.transactions.increment(1);
             m.transaction_read(file, next_pos);
@@ -576,12 +584,12 @@ impl<'a> Encoding<Handoff<'a>> for StoreSide<'_> {
             destination = %runner.name,
             %resume,
             reason,
-            handled = runner.events_in_txn,
+            handled = self.events_in_txn,
             "source reconnected inside a transaction; its replay skips the events already handled"
         );
         runner.stats.aborted_transactions += 1;
-        runner.skip_events = runner.events_in_txn;
-        runner.events_in_txn = 0;
+        self.skip_events = self.events_in_txn;
+        self.events_in_txn = 0;
     }
 
     /// At the end of the binlog (`stop_at_end`), everything read goes into
