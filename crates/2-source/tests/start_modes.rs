@@ -90,10 +90,10 @@ fn earliest_reads_everything_in_order_with_gtids_and_positions() -> Result<()> {
     // Every transaction has its GTID; the final position is the end of the binlog.
     assert!(c.txns.iter().all(|t| t.gtid.is_some()));
     assert_eq!(
-        (pos.file.as_str(), pos.offset),
+        (pos.at.file.as_str(), pos.at.offset),
         (end_file.as_str(), end_pos)
     );
-    assert_eq!(pos.gtid.map(|g| g.to_string()), Some(gtid_end));
+    assert_eq!(pos.at.gtid.map(|g| g.to_string()), Some(gtid_end));
     assert_eq!(c.aborted, 0);
     Ok(())
 }
@@ -224,7 +224,7 @@ fn gtid_start_with_several_domains() -> Result<()> {
             .to_vec()
     );
     assert_eq!(
-        pos.gtid.as_ref().map(ToString::to_string),
+        pos.at.gtid.as_ref().map(ToString::to_string),
         Some(gtid_end.clone())
     );
     assert!(c.txns.iter().all(|t| t.gtid.is_some()));
@@ -290,14 +290,14 @@ fn resuming_from_a_reported_position_is_exactly_once() -> Result<()> {
     // By file:pos ...
     let by_pos = rt.block_on(async {
         let mut s = BinlogStream::connect(cfg.clone().starting_at(StartPosition::FilePos {
-            file: resume.file.clone(),
-            pos: resume.offset,
+            file: resume.at.file.clone(),
+            pos: resume.at.offset,
         }))
         .await?;
         collect_all(&mut s, Duration::from_secs(20)).await
     })?;
     // ... and by the GTID state of the same position.
-    let gtid = resume.gtid.clone().expect("gtid state");
+    let gtid = resume.at.gtid.clone().expect("gtid state");
     assert!(matches!(gtid, GtidState::MariaDb(_)));
     let by_gtid = rt.block_on(async {
         let mut s =

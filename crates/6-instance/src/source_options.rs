@@ -27,14 +27,13 @@ pub(crate) fn start_at(config: &InstanceConfig, p: sluice_canal::EntryPosition) 
     // With failover candidates a cursor resumes by GTID, which holds on
     // whichever server is found to have it (file offsets hold on one).
     let failover = !config.standby_address.is_empty() || !config.source_candidates.is_empty();
-    if (config.gtid_on || failover) && !p.gtid.is_empty() {
-        if let Ok(g) = p.gtid.parse() {
-            return StartPosition::Gtid(g);
-        }
-    }
-    StartPosition::FilePos {
-        file: p.journal_name,
-        pos: p.position,
+    let at = p.binlog_position();
+    match at.gtid {
+        Some(g) if config.gtid_on || failover => StartPosition::Gtid(g),
+        _ => StartPosition::FilePos {
+            file: at.file,
+            pos: at.offset,
+        },
     }
 }
 

@@ -275,7 +275,10 @@ impl ChangeStream {
             canal_table_error: _,
         } = self;
         let stream = BinlogStream::connect(source).await?;
-        let (file, offset) = (stream.position().file.clone(), stream.position().offset);
+        let (file, offset) = (
+            stream.position().at.file.clone(),
+            stream.position().at.offset,
+        );
         schema
             .on_start(&file, offset)
             .map_err(|message| StreamError::Schema {
@@ -384,8 +387,8 @@ impl ChangeStream {
         };
         encoding.started(&stream, &mut stages.builder).await?;
         let mut read = ReadUpTo {
-            file: stream.position().file.clone(),
-            pos: stream.position().offset,
+            file: stream.position().at.file.clone(),
+            pos: stream.position().at.offset,
         };
         let mut failovers = stream.failovers();
         let stopped: Result<(), En::Error> = loop {
@@ -508,7 +511,11 @@ impl Stages {
         let ev: &Event<'_> = ev;
         if let Some(end) = ev.ends_transaction {
             self.builder.set_executed_gtid_set(
-                end.gtid.as_ref().map(|g| g.to_string()).unwrap_or_default(),
+                end.at
+                    .gtid
+                    .as_ref()
+                    .map(|g| g.to_string())
+                    .unwrap_or_default(),
             );
         }
         let info = match followed {
@@ -632,7 +639,7 @@ fn follow_schema(
     let (server_id, timestamp) = (ev.raw.header.server_id, ev.raw.header.timestamp);
     let gtids = ev
         .ends_transaction
-        .and_then(|end| end.gtid.as_ref())
+        .and_then(|end| end.at.gtid.as_ref())
         .map(|g| g.to_string());
     let failed = |message: String| StreamError::Schema {
         file: ev.file.to_string(),

@@ -74,7 +74,7 @@ async fn a_destination_streams_its_tables_a_transaction_at_a_time() {
         Ok::<_, Infallible>(())
     });
     let end = stream.run(&mut Describe, &mut sink).await.unwrap();
-    assert_eq!(end.file, "binlog.000001");
+    assert_eq!(end.at.file, "binlog.000001");
 
     let statements = |b: &[Vec<String>]| -> Vec<String> {
         b.iter()

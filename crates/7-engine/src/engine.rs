@@ -9,6 +9,7 @@ mod delivery;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use sluice_binlog::BinlogPosition;
 use sluice_encode::debezium::DebeziumEncoder;
 use sluice_ha::latch::{LatchConfig, LeaderLatch};
 use sluice_ha::session::{ZkConfig, ZkSession};
@@ -372,7 +373,7 @@ async fn open_stores(
 fn resume_at(
     config: &EngineConfig,
     stored: &Option<SourceOffset>,
-    fresh_start: &Option<(String, u64)>,
+    fresh_start: &Option<BinlogPosition>,
     offsets: &mut Offsets,
 ) -> (StartPosition, Option<Delivered>) {
     match stored {
@@ -393,9 +394,9 @@ fn resume_at(
         None => (
             match &config.start {
                 StartAt::Initial => match fresh_start {
-                    Some((file, pos)) => StartPosition::FilePos {
-                        file: file.clone(),
-                        pos: *pos,
+                    Some(at) => StartPosition::FilePos {
+                        file: at.file.clone(),
+                        pos: at.offset,
                     },
                     None => StartPosition::Earliest,
                 },
@@ -482,15 +483,11 @@ fn change_stream(
 /// its first transaction.
 fn start_offset(
     stored: &Option<SourceOffset>,
-    fresh_start: &Option<(String, u64)>,
+    fresh_start: &Option<BinlogPosition>,
 ) -> Option<RecordOffset> {
     match (stored, fresh_start) {
         (Some(o), _) => Some(RecordOffset::at(Arc::new(o.clone()))),
-        (None, Some((file, pos))) => Some(RecordOffset::at(Arc::new(SourceOffset {
-            file: file.clone(),
-            pos: *pos,
-            ..Default::default()
-        }))),
+        (None, Some(at)) => Some(RecordOffset::at(Arc::new(SourceOffset::at(at)))),
         _ => None,
     }
 }
@@ -605,7 +602,9 @@ fn term_end(
 }
 
 /// The end of the binlog now: where a stream with a fresh snapshot starts.
-async fn binlog_end(connect: &sluice_source::ConnectOptions) -> Result<(String, u64), EngineError> {
+async fn binlog_end(
+    connect: &sluice_source::ConnectOptions,
+) -> Result<BinlogPosition, EngineError> {
     let failed = |e: sluice_source::SourceError| EngineError::Stream(StreamError::Source(e));
     let mut conn = sluice_source::Conn::connect(connect)
         .await
@@ -613,7 +612,7 @@ async fn binlog_end(connect: &sluice_source::ConnectOptions) -> Result<(String, 
     let (file, pos, _) = sluice_source::replica::master_status(&mut conn)
         .await
         .map_err(failed)?;
-    Ok((file, pos))
+    Ok(BinlogPosition::new(file, pos))
 }
 
 /// Runs `work` (store I/O, synchronous) off the runtime's worker threads.

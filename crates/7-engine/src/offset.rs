@@ -17,6 +17,7 @@
 //! is done the three are gone, as Debezium's `snapshot` is.
 
 use serde_json::{Map, Value};
+use sluice_binlog::BinlogPosition;
 
 /// The key an offset is stored under: the engine's `name` and the
 /// connector's partition `{"server": <topic.prefix>}`.
@@ -95,6 +96,17 @@ pub struct SourceOffset {
 }
 
 impl SourceOffset {
+    /// Debezium's offset of a binlog position between transactions: the
+    /// edge where the project's one position type becomes an offset map.
+    pub fn at(at: &BinlogPosition) -> SourceOffset {
+        SourceOffset {
+            file: at.file.clone(),
+            pos: at.offset,
+            gtids: at.gtid.as_ref().map(|g| g.to_string()),
+            ..Default::default()
+        }
+    }
+
     /// Whether the offset points inside a transaction.
     pub fn is_inside_transaction(&self) -> bool {
         self.event != 0 || self.row != 0
@@ -215,6 +227,17 @@ impl SourceOffset {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binlog_position_becomes_debeziums_offset_map() {
+        let between = BinlogPosition::new("binlog.000004", 1234).with_gtid("0-1-77".parse().ok());
+        assert_eq!(
+            SourceOffset::at(&between).to_json(),
+            r#"{"file":"binlog.000004","pos":1234,"gtids":"0-1-77"}"#
+        );
+        let no_gtid = SourceOffset::at(&BinlogPosition::new("binlog.000004", 4));
+        assert_eq!(no_gtid.to_json(), r#"{"file":"binlog.000004","pos":4}"#);
+    }
 
     #[test]
     fn key_json_is_kafka_connects() {

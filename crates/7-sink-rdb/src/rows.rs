@@ -1,6 +1,7 @@
 //! Canal entries of the store into row changes for the target tables, and
 //! the binlog positions that say what was applied.
 
+use sluice_binlog::BinlogPosition;
 use sluice_canal::proto::{EntryType, EventType};
 use sluice_canal::view::{ColumnView, EntryView, RowChangeView};
 
@@ -8,34 +9,16 @@ use crate::config::TargetKind;
 use crate::sql::{OpKind, Origin, RowOp, TablePlan};
 use crate::value::{convert, Param};
 
-/// A binlog position of the source, as entries carry it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Position {
-    pub file: String,
-    pub offset: i64,
-    pub gtid: String,
+/// Whether `position` comes after `applied` (nothing applied: yes), in
+/// the order of [`BinlogPosition`]: file number, then offset.
+pub fn is_after(position: &BinlogPosition, applied: Option<&BinlogPosition>) -> bool {
+    applied.is_none_or(|a| position > a)
 }
 
-impl Position {
-    /// The order of positions: the binlog file's sequence number, then the
-    /// offset in it (file names compare wrong past `.999999`).
-    pub fn order(&self) -> (u64, i64) {
-        (
-            sluice_binlog::file::file_sequence(&self.file).unwrap_or(0),
-            self.offset,
-        )
-    }
-
-    /// Whether this position comes after `applied` (nothing applied: yes).
-    pub fn is_after(&self, applied: Option<&Position>) -> bool {
-        applied.is_none_or(|a| self.order() > a.order())
-    }
-}
-
-impl std::fmt::Display for Position {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}", self.file, self.offset)
-    }
+/// The position of an entry's header: Canal's protobuf offset is signed,
+/// the binlog's is not (a negative one would be a corrupt entry, read as 0).
+fn entry_position(file: &str, offset: i64) -> BinlogPosition {
+    BinlogPosition::new(file, u64::try_from(offset).unwrap_or(0))
 }
 
 /// What an entry means for the cut into whole transactions.
@@ -50,17 +33,18 @@ pub enum Boundary {
 /// (heartbeats) and for rows of an initial snapshot, which all carry the
 /// binlog point they were read at and so cannot be ordered by it (they are
 /// applied whenever given, see [`ops_of_entry`]).
-pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<Position>), String> {
+pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<BinlogPosition>), String> {
     let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
     let b = match e.entry_type {
         Some(t) if t == EntryType::TransactionBegin as i32 => Boundary::Begin,
         Some(t) if t == EntryType::TransactionEnd as i32 => Boundary::End,
         _ => Boundary::Other,
     };
-    let position = (!e.header.logfile_name.is_empty() && !e.header.snapshot).then(|| Position {
-        file: e.header.logfile_name.to_string(),
-        offset: e.header.logfile_offset,
-        gtid: e.header.gtid.to_string(),
+    // The entry's GTID text is kept when it reads as a GTID state; the sink
+    // resumes by file and offset, the GTID is recorded for people.
+    let position = (!e.header.logfile_name.is_empty() && !e.header.snapshot).then(|| {
+        entry_position(e.header.logfile_name, e.header.logfile_offset)
+            .with_gtid(e.header.gtid.parse().ok())
     });
     Ok((b, position))
 }
@@ -84,7 +68,7 @@ pub struct Unmapped {
 pub fn ops_of_entry(
     bytes: &[u8],
     plans: &[TablePlan],
-    applied: &[Option<Position>],
+    applied: &[Option<BinlogPosition>],
     kind: TargetKind,
     out: &mut Vec<RowOp>,
     unmapped: &mut Vec<Unmapped>,
@@ -94,11 +78,7 @@ pub fn ops_of_entry(
         return Ok(());
     }
     let h = &e.header;
-    let position = Position {
-        file: h.logfile_name.to_string(),
-        offset: h.logfile_offset,
-        gtid: String::new(),
-    };
+    let position = entry_position(h.logfile_name, h.logfile_offset);
     let origin = || Origin {
         file: h.logfile_name.to_string(),
         offset: h.logfile_offset,
@@ -112,7 +92,7 @@ pub fn ops_of_entry(
                 && p.mapping.table == h.table_name
                 // Snapshot rows are upserts of rows as read: applying one
                 // again after a restart changes nothing.
-                && (h.snapshot || position.is_after(applied.get(*i).and_then(Option::as_ref)))
+                && (h.snapshot || is_after(&position, applied.get(*i).and_then(Option::as_ref)))
         })
         .map(|(i, _)| i)
         .collect();

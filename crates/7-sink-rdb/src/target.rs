@@ -10,9 +10,9 @@
 use std::collections::HashMap;
 
 use crate::config::{Mapping, TargetKind, TargetUrl};
-use crate::rows::Position;
 use crate::sql::{quote, Origin, Statement, TableInfo, TargetColumn};
 use crate::value::{Param, TargetClass};
+use sluice_binlog::BinlogPosition;
 
 /// How long a connection attempt may take before it is retried.
 const CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
@@ -195,7 +195,10 @@ impl Target {
 
     /// The positions applied by `sink`, per mapping (rows without one left
     /// out).
-    pub async fn read_offsets(&mut self, sink: &str) -> Result<HashMap<String, Position>, String> {
+    pub async fn read_offsets(
+        &mut self,
+        sink: &str,
+    ) -> Result<HashMap<String, BinlogPosition>, String> {
         let what = |e: String| format!("reading {OFFSETS_TABLE}: {e}");
         let rows: Vec<(String, String, i64, Option<String>)> = match self {
             Target::Postgres(c) => {
@@ -235,20 +238,18 @@ impl Target {
                 .map_err(what)?
             }
         };
-        Ok(rows
-            .into_iter()
+        rows.into_iter()
             .filter(|(_, file, _, _)| !file.is_empty())
             .map(|(mapping, file, offset, gtid)| {
-                (
-                    mapping,
-                    Position {
-                        file,
-                        offset,
-                        gtid: gtid.unwrap_or_default(),
-                    },
-                )
+                let offset = u64::try_from(offset).map_err(|_| {
+                    format!("{OFFSETS_TABLE}: {sink} / {mapping} has the position {file}:{offset}, which no binlog has: set it right or delete the row to start again")
+                })?;
+                // A GTID text the table holds but that reads as none is only
+                // informational: the sink resumes by file and offset.
+                let gtid = gtid.and_then(|g| g.parse().ok());
+                Ok((mapping, BinlogPosition::new(file, offset).with_gtid(gtid)))
             })
-            .collect())
+            .collect()
     }
 
     /// The columns and primary key of a mapping's target table (no columns:
@@ -398,8 +399,8 @@ impl Target {
         &mut self,
         statements: Vec<Statement>,
         sink: &str,
-        offsets: &[(String, Position)],
-        expected: &[(String, Option<Position>)],
+        offsets: &[(String, BinlogPosition)],
+        expected: &[(String, Option<BinlogPosition>)],
     ) -> Result<(), String> {
         let kind = self.kind();
         let lock = offsets_lock(kind);
@@ -411,7 +412,9 @@ impl Target {
                     let have = rows
                         .iter()
                         .find(|(m, file, _)| m == mapping && !file.is_empty())
-                        .map(|(_, file, pos)| (file.as_str(), *pos));
+                        .map(|(_, file, pos)| {
+                            (file.as_str(), u64::try_from(*pos).unwrap_or(u64::MAX))
+                        });
                     let want = want.as_ref().map(|p| (p.file.as_str(), p.offset));
                     if have != want {
                         return Err(format!(
@@ -598,7 +601,7 @@ fn offsets_lock(kind: TargetKind) -> String {
 }
 
 /// The upsert of one mapping's position.
-fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &Position) -> Statement {
+fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &BinlogPosition) -> Statement {
     let sql = match kind {
         TargetKind::Postgres => format!(
             "INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES ($1, $2, $3, $4::text::bigint, $5) \
@@ -616,7 +619,7 @@ fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &Position) -
             Param::Text(mapping.to_string()),
             Param::Text(p.file.clone()),
             Param::Text(p.offset.to_string()),
-            Param::Text(p.gtid.clone()),
+            Param::Text(p.gtid.as_ref().map(ToString::to_string).unwrap_or_default()),
         ],
         origin: Origin::default(),
         rows: 0,

@@ -23,9 +23,10 @@ use sluice_store::{ClientId, Destination, DestinationError, EntryBytes, GetWait,
 use tokio::sync::watch;
 
 use crate::config::{SchemaChanges, SinkConfig};
-use crate::rows::{boundary, ops_of_entry, Boundary, Position, Unmapped};
+use crate::rows::{boundary, is_after, ops_of_entry, Boundary, Unmapped};
 use crate::sql::{nearest_type, statements, TablePlan};
 use crate::target::Target;
+use sluice_binlog::BinlogPosition;
 
 /// The store client id of a destination's first sink (`sluice.sink.clientId`);
 /// its next sinks read as the ids after it.
@@ -98,7 +99,7 @@ struct Pending {
     /// Entries up to here are whole transactions.
     cut: usize,
     /// The position of the last entry taken.
-    last: Option<Position>,
+    last: Option<BinlogPosition>,
 }
 
 impl Pending {
@@ -113,7 +114,7 @@ impl Pending {
         for e in entries {
             let (b, position) = boundary(&e)?;
             if let Some(p) = position {
-                if !p.is_after(self.last.as_ref()) {
+                if !is_after(&p, self.last.as_ref()) {
                     again = true;
                     continue;
                 }
@@ -240,7 +241,7 @@ impl SinkWorker {
         let names: Vec<String> = plans.iter().map(|p| p.mapping.name.clone()).collect();
         target.ensure_offsets(&sink, &names).await?;
         let offsets = target.read_offsets(&sink).await?;
-        let mut applied: Vec<Option<Position>> = plans
+        let mut applied: Vec<Option<BinlogPosition>> = plans
             .iter()
             .map(|p| offsets.get(&p.mapping.name).cloned())
             .collect();
@@ -317,17 +318,17 @@ impl SinkWorker {
         &self,
         target: &mut Target,
         plans: &mut [TablePlan],
-        applied: &mut [Option<Position>],
+        applied: &mut [Option<BinlogPosition>],
         logged: &mut std::collections::HashSet<(usize, String)>,
         entries: &[EntryBytes],
     ) -> Result<(), Failure> {
         let kind = target.kind();
         let mut ops = Vec::new();
         let mut unmapped = Vec::new();
-        let mut last: Option<Position> = None;
+        let mut last: Option<BinlogPosition> = None;
         let mut in_transaction = false;
         // The ops and position at the end of the last whole transaction.
-        let mut whole: (usize, Option<Position>) = (0, None);
+        let mut whole: (usize, Option<BinlogPosition>) = (0, None);
         for e in entries {
             let before = ops.len();
             ops_of_entry(e, plans, applied, kind, &mut ops, &mut unmapped)?;
@@ -351,13 +352,11 @@ impl SinkWorker {
                 }
             }
             let (b, position) = boundary(e)?;
-            if let Some(p) = position {
-                let gtid = if p.gtid.is_empty() {
-                    last.as_ref().map(|l| l.gtid.clone()).unwrap_or_default()
-                } else {
-                    p.gtid.clone()
-                };
-                last = Some(Position { gtid, ..p });
+            if let Some(mut p) = position {
+                if p.gtid.is_none() {
+                    p.gtid = last.as_ref().and_then(|l| l.gtid.clone());
+                }
+                last = Some(p);
             }
             match b {
                 Boundary::Begin => in_transaction = true,
@@ -437,30 +436,30 @@ impl SinkWorker {
         &self,
         target: &mut Target,
         plans: &[TablePlan],
-        applied: &mut [Option<Position>],
+        applied: &mut [Option<BinlogPosition>],
         ops: Vec<crate::sql::RowOp>,
-        last: &Option<Position>,
+        last: &Option<BinlogPosition>,
     ) -> Result<(), String> {
         let kind = target.kind();
         // Positions only move forward: entries given again after a restart
         // were skipped and do not move them back. Snapshot rows carry none.
         let moved: Vec<usize> = match last {
             Some(last) => (0..plans.len())
-                .filter(|&i| last.is_after(applied[i].as_ref()))
+                .filter(|&i| is_after(last, applied[i].as_ref()))
                 .collect(),
             None => Vec::new(),
         };
         if moved.is_empty() && ops.is_empty() {
             return Ok(());
         }
-        let offsets: Vec<(String, Position)> = match last {
+        let offsets: Vec<(String, BinlogPosition)> = match last {
             Some(last) => moved
                 .iter()
                 .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
                 .collect(),
             None => Vec::new(),
         };
-        let expected: Vec<(String, Option<Position>)> = plans
+        let expected: Vec<(String, Option<BinlogPosition>)> = plans
             .iter()
             .zip(applied.iter())
             .map(|(p, a)| (p.mapping.name.clone(), a.clone()))
@@ -615,14 +614,19 @@ mod tests {
 
     #[test]
     fn positions_order_by_file_number_then_offset() {
-        let at = |file: &str, offset| Position {
-            file: file.into(),
-            offset,
-            gtid: String::new(),
-        };
-        assert!(at("binlog.1000000", 4).is_after(Some(&at("binlog.999999", 900))));
-        assert!(!at("binlog.000002", 100).is_after(Some(&at("binlog.000002", 100))));
-        assert!(at("binlog.000002", 101).is_after(Some(&at("binlog.000002", 100))));
-        assert!(at("binlog.000001", 4).is_after(None));
+        let at = BinlogPosition::new;
+        assert!(is_after(
+            &at("binlog.1000000", 4),
+            Some(&at("binlog.999999", 900))
+        ));
+        assert!(!is_after(
+            &at("binlog.000002", 100),
+            Some(&at("binlog.000002", 100))
+        ));
+        assert!(is_after(
+            &at("binlog.000002", 101),
+            Some(&at("binlog.000002", 100))
+        ));
+        assert!(is_after(&at("binlog.000001", 4), None));
     }
 }

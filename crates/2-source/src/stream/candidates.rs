@@ -26,7 +26,7 @@ impl BinlogStream {
         if !self.started || policy.candidates.is_empty() || since.elapsed() < policy.after {
             return false;
         }
-        let Some(ours) = self.st.committed.gtid.clone() else {
+        let Some(ours) = self.st.committed.at.gtid.clone() else {
             tracing::warn!(
                 source = %self.st.addr,
                 resume = %self.st.committed,

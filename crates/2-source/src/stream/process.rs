@@ -44,8 +44,8 @@ impl State {
             && !in_payload
             && !matches!(t, EventType::ROTATE)
         {
-            self.committed.offset = next_pos;
-            self.committed.file = self.file.clone();
+            self.committed.at.offset = next_pos;
+            self.committed.at.file = self.file.clone();
         }
         if !self.deliver(&marks, &h, pos, t.name()) {
             return Ok(None);
@@ -287,8 +287,8 @@ impl State {
                 self.prev_file = std::mem::replace(&mut self.file, file);
                 self.offset = position;
                 if !self.in_txn {
-                    self.committed.file = self.file.clone();
-                    self.committed.offset = position;
+                    self.committed.at.file = self.file.clone();
+                    self.committed.at.offset = position;
                 }
             }
             Effect::Heartbeat => {
@@ -299,7 +299,7 @@ impl State {
                 marks.meta = true;
                 if self.gtid.is_none() {
                     self.gtid = Some(GtidState::MySql(set));
-                    self.committed.gtid = self.gtid.clone();
+                    self.committed.at.gtid = self.gtid.clone();
                 }
             }
             Effect::BaseMariadb(list) => {
@@ -310,7 +310,7 @@ impl State {
                         s.update(g);
                     }
                     self.gtid = Some(GtidState::MariaDb(s));
-                    self.committed.gtid = self.gtid.clone();
+                    self.committed.at.gtid = self.gtid.clone();
                 }
             }
             Effect::Meta => marks.meta = true,

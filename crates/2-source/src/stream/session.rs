@@ -68,8 +68,11 @@ impl BinlogStream {
                 Some(g) => format!("gtid:{g}"),
                 None => self.requested.clone(),
             },
-            ResumeBy::FilePos if self.started && !self.st.committed.file.is_empty() => {
-                format!("{}:{}", self.st.committed.file, self.st.committed.offset)
+            ResumeBy::FilePos if self.started && !self.st.committed.at.file.is_empty() => {
+                format!(
+                    "{}:{}",
+                    self.st.committed.at.file, self.st.committed.at.offset
+                )
             }
             ResumeBy::FilePos => self.requested.clone(),
         }
@@ -211,7 +214,7 @@ impl BinlogStream {
         if was == info.server_id || self.resume_by == ResumeBy::Gtid {
             return Ok(());
         }
-        let Some(ours) = self.st.committed.gtid.clone() else {
+        let Some(ours) = self.st.committed.at.gtid.clone() else {
             return Err(SourceError::Config(format!(
                 "{} is now another server (server_id {was} before, {} now) and no GTID state is known to resume there; start from a position on the new server",
                 self.st.addr, info.server_id

@@ -9,7 +9,8 @@ use crate::conn::Conn;
 use crate::error::{Result, SourceError};
 use crate::handshake::ErrPacket;
 use crate::position::{
-    parse_mysql_gtid_set, GtidState, MariadbGtidState, ResumePosition, StartPosition,
+    parse_mysql_gtid_set, BinlogPosition, GtidState, MariadbGtidState, ResumePosition,
+    StartPosition,
 };
 use crate::replica::{self, dump_flags, ServerInfo, SessionOptions};
 
@@ -48,9 +49,9 @@ impl BinlogStream {
             StartPosition::Gtid(state) => {
                 self.resume_by = ResumeBy::Gtid;
                 self.st.gtid = Some(state.clone());
-                self.st.committed.gtid = Some(state.clone());
-                self.st.committed.file.clear();
-                self.st.committed.offset = 0;
+                self.st.committed.at.gtid = Some(state.clone());
+                self.st.committed.at.file.clear();
+                self.st.committed.at.offset = 0;
                 return match (state, info.is_mariadb) {
                     (GtidState::MariaDb(s), true) => {
                         let text = s.to_string();
@@ -111,9 +112,7 @@ impl BinlogStream {
         self.st.file = file.clone();
         self.st.offset = pos;
         self.st.committed = ResumePosition {
-            file: file.clone(),
-            offset: pos,
-            gtid: self.st.gtid.clone(),
+            at: BinlogPosition::new(file.clone(), pos).with_gtid(self.st.gtid.clone()),
             server_id: 0,
             timestamp: 0,
         };
@@ -131,9 +130,9 @@ impl BinlogStream {
         match self.resume_by {
             ResumeBy::FilePos => {
                 let c = &self.st.committed;
-                self.st.file = c.file.clone();
-                self.st.offset = c.offset;
-                let dump = replica::dump_command(&c.file, c.offset, self.server_id, flags)
+                self.st.file = c.at.file.clone();
+                self.st.offset = c.at.offset;
+                let dump = replica::dump_command(&c.at.file, c.at.offset, self.server_id, flags)
                     .map_err(|d| self.invalid_start(d))?;
                 Ok((dump, None))
             }

@@ -9,7 +9,9 @@ use sluice_binlog::{ChecksumAlg, DecodeError, Decoder, EventHeader, FormatDescri
 
 use crate::conn::PacketLoc;
 use crate::error::SourceError;
-use crate::position::{add_mysql_gtid, GtidState, MariadbGtidState, ResumePosition};
+use crate::position::{
+    add_mysql_gtid, BinlogPosition, GtidState, MariadbGtidState, ResumePosition,
+};
 
 /// What happens to events until the stream is at its start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,9 +197,7 @@ impl State {
             prev_file: String::new(),
             offset: 4,
             committed: ResumePosition {
-                file: String::new(),
-                offset: 4,
-                gtid: None,
+                at: BinlogPosition::new(String::new(), 4),
                 server_id: 0,
                 timestamp: 0,
             },
@@ -280,9 +280,7 @@ impl State {
             }
         }
         self.committed = ResumePosition {
-            file: self.file.clone(),
-            offset: next_pos,
-            gtid: self.gtid.clone(),
+            at: BinlogPosition::new(self.file.clone(), next_pos).with_gtid(self.gtid.clone()),
             server_id: h.server_id,
             timestamp: h.timestamp,
         };

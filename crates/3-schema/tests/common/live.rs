@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 use std::sync::{Arc, Mutex};
 
-use sluice_binlog::{walk_file, Cell, EventData, RowsKind, TableMap};
+use sluice_binlog::{walk_file, Cell, EventData, GtidState, MariadbGtidState, RowsKind, TableMap};
 use sluice_schema::error::{Result as SResult, SchemaError};
 use sluice_schema::metadata::MetadataSource;
 use sluice_schema::position::BinlogPosition;
@@ -107,22 +107,17 @@ pub fn decode(
             .unwrap_or_default();
         let buf = std::fs::read(&path).map_err(|e| SchemaError::Metadata(e.to_string()))?;
         let mut maps: HashMap<u64, Arc<TableMap>> = HashMap::new();
-        let mut gtid: Option<String> = None;
+        let mut gtid: Option<MariadbGtidState> = None;
         let walked = walk_file(&name, &buf, |at, _raw, data| {
-            let mut end = BinlogPosition::new(name.clone(), at.next_pos);
-            if let Some(g) = &gtid {
-                end = end.with_gtid(g.clone());
-            }
+            let end = BinlogPosition::new(name.clone(), at.next_pos)
+                .with_gtid(gtid.clone().map(GtidState::MariaDb));
             if from.is_some_and(|f| &end <= f) {
                 return ControlFlow::Continue(());
             }
             let r: SResult<()> = (|| {
                 match data {
                     EventData::MariadbGtid(g) => {
-                        gtid = Some(format!(
-                            "{}-{}-{}",
-                            g.gtid.domain_id, g.gtid.server_id, g.gtid.seq_no
-                        ));
+                        gtid.get_or_insert_with(Default::default).update(g.gtid);
                     }
                     EventData::Query(qe) => {
                         let sql = qe.query_text().into_owned();

@@ -350,18 +350,7 @@ impl InstanceRunner {
         &mut self,
         resolved: &sluice_source::position::ResumePosition,
     ) -> Result<(), RunnerError> {
-        let position = EntryPosition {
-            gtid: resolved
-                .gtid
-                .as_ref()
-                .map(|g| g.to_string())
-                .unwrap_or_default(),
-            included: false,
-            journal_name: resolved.file.clone(),
-            position: resolved.offset,
-            server_id: i64::from(resolved.server_id),
-            timestamp: i64::from(resolved.timestamp) * 1000,
-        };
+        let position = EntryPosition::of(&resolved.at, resolved.server_id, resolved.timestamp);
         if let Some(from) = self.progress.lock().jump_from.take() {
             tracing::warn!(
                 destination = %self.name,

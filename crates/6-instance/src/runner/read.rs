@@ -383,14 +383,14 @@ impl<'a> Encoding<Handoff<'a>> for StoreSide<'_> {
         builder: &mut ChangeBuilder,
     ) -> Result<(), ReadEnd> {
         let resolved = stream.position().clone();
-        self.gtid_state = resolved.gtid.clone();
+        self.gtid_state = resolved.at.gtid.clone();
         self.runner.persist_start(&resolved).await?;
         if let Some(g) = &self.gtid_state {
             builder.set_executed_gtid_set(g.to_string());
         }
         self.boundary = EntryPosition {
-            journal_name: resolved.file.clone(),
-            position: resolved.offset,
+            journal_name: resolved.at.file.clone(),
+            position: resolved.at.offset,
             ..Default::default()
         };
         self.last_server_id = resolved.server_id;
@@ -467,7 +467,7 @@ impl<'a> Encoding<Handoff<'a>> for StoreSide<'_> {
         self.events_in_txn += 1;
         // The entries of a transaction's end carry the GTID state after it:
         // their ack point is where a resume by GTID starts.
-        if let Some(g) = ev.ends_transaction.and_then(|end| end.gtid.as_ref()) {
+        if let Some(g) = ev.ends_transaction.and_then(|end| end.at.gtid.as_ref()) {
             self.gtid_state = Some(g.clone());
         }
         if schema == SchemaStep::Statement {
