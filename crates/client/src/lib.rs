@@ -16,6 +16,45 @@
 //! # }
 //! ```
 //!
+//! # Reading entries fast
+//!
+//! `get_without_ack` decodes every entry into prost's [`proto::Entry`], and
+//! [`row_change`] its rows into a [`proto::RowChange`]: every column name,
+//! type and value becomes a `String` of its own. A consumer that reads many
+//! rows should ask for the entries serialised
+//! ([`SimpleConnector::get_without_ack_raw`]) and read them in place with
+//! [`view`]: [`view::EntryView`] for the header, [`view::RowChangeView`]
+//! for the rows, and columns whose names and values are `&str` into the
+//! received frame. Nothing is copied or allocated per column; on a
+//! 12-column table this reads about five times as many row changes a second
+//! (`cargo bench -p sluice-client --bench read_entries`, figures in
+//! docs/benchmarks.md).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use sluice_client::view::{EntryView, RowChangeView};
+//! use sluice_client::{SimpleConnector, TimeUnit};
+//! let mut c = SimpleConnector::connect("127.0.0.1:11111", "example", "", "").await?;
+//! c.subscribe(".*\\..*").await?;
+//! let m = c.get_without_ack_raw(1000, Some(500), TimeUnit::Milliseconds).await?;
+//! for bytes in &m.entries {
+//!     let entry = EntryView::parse(bytes)?;
+//!     if entry.entry_type != Some(sluice_client::proto::EntryType::RowData as i32) {
+//!         continue;
+//!     }
+//!     let change = RowChangeView::parse(entry.store_value)?;
+//!     for row in change.rows() {
+//!         for column in row.after() {
+//!             let column = column?;
+//!             println!("{}.{} {} = {:?}", entry.header.schema_name, entry.header.table_name, column.name, column.value);
+//!         }
+//!     }
+//! }
+//! if m.id != -1 { c.ack(m.id).await?; }
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! Behaviour taken from the Java client: the client id is 1001 unless set;
 //! `connect` re-subscribes with the last filter (on `reconnect`) and then
 //! rolls back everything un-acked (`rollbackOnConnect`); `ack` and
@@ -49,6 +88,9 @@ use sluice_canal::proto::{
     Ack, ClientAck, ClientAuth, ClientRollback, Compression, Entry, Get, Handshake, Packet,
     PacketType, RowChange, Sub, Unsub,
 };
+/// Canal entries read in place, without decoding them into owned messages
+/// (see "Reading entries fast" above).
+pub use sluice_canal::view;
 
 /// `java.util.concurrent.TimeUnit`, sent as its ordinal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
