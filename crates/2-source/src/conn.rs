@@ -231,6 +231,12 @@ impl RawResultSet {
         self.data.len()
     }
 
+    /// The memory the rows take: their values' bytes and where each value
+    /// is (the room made for more rows left out).
+    pub fn heap_bytes(&self) -> usize {
+        self.data.len() + self.spans.len() * std::mem::size_of::<(usize, usize)>()
+    }
+
     /// Every value's bytes, one after another ([`RawRow::span`] says where
     /// each one is).
     pub fn data(&self) -> &[u8] {
@@ -1083,10 +1089,26 @@ impl Conn {
         max_rows: usize,
         expected_rows: usize,
     ) -> Result<(RawResultSet, bool)> {
+        self.next_rows_within(pending, max_rows, usize::MAX, expected_rows)
+            .await
+    }
+
+    /// As [`Conn::next_rows`], and stops too once the rows read take
+    /// `max_bytes` ([`RawResultSet::heap_bytes`]; at least one row is read).
+    pub async fn next_rows_within(
+        &mut self,
+        pending: &mut PendingRows,
+        max_rows: usize,
+        max_bytes: usize,
+        expected_rows: usize,
+    ) -> Result<(RawResultSet, bool)> {
         const DURING: &str = "query";
         let addr = self.addr.clone();
         let mut rs = RawResultSet::new(pending.columns.clone());
-        while !pending.ended && rs.len() < max_rows {
+        while !pending.ended
+            && rs.len() < max_rows
+            && (rs.is_empty() || rs.heap_bytes() < max_bytes)
+        {
             let loc = match self.buffered_packet() {
                 Some(loc) => loc,
                 None => self.read_packet_loc(DURING).await?,
@@ -1102,7 +1124,9 @@ impl Conn {
             }
             rs.push_text_row(p).map_err(wire(&addr, DURING))?;
             if rs.len() == 1 && expected_rows > 1 {
-                rs.reserve_rows_like_last(expected_rows - 1);
+                // Room for the rows expected, as many as fit in `max_bytes`.
+                let fit = max_bytes / rs.heap_bytes().max(1);
+                rs.reserve_rows_like_last((expected_rows - 1).min(fit));
             }
         }
         Ok((rs, pending.ended))

@@ -19,6 +19,7 @@
 //!   `mariadb-dump`'s `/dev/null` does with its output.
 //!
 //! `SLUICE_BENCH_SNAPSHOT_ITERS` (default 2) sets the passes,
+//! `SLUICE_BENCH_SNAPSHOT_COLUMNS=12` makes the table 12 columns wide,
 //! `SLUICE_BENCH_SNAPSHOT_PROPERTIES` adds `instance.properties` lines
 //! (`;`-separated), `SLUICE_BENCH_NO_DOCS=1` skips writing
 //! docs/benchmarks.md; `SLUICE_BENCH_SERVER_LOG` sets the server's
@@ -269,12 +270,32 @@ fn main() {
     }
     let rows = env_num("SLUICE_BENCH_SNAPSHOT_ROWS", 10_000_000);
     let iters = env_num("SLUICE_BENCH_SNAPSHOT_ITERS", 2) as usize;
+    // 5 columns (the default) or 12: the same five and seven more.
+    let wide = env_num("SLUICE_BENCH_SNAPSHOT_COLUMNS", 5) >= 12;
+    let (columns, values, described) = if wide {
+        (
+            "id BIGINT PRIMARY KEY, a INT, b VARCHAR(32), c DATETIME, d DECIMAL(10,2), \
+             e BIGINT, f VARCHAR(64), g DATE, h INT, i CHAR(32), j DECIMAL(12,4), k DATETIME(6)",
+            "seq, seq % 100000, CONCAT('row number ', seq), \
+             '2024-01-01' + INTERVAL (seq % 1000000) SECOND, (seq % 100000) / 100, \
+             seq * 31, CONCAT('a longer text value for row ', seq), \
+             '2024-01-01' + INTERVAL (seq % 3650) DAY, seq % 7919, MD5(seq), \
+             (seq % 1000000) / 10000, '2024-01-01' + INTERVAL seq MICROSECOND",
+            "12 columns: BIGINT primary key, INT, VARCHAR(32), DATETIME, DECIMAL(10,2), BIGINT, VARCHAR(64), DATE, INT, CHAR(32), DECIMAL(12,4), DATETIME(6)",
+        )
+    } else {
+        (
+            "id BIGINT PRIMARY KEY, a INT, b VARCHAR(32), c DATETIME, d DECIMAL(10,2)",
+            "seq, seq % 100000, CONCAT('row number ', seq), \
+             '2024-01-01' + INTERVAL (seq % 1000000) SECOND, (seq % 100000) / 100",
+            "BIGINT primary key, INT, VARCHAR(32), DATETIME, DECIMAL(10,2)",
+        )
+    };
     let db = MariaDb::start(MariaDbConfig::default()).expect("start MariaDB");
     let made = Instant::now();
-    db.exec(
-        "CREATE DATABASE bench; USE bench;
-         CREATE TABLE t (id BIGINT PRIMARY KEY, a INT, b VARCHAR(32), c DATETIME, d DECIMAL(10,2))",
-    )
+    db.exec(&format!(
+        "CREATE DATABASE bench; USE bench; CREATE TABLE t ({columns})"
+    ))
     .expect("create the table");
     // In slices: one huge INSERT ... SELECT would hold a 10 M-row transaction.
     let step = 1_000_000;
@@ -282,8 +303,7 @@ fn main() {
     while from <= rows {
         let to = (from + step - 1).min(rows);
         db.exec(&format!(
-            "USE bench; INSERT INTO t SELECT seq, seq % 100000, CONCAT('row number ', seq), \
-             '2024-01-01' + INTERVAL (seq % 1000000) SECOND, (seq % 100000) / 100 FROM seq_{from}_to_{to}"
+            "USE bench; INSERT INTO t SELECT {values} FROM seq_{from}_to_{to}"
         ))
         .expect("fill the table");
         from = to + 1;
@@ -389,14 +409,14 @@ fn main() {
     let (count_row, count_ratio, count_median) = sluice_row("counting rows", &counts);
     let properties = std::env::var("SLUICE_BENCH_SNAPSHOT_PROPERTIES").unwrap_or_default();
     let settings = if properties.trim().is_empty() {
-        "the default settings (`reads = scan`: one SELECT per part cut into chunks of 8,192 rows; `parallelism = 4`: the table is read in 4 parts at once)".to_string()
+        "the default settings (`reads = scan`: one SELECT per part cut into chunks of 8,192 rows; `parallelism = 4`: the table is read in 4 parts at once; `maxBufferBytes = 64 MiB`: the chunks on their way take at most that, chunks cut by bytes too)".to_string()
     } else {
         format!("`{}`", properties.trim())
     };
     let body = format!(
         "## Initial snapshot of a large table, next to mariadb-dump\n\n\
          Machine: {cpus} CPUs by `nproc` ({cpu_model}); MariaDB {version}, `sluice server` (release build), the Canal client and `mariadb-dump` on the same cores.\n\n\
-         Load: `bench.t`, {rows_s} rows ({table_mb:.0} MB of data and index): BIGINT primary key, INT, VARCHAR(32), DATETIME, DECIMAL(10,2); no writes meanwhile.\n\n\
+         Load: `bench.t`, {rows_s} rows ({table_mb:.0} MB of data and index): {described}; no writes meanwhile.\n\n\
          Method: passes interleaved, the order of the three runs rotated from pass to pass; both read through the server's Unix socket (`mariadb-dump --socket`, `sluice.instance.master.socket`). `mariadb-dump --single-transaction --quick bench t > /dev/null`, from start to exit. Sluice: `sluice server` with `sluice.instance.snapshot.mode = initial` and {settings} on a fresh configuration folder, and a Rust Canal client (`get` of a batch of 1,000 units, Canal's default MEMSIZE batches of 1,000 KB, waiting at most 100 ms for it to fill; then `ack`) that either reads every column of the rows of the entries marked `snapshot` (the crate's zero-copy `RowChangeView`), or takes the batches as bytes and counts those rows without reading their values (what `/dev/null` does with `mariadb-dump`'s output); the clock runs from the server's start until the client has every row. CPU seconds from `/proc` (`mariadbd`, `sluice server`, the client's process) and `getrusage` (`mariadb-dump`), of each side's fastest pass.\n\n\
          | what | best | all passes | rows/s (best) | `mariadbd` CPU | reader CPU | consumer CPU | CPU in all | server peak RSS |\n\
          | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
@@ -404,7 +424,7 @@ fn main() {
          {every_row}{count_row}\n\
          Sluice ÷ mariadb-dump (rows/s), best passes: {every_ratio:.2}× with the client reading every value, {count_ratio:.2}× with the client counting rows (median passes: {every_median:.2}× and {count_median:.2}×). Target from the issue: at least as fast as mysqldump while consistent with the stream, like for like (each side's output thrown away: `/dev/null`, the client counting rows): {verdict}.\n\n\
          Reproduce:\n\n```sh\ncargo bench -p sluice-cli --bench snapshot\n```\n\n\
-         `SLUICE_BENCH_SNAPSHOT_ROWS` (default 10,000,000), `SLUICE_BENCH_SNAPSHOT_ITERS` (default 2), `SLUICE_BENCH_SNAPSHOT_PROPERTIES` (`instance.properties` lines, `;`-separated), `SLUICE_BENCH_NO_DOCS=1`.\n",
+         `SLUICE_BENCH_SNAPSHOT_ROWS` (default 10,000,000), `SLUICE_BENCH_SNAPSHOT_ITERS` (default 2), `SLUICE_BENCH_SNAPSHOT_COLUMNS` (5, the default, or 12), `SLUICE_BENCH_SNAPSHOT_PROPERTIES` (`instance.properties` lines, `;`-separated), `SLUICE_BENCH_NO_DOCS=1`.\n",
         cpu_model = sluice_testkit::bench_docs::cpu_model(),
         version = db.query_scalar("SELECT VERSION()").ok().flatten().unwrap_or_default(),
         rows_s = thousands(rows as f64),

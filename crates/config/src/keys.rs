@@ -429,6 +429,7 @@ pub(crate) const KEYS: &[Key] = &[
     instance("sluice.instance.snapshot.scanSeconds"),
     instance("sluice.instance.snapshot.chunkSize"),
     instance("sluice.instance.snapshot.parallelism"),
+    instance("sluice.instance.snapshot.maxBufferBytes"),
 ];
 
 /// Canal's per-destination overrides in `canal.properties`

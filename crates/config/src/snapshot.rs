@@ -65,6 +65,11 @@ pub struct SnapshotSettings {
     /// mydumper's threads: with fewer, a reader waiting on its socket
     /// leaves the source's cores idle.
     pub parallelism: usize,
+    /// Bytes the chunks read and not yet in the store may take together
+    /// (`maxBufferBytes`, 64 MiB by default): a scan cuts its chunks by
+    /// bytes as well as rows, and waits to read on while the chunks before
+    /// hold this much.
+    pub max_buffer_bytes: u64,
 }
 
 impl Default for SnapshotSettings {
@@ -75,6 +80,7 @@ impl Default for SnapshotSettings {
             scan_max_age: Duration::from_secs(60),
             chunk_size: 8192,
             parallelism: 4,
+            max_buffer_bytes: 64 << 20,
         }
     }
 }
@@ -130,10 +136,19 @@ pub(crate) fn snapshot_settings(
             defaults.parallelism,
             "expected a number of tables read at once (1 or more)",
         )?,
+        max_buffer_bytes: r.parse(
+            "sluice.instance.snapshot.maxBufferBytes",
+            defaults.max_buffer_bytes,
+            "expected a number of bytes (1 or more)",
+        )?,
     };
     for (key, n) in [
         ("sluice.instance.snapshot.chunkSize", snapshot.chunk_size),
         ("sluice.instance.snapshot.parallelism", snapshot.parallelism),
+        (
+            "sluice.instance.snapshot.maxBufferBytes",
+            usize::try_from(snapshot.max_buffer_bytes).unwrap_or(usize::MAX),
+        ),
         (
             "sluice.instance.snapshot.scanSeconds",
             snapshot.scan_max_age.as_secs() as usize,

@@ -328,6 +328,10 @@ impl InstanceRunner {
             reads: Arc::new(tokio::sync::Semaphore::new(
                 plan.settings.parallelism.max(1),
             )),
+            memory: Arc::new(crate::snapshot::ChunkMemory::new(
+                plan.settings.max_buffer_bytes,
+                plan.settings.parallelism,
+            )),
         };
         let name = self.name.clone();
         // In the destination's span (see `manager::destination_span`).

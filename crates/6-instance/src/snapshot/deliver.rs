@@ -25,6 +25,7 @@ pub(super) async fn deliver(
         last,
         keep_window,
         read_for,
+        memory,
     } = chunk;
     let count = rows.len();
     let started = Instant::now();
@@ -88,6 +89,7 @@ pub(super) async fn deliver(
                 rows: count,
                 at,
                 reply,
+                memory,
             })
             .await
             .map_err(|_| SnapshotError::StreamGone)?;

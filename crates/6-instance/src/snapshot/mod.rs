@@ -50,6 +50,7 @@
 //! records what the consumers acked.
 
 mod deliver;
+mod memory;
 mod plan;
 mod progress;
 mod read;
@@ -59,6 +60,7 @@ mod state;
 pub mod window;
 
 pub use deliver::*;
+pub use memory::*;
 pub use plan::*;
 use progress::*;
 pub use read::*;
@@ -120,6 +122,8 @@ pub struct ChunkDelivery {
     /// The delivery point, as [`EntryPosition::binlog_key`].
     pub at: (u64, u64),
     pub reply: oneshot::Sender<Delivered>,
+    /// The room the chunk takes until it is in the store.
+    pub memory: HeldMemory,
 }
 
 /// What the stream did with a chunk.
@@ -177,6 +181,9 @@ pub struct SnapshotContext {
     /// One permit per chunk SELECT that may run at once on the source
     /// (`parallelism` of them).
     pub reads: Arc<tokio::sync::Semaphore>,
+    /// The room chunks read and not yet in the store share
+    /// (`maxBufferBytes`).
+    pub memory: Arc<ChunkMemory>,
 }
 
 /// Runs the snapshot to its end: every table read, delivered and acked.

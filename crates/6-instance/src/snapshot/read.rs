@@ -118,6 +118,8 @@ pub(super) struct ReadChunk {
     pub(super) keep_window: bool,
     /// How long the read took (for the debug log).
     pub(super) read_for: Duration,
+    /// The room it takes until it is in the store.
+    pub(super) memory: HeldMemory,
 }
 
 /// What the start of a chunk's read gave.
@@ -176,6 +178,7 @@ impl ChunkRead {
             last,
             keep_window: false,
             read_for: read.read_for,
+            memory: HeldMemory::default(),
         }
     }
 }
@@ -361,13 +364,17 @@ async fn read_ranges(
                 }
             }
         }
-        let chunk = match rows {
+        let mut chunk = match rows {
             Ok(rows) => read.into_chunk(rows),
             Err(e) => {
                 ctx.state.windows.close(schema, table, window);
                 return Err(e);
             }
         };
+        // In order of delivery: the chunks read ahead are not counted (at
+        // most `parallelism` of them), so none of them can hold the room
+        // the next one to deliver waits for.
+        chunk.memory = ctx.memory.take(chunk.rows.heap_bytes()).await;
         let last = chunk.last;
         let its_from = chunk.from.clone();
         let task = tokio::spawn(deliver(ctx.clone(), part.clone(), chunk));

@@ -31,6 +31,8 @@ pub(super) struct ScanPiece {
     pub(super) read_for: Duration,
     /// The connection back, when the scan ended cleanly.
     pub(super) conn: Option<Conn>,
+    /// The room the chunk takes until it is in the store.
+    pub(super) memory: HeldMemory,
 }
 
 /// Reads a keyed table from `next` on with scans: one SELECT in key order
@@ -192,6 +194,7 @@ fn chunk_of(
         last: piece.ended,
         keep_window: !(piece.ended || piece.stops),
         read_for: piece.read_for,
+        memory: piece.memory,
     };
     (chunk, up_to)
 }
@@ -348,7 +351,10 @@ pub(super) async fn scan(
     };
     loop {
         let piece_started = Instant::now();
-        let (read, ended) = match conn.next_rows(&mut rows, chunk_size, chunk_size).await {
+        let (read, ended) = match conn
+            .next_rows_within(&mut rows, chunk_size, ctx.memory.piece_bytes(), chunk_size)
+            .await
+        {
             Ok(read) => read,
             Err(e) => {
                 let _ = pieces.send(Err(source_err(e))).await;
@@ -362,7 +368,11 @@ pub(super) async fn scan(
         if stops {
             tracing::info!(destination = %ctx.name, table = %qualified, age = ?started.elapsed(), touched = touched.unwrap_or(0), "initial snapshot: scan stopped (old, or many keys changed ahead of it); a new one starts after its last chunk");
         }
+        // Waits while the chunks before take the room: the scan reads on
+        // (and the source sends on) only once there is room for this one.
+        let memory = ctx.memory.take(read.heap_bytes()).await;
         let mut piece = ScanPiece {
+            memory,
             rows: read,
             file: file.clone(),
             pos,
