@@ -18,7 +18,8 @@
 //! same number of records; then `SLUICE_BENCH_ITERS` (default 2) timed
 //! passes each, interleaved. Writes its section of docs/benchmarks.md
 //! unless `SLUICE_BENCH_NO_DOCS=1`; `SLUICE_BENCH_DEBEZIUM=0` leaves the
-//! Debezium peer out.
+//! Debezium peer out. `SLUICE_BENCH_ENGINE_FILTERED=N` measures instead
+//! the engine's memory with N filtered-out transactions (`engine/filtered.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -28,6 +29,9 @@ use serde_json::Value;
 use sluice_engine::{ChangeRecord, Committer, ConsumerError, Engine, EngineConfig};
 use sluice_testkit::bench_binlog::BenchBinlog;
 use sluice_testkit::{bench_docs, MariaDb, MariaDbConfig};
+
+#[path = "engine/filtered.rs"]
+mod filtered;
 
 const BEGIN: &str = "<!-- engine-bench:begin -->";
 const END: &str = "<!-- engine-bench:end -->";
@@ -152,7 +156,17 @@ fn last_json_line(out: &std::process::Output, who: &str) -> Value {
     serde_json::from_slice(line).unwrap_or_else(|e| panic!("{who}'s JSON line: {e}"))
 }
 
+/// The encoding threads of the engine's passes.
+fn bench_threads() -> String {
+    std::env::var("SLUICE_BENCH_ENGINE_THREADS").unwrap_or_else(|_| "2".into())
+}
+
 fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
+    sluice_pass_with(db, records, &format!("sluice.encode.threads={}\n", bench_threads()))
+}
+
+/// A pass of the engine child with `extra` lines in its properties.
+fn sluice_pass_with(db: &MariaDb, records: u64, extra: &str) -> Pass {
     let dir = tempfile::tempdir().expect("tempdir");
     let props = dir.path().join("engine.properties");
     std::fs::write(
@@ -161,12 +175,10 @@ fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
             "name=bench\ntopic.prefix=bench\ndatabase.hostname=127.0.0.1\ndatabase.port={}\n\
              database.user=dbz\ndatabase.password=dbz\ndatabase.server.id=184055\n\
              snapshot.mode=never\nconverter.schemas.enable=false\ntombstones.on.delete=false\n\
-             offset.storage.file.filename={}\nschema.history.internal.file.filename={}\n\
-             sluice.encode.threads={}\n",
+             offset.storage.file.filename={}\nschema.history.internal.file.filename={}\n{extra}",
             db.port(),
             dir.path().join("offsets.dat").display(),
             dir.path().join("history.dat").display(),
-            std::env::var("SLUICE_BENCH_ENGINE_THREADS").unwrap_or_else(|_| "2".into()),
         ),
     )
     .expect("properties");
@@ -248,6 +260,13 @@ fn main() {
         let props = args.get(i + 1).expect("properties path");
         let n = args.get(i + 2).and_then(|n| n.parse().ok()).unwrap_or(0);
         engine_child(props, n);
+        return;
+    }
+    if let Some(n) = std::env::var("SLUICE_BENCH_ENGINE_FILTERED")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        filtered::measure(n);
         return;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -345,7 +364,7 @@ fn main() {
         input.bytes() as f64 / 1e6,
         input.manifest,
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0),
-        std::env::var("SLUICE_BENCH_ENGINE_THREADS").unwrap_or_else(|_| "2".into()),
+        bench_threads(),
     );
     bench_docs::write_section(BEGIN, END, &body).expect("write docs/benchmarks.md");
 }
