@@ -81,6 +81,10 @@ pub struct TransactionState {
     /// counting the event that opened it (its BEGIN query, or MariaDB's GTID
     /// event) and table maps: Debezium's offset `event` for a rows event.
     pub events_before: u64,
+    /// How many times the source changed server before this transaction (a
+    /// failover; see `BinlogPosition::epoch`): file offsets of a later
+    /// server come after those of earlier ones whatever their numbers.
+    pub source_epoch: u32,
 }
 
 /// A column of a described table: the binlog's definition and what the
@@ -357,6 +361,12 @@ impl ChangeBuilder {
     /// The caller keeps the executed GTID set up to date from the stream.
     pub fn set_executed_gtid_set(&mut self, set: String) {
         self.state.executed_gtid_set = set;
+    }
+
+    /// The caller says which server of a failover sequence the events come
+    /// from (see [`TransactionState::source_epoch`]).
+    pub fn set_source_epoch(&mut self, epoch: u32) {
+        self.state.source_epoch = epoch;
     }
 
     /// An event read but not turned into a change event (a rows event of

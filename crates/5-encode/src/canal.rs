@@ -144,6 +144,14 @@ impl CanalEncoder {
                 props.push(Pair::new("curtGtidLct", lct.to_string()));
             }
         }
+        // Only after a failover: the entries of the first server stay as
+        // Canal writes them.
+        if txn.source_epoch > 0 {
+            props.push(Pair::new(
+                sluice_canal::view::SOURCE_EPOCH_PROP,
+                txn.source_epoch.to_string(),
+            ));
+        }
         Header {
             version: Some(1),
             logfile_name: Some(at.file.to_string()),

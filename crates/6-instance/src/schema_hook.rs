@@ -53,6 +53,11 @@ pub trait SchemaHook: Send {
     fn on_source_change(&mut self, _file: &str, _pos: u64) -> Result<(), String> {
         Ok(())
     }
+    /// How many times the source changed server, as the history keeps it
+    /// across restarts (see `BinlogPosition::epoch`); 0 without a history.
+    fn source_epoch(&self) -> u32 {
+        0
+    }
     /// A statement other than BEGIN/COMMIT, in binlog order.
     fn on_query(&mut self, at: &EventPlace<'_>, schema: &str, sql: &str) -> Result<(), String>;
     /// The table of a rows event: a description whose column definitions
@@ -157,6 +162,10 @@ impl SchemaHook for TrackedSchema {
             None => self.tracker.seed_empty(&at).map_err(|e| e.to_string())?,
         }
         Ok(())
+    }
+
+    fn source_epoch(&self) -> u32 {
+        self.epoch
     }
 
     fn on_source_change(&mut self, file: &str, pos: u64) -> Result<(), String> {

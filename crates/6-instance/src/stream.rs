@@ -385,6 +385,9 @@ impl ChangeStream {
             builder: ChangeBuilder::new(),
             source_changed: false,
         };
+        stages
+            .builder
+            .set_source_epoch(stages.schema.source_epoch());
         encoding.started(&stream, &mut stages.builder).await?;
         let mut read = ReadUpTo {
             file: stream.position().at.file.clone(),
@@ -498,6 +501,7 @@ impl Stages {
             if let Err(message) = self.schema.on_source_change(ev.file, ev.pos) {
                 return Err(schema_error(ev, message).into());
             }
+            self.builder.set_source_epoch(self.schema.source_epoch());
         }
         if let Some(f) = self.filter.as_deref_mut() {
             f.refresh();

@@ -162,7 +162,11 @@ fn bench_threads() -> String {
 }
 
 fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
-    sluice_pass_with(db, records, &format!("sluice.encode.threads={}\n", bench_threads()))
+    sluice_pass_with(
+        db,
+        records,
+        &format!("sluice.encode.threads={}\n", bench_threads()),
+    )
 }
 
 /// A pass of the engine child with `extra` lines in its properties.

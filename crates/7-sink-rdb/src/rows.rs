@@ -10,7 +10,8 @@ use crate::sql::{OpKind, Origin, RowOp, TablePlan};
 use crate::value::{convert, Param};
 
 /// Whether `position` comes after `applied` (nothing applied: yes), in
-/// the order of [`BinlogPosition`]: file number, then offset.
+/// the order of [`BinlogPosition`]: the source's epoch (entries read after
+/// a failover carry theirs), file number, then offset.
 pub fn is_after(position: &BinlogPosition, applied: Option<&BinlogPosition>) -> bool {
     applied.is_none_or(|a| position > a)
 }
@@ -44,6 +45,7 @@ pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<BinlogPosition>), Stri
     // resumes by file and offset, the GTID is recorded for people.
     let position = (!e.header.logfile_name.is_empty() && !e.header.snapshot).then(|| {
         entry_position(e.header.logfile_name, e.header.logfile_offset)
+            .in_epoch(e.header.source_epoch)
             .with_gtid(e.header.gtid.parse().ok())
     });
     Ok((b, position))
@@ -78,7 +80,7 @@ pub fn ops_of_entry(
         return Ok(());
     }
     let h = &e.header;
-    let position = entry_position(h.logfile_name, h.logfile_offset);
+    let position = entry_position(h.logfile_name, h.logfile_offset).in_epoch(h.source_epoch);
     let origin = || Origin {
         file: h.logfile_name.to_string(),
         offset: h.logfile_offset,

@@ -141,16 +141,56 @@ impl Target {
         match self {
             Target::Postgres(c) => c
                 .batch_execute(&format!(
-                    "CREATE TABLE IF NOT EXISTS {OFFSETS_TABLE} (sink text NOT NULL, mapping text NOT NULL, file text NOT NULL, pos bigint NOT NULL, gtid text, PRIMARY KEY (sink, mapping))"
+                    "CREATE TABLE IF NOT EXISTS {OFFSETS_TABLE} (sink text NOT NULL, mapping text NOT NULL, file text NOT NULL, pos bigint NOT NULL, gtid text, epoch bigint NOT NULL DEFAULT 0, PRIMARY KEY (sink, mapping))"
                 ))
                 .await
-                .map_err(|e| what(pg_error(e))),
+                .map_err(|e| what(pg_error(e)))?,
             Target::MySql(c) => Self::my(c, |c| {
                 use mysql::prelude::Queryable;
                 c.query_drop(format!(
-                    "CREATE TABLE IF NOT EXISTS {OFFSETS_TABLE} (sink varchar(255) NOT NULL, mapping varchar(255) NOT NULL, file varchar(255) NOT NULL, pos bigint NOT NULL, gtid text, PRIMARY KEY (sink, mapping))"
+                    "CREATE TABLE IF NOT EXISTS {OFFSETS_TABLE} (sink varchar(255) NOT NULL, mapping varchar(255) NOT NULL, file varchar(255) NOT NULL, pos bigint NOT NULL, gtid text, epoch bigint NOT NULL DEFAULT 0, PRIMARY KEY (sink, mapping))"
                 ))
                 .map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(what)?,
+        }
+        self.add_epoch_column().await
+    }
+
+    /// Adds the `epoch` column (which server of a failover sequence a
+    /// position is on) to a table made before it existed. Looked up first:
+    /// MySQL has no `ADD COLUMN IF NOT EXISTS`.
+    async fn add_epoch_column(&mut self) -> Result<(), String> {
+        let what = |e: String| format!("adding the epoch column to {OFFSETS_TABLE}: {e}");
+        let alter =
+            format!("ALTER TABLE {OFFSETS_TABLE} ADD COLUMN epoch bigint NOT NULL DEFAULT 0");
+        match self {
+            Target::Postgres(c) => {
+                let found = c
+                    .query(
+                        "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = $1 AND column_name = 'epoch'",
+                        &[&OFFSETS_TABLE],
+                    )
+                    .await
+                    .map_err(|e| what(pg_error(e)))?;
+                if found.is_empty() {
+                    c.batch_execute(&alter).await.map_err(|e| what(pg_error(e)))?;
+                }
+                Ok(())
+            }
+            Target::MySql(c) => Self::my(c, move |c| {
+                use mysql::prelude::Queryable;
+                let found: Vec<u8> = c
+                    .exec(
+                        "SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND COLUMN_NAME = 'epoch'",
+                        (OFFSETS_TABLE,),
+                    )
+                    .map_err(|e| e.to_string())?;
+                if found.is_empty() {
+                    c.query_drop(alter).map_err(|e| e.to_string())?;
+                }
+                Ok(())
             })
             .await
             .map_err(what),
@@ -200,12 +240,12 @@ impl Target {
         sink: &str,
     ) -> Result<HashMap<String, BinlogPosition>, String> {
         let what = |e: String| format!("reading {OFFSETS_TABLE}: {e}");
-        let rows: Vec<(String, String, i64, Option<String>)> = match self {
+        let rows: Vec<(String, String, i64, Option<String>, i64)> = match self {
             Target::Postgres(c) => {
                 let rows = c
                     .query(
                         &format!(
-                            "SELECT mapping, file, pos, gtid FROM {OFFSETS_TABLE} WHERE sink = $1"
+                            "SELECT mapping, file, pos, gtid, epoch FROM {OFFSETS_TABLE} WHERE sink = $1"
                         ),
                         &[&sink],
                     )
@@ -218,6 +258,7 @@ impl Target {
                         r.try_get(1).map_err(|e| what(pg_error(e)))?,
                         r.try_get(2).map_err(|e| what(pg_error(e)))?,
                         r.try_get(3).map_err(|e| what(pg_error(e)))?,
+                        r.try_get(4).map_err(|e| what(pg_error(e)))?,
                     ));
                 }
                 out
@@ -228,7 +269,7 @@ impl Target {
                     use mysql::prelude::Queryable;
                     c.exec(
                         format!(
-                            "SELECT mapping, file, pos, gtid FROM {OFFSETS_TABLE} WHERE sink = ?"
+                            "SELECT mapping, file, pos, gtid, epoch FROM {OFFSETS_TABLE} WHERE sink = ?"
                         ),
                         (sink,),
                     )
@@ -239,15 +280,20 @@ impl Target {
             }
         };
         rows.into_iter()
-            .filter(|(_, file, _, _)| !file.is_empty())
-            .map(|(mapping, file, offset, gtid)| {
-                let offset = u64::try_from(offset).map_err(|_| {
-                    format!("{OFFSETS_TABLE}: {sink} / {mapping} has the position {file}:{offset}, which no binlog has: set it right or delete the row to start again")
-                })?;
+            .filter(|(_, file, _, _, _)| !file.is_empty())
+            .map(|(mapping, file, offset, gtid, epoch)| {
+                let (Ok(offset), Ok(epoch)) = (u64::try_from(offset), u32::try_from(epoch)) else {
+                    return Err(format!("{OFFSETS_TABLE}: {sink} / {mapping} has the position {file}:{offset} (epoch {epoch}), which no binlog has: set it right or delete the row to start again"));
+                };
                 // A GTID text the table holds but that reads as none is only
                 // informational: the sink resumes by file and offset.
                 let gtid = gtid.and_then(|g| g.parse().ok());
-                Ok((mapping, BinlogPosition::new(file, offset).with_gtid(gtid)))
+                Ok((
+                    mapping,
+                    BinlogPosition::new(file, offset)
+                        .with_gtid(gtid)
+                        .in_epoch(epoch),
+                ))
             })
             .collect()
     }
@@ -407,20 +453,28 @@ impl Target {
         let check = {
             let sink = sink.to_string();
             let expected = expected.to_vec();
-            move |rows: Vec<(String, String, i64)>| -> Result<(), String> {
+            move |rows: Vec<(String, String, i64, i64)>| -> Result<(), String> {
                 for (mapping, want) in &expected {
                     let have = rows
                         .iter()
-                        .find(|(m, file, _)| m == mapping && !file.is_empty())
-                        .map(|(_, file, pos)| {
-                            (file.as_str(), u64::try_from(*pos).unwrap_or(u64::MAX))
+                        .find(|(m, file, _, _)| m == mapping && !file.is_empty())
+                        .map(|(_, file, pos, epoch)| {
+                            let n = |v: i64| u64::try_from(v).unwrap_or(u64::MAX);
+                            (file.as_str(), n(*pos), n(*epoch))
                         });
-                    let want = want.as_ref().map(|p| (p.file.as_str(), p.offset));
+                    let want = want
+                        .as_ref()
+                        .map(|p| (p.file.as_str(), p.offset, u64::from(p.epoch)));
                     if have != want {
+                        let show = |p: Option<(&str, u64, u64)>| {
+                            p.map_or("none".to_string(), |(f, p, e)| {
+                                format!("{f}:{p} (epoch {e})")
+                            })
+                        };
                         return Err(format!(
                             "{OFFSETS_TABLE}: the position of {sink} / {mapping} is {}, not {} as this worker applied: another writer applies this sink; reading the positions again",
-                            have.map_or("none".to_string(), |(f, p)| format!("{f}:{p}")),
-                            want.map_or("none".to_string(), |(f, p)| format!("{f}:{p}")),
+                            show(have),
+                            show(want),
                         ));
                     }
                 }
@@ -455,6 +509,7 @@ impl Target {
                         r.try_get(0).map_err(get)?,
                         r.try_get(1).map_err(get)?,
                         r.try_get(2).map_err(get)?,
+                        r.try_get(3).map_err(get)?,
                     ));
                 }
                 check(rows)?;
@@ -472,7 +527,7 @@ impl Target {
                     let mut tx = c
                         .start_transaction(mysql::TxOpts::default())
                         .map_err(|e| format!("beginning a transaction: {e}"))?;
-                    let rows: Vec<(String, String, i64)> = tx
+                    let rows: Vec<(String, String, i64, i64)> = tx
                         .exec(lock.as_str(), (sink_owned.as_str(),))
                         .map_err(|e| format!("locking {OFFSETS_TABLE}: {e}"))?;
                     check(rows)?;
@@ -510,7 +565,7 @@ impl Target {
                     use mysql::prelude::Queryable;
                     c.query_drop("START TRANSACTION")
                         .map_err(|e| format!("beginning a transaction: {e}"))?;
-                    let _: Vec<(String, String, i64)> = c
+                    let _: Vec<(String, String, i64, i64)> = c
                         .exec(sql.as_str(), (sink.as_str(),))
                         .map_err(|e| lock(e.to_string()))?;
                     Ok(())
@@ -597,19 +652,21 @@ fn offsets_lock(kind: TargetKind) -> String {
         TargetKind::Postgres => "$1",
         TargetKind::MySql => "?",
     };
-    format!("SELECT mapping, file, pos FROM {OFFSETS_TABLE} WHERE sink = {placeholder} FOR UPDATE")
+    format!(
+        "SELECT mapping, file, pos, epoch FROM {OFFSETS_TABLE} WHERE sink = {placeholder} FOR UPDATE"
+    )
 }
 
 /// The upsert of one mapping's position.
 fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &BinlogPosition) -> Statement {
     let sql = match kind {
         TargetKind::Postgres => format!(
-            "INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES ($1, $2, $3, $4::text::bigint, $5) \
-             ON CONFLICT (sink, mapping) DO UPDATE SET file = EXCLUDED.file, pos = EXCLUDED.pos, gtid = EXCLUDED.gtid"
+            "INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid, epoch) VALUES ($1, $2, $3, $4::text::bigint, $5, $6::text::bigint) \
+             ON CONFLICT (sink, mapping) DO UPDATE SET file = EXCLUDED.file, pos = EXCLUDED.pos, gtid = EXCLUDED.gtid, epoch = EXCLUDED.epoch"
         ),
         TargetKind::MySql => format!(
-            "INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid) VALUES (?, ?, ?, ?, ?) \
-             ON DUPLICATE KEY UPDATE file = VALUES(file), pos = VALUES(pos), gtid = VALUES(gtid)"
+            "INSERT INTO {OFFSETS_TABLE} (sink, mapping, file, pos, gtid, epoch) VALUES (?, ?, ?, ?, ?, ?) \
+             ON DUPLICATE KEY UPDATE file = VALUES(file), pos = VALUES(pos), gtid = VALUES(gtid), epoch = VALUES(epoch)"
         ),
     };
     Statement {
@@ -620,6 +677,7 @@ fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &BinlogPosit
             Param::Text(p.file.clone()),
             Param::Text(p.offset.to_string()),
             Param::Text(p.gtid.as_ref().map(ToString::to_string).unwrap_or_default()),
+            Param::Text(p.epoch.to_string()),
         ],
         origin: Origin::default(),
         rows: 0,

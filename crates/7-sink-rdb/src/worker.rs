@@ -628,5 +628,45 @@ mod tests {
             Some(&at("binlog.000002", 100))
         ));
         assert!(is_after(&at("binlog.000001", 4), None));
+        // After a failover, the new server's smaller file numbers come after.
+        let after_failover = at("binlog.000001", 4).in_epoch(1);
+        assert!(is_after(&after_failover, Some(&at("binlog.000009", 900))));
+        assert!(!is_after(&at("binlog.000009", 900), Some(&after_failover)));
+    }
+
+    /// An entry of the `epoch`-th server followed.
+    fn entry_in_epoch(kind: EntryType, file: &str, offset: i64, epoch: u32) -> EntryBytes {
+        let e = Entry {
+            header: Some(Header {
+                logfile_name: Some(file.into()),
+                logfile_offset: Some(offset),
+                props: vec![sluice_canal::proto::Pair::new(
+                    sluice_canal::view::SOURCE_EPOCH_PROP,
+                    epoch.to_string(),
+                )],
+                ..Default::default()
+            }),
+            entry_type: Some(kind as i32),
+            store_value: None,
+        };
+        e.encode_to_vec().into()
+    }
+
+    #[test]
+    fn entries_of_a_new_server_after_a_failover_are_taken_whatever_their_files() {
+        use EntryType::{RowData, TransactionBegin as B, TransactionEnd as E};
+        let mut p = Pending::default();
+        let old = |kind, offset| entry_in_epoch(kind, "binlog.000007", offset, 0);
+        let new = |kind, offset| entry_in_epoch(kind, "binlog.000002", offset, 1);
+        p.push(1, vec![old(B, 500), old(RowData, 600), old(E, 700)])
+            .unwrap();
+        p.push(2, vec![new(B, 100), new(RowData, 200), new(E, 300)])
+            .unwrap();
+        assert_eq!((p.entries.len(), p.cut), (6, 6), "none taken for a repeat");
+        assert_eq!(p.consume(6), vec![1, 2]);
+        // A repeat on the new server is still one.
+        p.push(3, vec![new(B, 100), new(RowData, 200), new(E, 300)])
+            .unwrap();
+        assert!(p.entries.is_empty());
     }
 }

@@ -305,31 +305,48 @@ pub struct HeaderView<'a> {
     /// A prop `snapshot` = `true`: the entry is a row of the initial
     /// snapshot, read from the table, not a change from the binlog.
     pub snapshot: bool,
+    /// The prop [`SOURCE_EPOCH_PROP`]: how many times the source changed
+    /// server before this entry (0 when absent).
+    pub source_epoch: u32,
+}
+
+/// The header prop Sluice adds to the entries read after a source
+/// failover: the number of the server (0 for the first, left out), so that
+/// positions of a later server order after those of earlier ones whatever
+/// their file numbers.
+pub const SOURCE_EPOCH_PROP: &str = "sluiceSourceEpoch";
+
+/// What a header prop says to the readers here.
+enum HeaderProp {
+    Snapshot,
+    SourceEpoch(u32),
+    Other,
 }
 
 /// The `Pair` `snapshot` = `true` as prost writes it: key (field 1, 8
 /// bytes), then value (field 2, 4 bytes).
 const SNAPSHOT_PAIR: &[u8] = b"\x0a\x08snapshot\x12\x04true";
 
-/// Whether a serialised `Pair` is `snapshot` = `true`. The bytes prost
-/// writes are compared first; other encodings of the same pair (fields in
-/// another order or repeated, as proto2 allows) are read field by field.
-/// A malformed pair is not a snapshot mark and fails nothing: props were
-/// never checked, and a header that read before still reads.
+/// What a serialised `Pair` says: `snapshot` = `true`, the source epoch,
+/// or nothing read here. The bytes prost writes for the snapshot mark are
+/// compared first; other encodings (fields in another order or repeated,
+/// as proto2 allows) are read field by field. A malformed pair says
+/// nothing and fails nothing: props were never checked, and a header that
+/// read before still reads.
 #[inline]
-fn is_snapshot_pair(bytes: &[u8]) -> bool {
+fn header_prop(bytes: &[u8]) -> HeaderProp {
     if bytes == SNAPSHOT_PAIR {
-        return true;
+        return HeaderProp::Snapshot;
     }
     // Too short to hold both strings: most props (`rowsCount`) end here.
     if bytes.len() < SNAPSHOT_PAIR.len() {
-        return false;
+        return HeaderProp::Other;
     }
-    is_snapshot_pair_slow(bytes)
+    header_prop_slow(bytes)
 }
 
 #[cold]
-fn is_snapshot_pair_slow(bytes: &[u8]) -> bool {
+fn header_prop_slow(bytes: &[u8]) -> HeaderProp {
     let mut f = Fields::new("Pair", bytes);
     let (mut key, mut value): (&[u8], &[u8]) = (&[], &[]);
     while let Some((field, wire)) = f.next_field() {
@@ -337,11 +354,21 @@ fn is_snapshot_pair_slow(bytes: &[u8]) -> bool {
             // The last occurrence wins, as when prost decodes.
             (1, Wire::Bytes(b)) => key = b,
             (2, Wire::Bytes(b)) => value = b,
-            (1 | 2, _) => return false,
+            (1 | 2, _) => return HeaderProp::Other,
             _ => {}
         }
     }
-    f.finish().is_ok() && key == b"snapshot" && value == b"true"
+    if f.finish().is_err() {
+        return HeaderProp::Other;
+    }
+    match key {
+        b"snapshot" if value == b"true" => HeaderProp::Snapshot,
+        k if k == SOURCE_EPOCH_PROP.as_bytes() => std::str::from_utf8(value)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(HeaderProp::Other, HeaderProp::SourceEpoch),
+        _ => HeaderProp::Other,
+    }
 }
 
 impl<'a> HeaderView<'a> {
@@ -360,7 +387,11 @@ impl<'a> HeaderView<'a> {
                 // Props of another wire type stay skipped, as before.
                 12 => {
                     if let Wire::Bytes(pair) = wire {
-                        h.snapshot |= is_snapshot_pair(pair);
+                        match header_prop(pair) {
+                            HeaderProp::Snapshot => h.snapshot = true,
+                            HeaderProp::SourceEpoch(n) => h.source_epoch = n,
+                            HeaderProp::Other => {}
+                        }
                     }
                 }
                 13 => h.gtid = f.str(wire),

@@ -294,3 +294,30 @@ fn partial_json_without_its_document_is_a_flagged_diff() {
     assert_eq!(plain.value.as_deref(), Some("Joe"));
     assert!(plain.props.is_empty());
 }
+
+#[test]
+fn entries_after_a_failover_carry_the_source_epoch_and_others_stay_as_canal_writes_them() {
+    let b = CanalEncoder::new(false);
+    let at = Position {
+        file: "binlog.000002",
+        offset: 120,
+        next_offset: 200,
+        server_id: 7,
+        timestamp: 1_700_000_000,
+    };
+    let epoch_of = |txn: &TransactionState| {
+        b.header(txn, &at, "s", "t", Some(EventType::Insert))
+            .props
+            .iter()
+            .filter(|p| p.key.as_deref() == Some(sluice_canal::view::SOURCE_EPOCH_PROP))
+            .map(|p| p.value.clone().unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+    let first = TransactionState::default();
+    assert!(epoch_of(&first).is_empty(), "no prop on the first server");
+    let later = TransactionState {
+        source_epoch: 2,
+        ..Default::default()
+    };
+    assert_eq!(epoch_of(&later), ["2"]);
+}

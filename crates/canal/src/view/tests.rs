@@ -547,3 +547,33 @@ fn a_shape_reads_what_parsing_reads() {
     }
     assert!(hits > 1000, "{hits}");
 }
+
+#[test]
+fn the_source_epoch_prop_is_read_from_the_header() {
+    let header = |props: Vec<Pair>| {
+        Header {
+            logfile_name: Some("binlog.000001".into()),
+            props,
+            ..Default::default()
+        }
+        .encode_to_vec()
+    };
+    let with = header(vec![
+        Pair::new("rowsCount", "1"),
+        Pair::new(SOURCE_EPOCH_PROP, "3"),
+    ]);
+    let view = HeaderView::parse(&with).unwrap();
+    assert_eq!((view.source_epoch, view.snapshot), (3, false));
+    assert_eq!(view.logfile_name, "binlog.000001");
+    // Absent, or not a number: 0, and nothing fails.
+    assert_eq!(HeaderView::parse(&header(vec![])).unwrap().source_epoch, 0);
+    let bad = header(vec![Pair::new(SOURCE_EPOCH_PROP, "x")]);
+    assert_eq!(HeaderView::parse(&bad).unwrap().source_epoch, 0);
+    // Beside the snapshot mark, both are read.
+    let both = header(vec![
+        Pair::new("snapshot", "true"),
+        Pair::new(SOURCE_EPOCH_PROP, "1"),
+    ]);
+    let view = HeaderView::parse(&both).unwrap();
+    assert_eq!((view.source_epoch, view.snapshot), (1, true));
+}
