@@ -128,7 +128,35 @@ pub struct SinkConfig {
     pub commit_size: usize,
     /// `sluice.sink.schemaChanges` (set by the server, not by these files).
     pub schema_changes: SchemaChanges,
+    /// `sluice.sink.postgresUpsert` (set by the server, not by these files).
+    pub postgres_upsert: PostgresUpsert,
     pub mappings: Vec<Mapping>,
+}
+
+/// How upserts are written into PostgreSQL: `sluice.sink.postgresUpsert`.
+/// Both give the same rows (the same text, cast to the same types); they
+/// differ only in speed (see docs/benchmarks.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PostgresUpsert {
+    /// `INSERT … SELECT … FROM unnest($1::text[], …) ON CONFLICT …`: one
+    /// statement with one `text[]` parameter per column.
+    #[default]
+    Unnest,
+    /// `COPY` of the rows into a temporary table of text columns, then
+    /// `INSERT … SELECT … FROM` it `ON CONFLICT …`, in the same transaction.
+    Copy,
+}
+
+impl std::str::FromStr for PostgresUpsert {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "unnest" => Ok(PostgresUpsert::Unnest),
+            "copy" => Ok(PostgresUpsert::Copy),
+            other => Err(format!("`{other}` is not unnest or copy")),
+        }
+    }
 }
 
 /// What a sink does when a source table of a `mapAll` mapping has a
@@ -438,6 +466,7 @@ fn rdb_adapter(
         threads: number("threads", 1)?.max(1),
         commit_size: number("commitSize", 3000)?.max(1),
         schema_changes: SchemaChanges::default(),
+        postgres_upsert: PostgresUpsert::default(),
         mappings: Vec::new(),
     })
 }

@@ -138,7 +138,7 @@ pub async fn load(
         }
         rows += ops.len() as u64;
         target
-            .etl_write(statements(kind, plans, &ops, batch))
+            .etl_write(statements(kind, plans, &ops, batch, sink.postgres_upsert))
             .await?;
     }
     reader

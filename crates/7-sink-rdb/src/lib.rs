@@ -12,11 +12,14 @@
 
 pub mod config;
 pub mod etl;
+pub mod pgcopy;
 pub mod rows;
 pub mod sql;
 pub mod target;
 pub mod value;
 pub mod worker;
 
-pub use config::{load, AdapterConf, AdapterConfigError, SchemaChanges, SinkConfig, TargetKind};
+pub use config::{
+    load, AdapterConf, AdapterConfigError, PostgresUpsert, SchemaChanges, SinkConfig, TargetKind,
+};
 pub use worker::{SinkWorker, DEFAULT_CLIENT_ID};

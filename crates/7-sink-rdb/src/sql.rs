@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use crate::config::{Mapping, TargetKind};
+use crate::config::{Mapping, PostgresUpsert, TargetKind};
 use crate::value::{Param, TargetClass};
 
 /// A column of a target table, read from its catalog.
@@ -188,6 +188,9 @@ pub struct Statement {
     /// that go as this many `text[]` parameters, one per column (see
     /// [`unnest`]).
     pub arrays: usize,
+    /// PostgreSQL: the rows go first by `COPY` into the staging table of
+    /// `arrays` text columns, which `sql` reads (see [`crate::pgcopy`]).
+    pub staged: bool,
 }
 
 /// Most parameters in one statement (both PostgreSQL and MySQL take 65535).
@@ -214,6 +217,7 @@ pub fn statements(
     plans: &[TablePlan],
     ops: &[RowOp],
     max_rows: usize,
+    method: PostgresUpsert,
 ) -> Vec<Statement> {
     struct Group<'a> {
         plan: usize,
@@ -230,7 +234,7 @@ pub fn statements(
         for g in groups.drain(..) {
             let plan = &plans[g.plan];
             out.push(match g.kind {
-                OpKind::Upsert => upsert(kind, plan, &g.ops),
+                OpKind::Upsert => upsert(kind, plan, &g.ops, method),
                 OpKind::Delete => delete(kind, plan, &g.ops),
             });
         }
@@ -329,7 +333,7 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
+fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp], method: PostgresUpsert) -> Statement {
     let cols = &run[0].columns;
     let names: Vec<String> = cols
         .iter()
@@ -337,8 +341,20 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
         .collect();
     let mut sql = format!("INSERT INTO {} ({}) ", plan.table, names.join(", "));
     let mut params = Vec::with_capacity(run.len() * cols.len());
+    let staged = kind == TargetKind::Postgres && method == PostgresUpsert::Copy;
+    if staged {
+        // Each upsert takes (and deletes) the rows its COPY put there, so
+        // the next one in the transaction starts from an empty table.
+        sql = format!(
+            "WITH s AS (DELETE FROM {} RETURNING *) {sql}{} FROM s",
+            crate::pgcopy::staging_table(cols.len()),
+            casts(plan, cols, "s")
+        );
+    }
     if kind == TargetKind::Postgres {
-        sql.push_str(&unnest(plan, cols));
+        if !staged {
+            sql.push_str(&unnest(plan, cols));
+        }
         for op in run {
             for (&i, v) in cols.iter().zip(&op.values) {
                 params.push(param(kind, &plan.columns[i], v));
@@ -407,6 +423,7 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
         } else {
             0
         },
+        staged,
     }
 }
 
@@ -416,25 +433,38 @@ fn upsert(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
 /// `VALUES` list of a thousand rows of casts takes it longer to parse and
 /// plan than to write the rows.
 fn unnest(plan: &TablePlan, cols: &[usize]) -> String {
-    let mut select = String::from("SELECT ");
     let mut arrays = String::new();
     let mut names = String::new();
+    for c in 0..cols.len() {
+        if c > 0 {
+            arrays.push_str(", ");
+            names.push_str(", ");
+        }
+        arrays.push_str(&format!("${}::text[]", c + 1));
+        names.push_str(&format!("c{c}"));
+    }
+    format!(
+        "{} FROM unnest({arrays}) AS u({names})",
+        casts(plan, cols, "u")
+    )
+}
+
+/// PostgreSQL: `SELECT` of the text columns `c0` … of `alias`, each cast to
+/// its target column's type (the `unnest` and the `COPY` forms alike).
+fn casts(plan: &TablePlan, cols: &[usize], alias: &str) -> String {
+    let mut select = String::from("SELECT ");
     for (c, &i) in cols.iter().enumerate() {
         if c > 0 {
             select.push_str(", ");
-            arrays.push_str(", ");
-            names.push_str(", ");
         }
         let column = &plan.columns[i];
         select.push_str(&match column.class {
             // Canal gives BIT as a number; bigint → bit(n) keeps its low bits.
-            TargetClass::Bit => format!("u.c{c}::bigint::{}", column.cast),
-            _ => format!("u.c{c}::{}", column.cast),
+            TargetClass::Bit => format!("{alias}.c{c}::bigint::{}", column.cast),
+            _ => format!("{alias}.c{c}::{}", column.cast),
         });
-        arrays.push_str(&format!("${}::text[]", c + 1));
-        names.push_str(&format!("c{c}"));
     }
-    format!("{select} FROM unnest({arrays}) AS u({names})")
+    select
 }
 
 fn delete(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
@@ -464,6 +494,7 @@ fn delete(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
             origin: run[0].origin.clone(),
             rows: run.len(),
             arrays: plan.key.len(),
+            staged: false,
         };
     }
     let key: Vec<String> = plan
@@ -502,6 +533,7 @@ fn delete(kind: TargetKind, plan: &TablePlan, run: &[&RowOp]) -> Statement {
         origin: run[0].origin.clone(),
         rows: run.len(),
         arrays: 0,
+        staged: false,
     }
 }
 
@@ -541,6 +573,7 @@ fn delete_matching(kind: TargetKind, plan: &TablePlan, op: &RowOp) -> Statement 
         origin: op.origin.clone(),
         rows: 1,
         arrays: 0,
+        staged: false,
     }
 }
 

@@ -513,8 +513,11 @@ impl Target {
                     ));
                 }
                 check(rows)?;
+                let mut staging = Staging::default();
                 for s in &all {
-                    pg_run(&tx, s).await.map_err(|e| fail(s, pg_error(e)))?;
+                    pg_run(Pg::Transaction(&tx), s, &mut staging)
+                        .await
+                        .map_err(|e| fail(s, pg_error(e)))?;
                 }
                 tx.commit()
                     .await
@@ -579,8 +582,9 @@ impl Target {
     pub async fn etl_write(&mut self, statements: Vec<Statement>) -> Result<(), String> {
         match self {
             Target::Postgres(c) => {
+                let mut staging = Staging::default();
                 for s in &statements {
-                    pg_run(&*c, s)
+                    pg_run(Pg::Client(c), s, &mut staging)
                         .await
                         .map_err(|e| format!("{}: {}", s.origin.table, pg_error(e)))?;
                 }
@@ -620,12 +624,90 @@ impl Target {
     }
 }
 
-/// Runs one statement on PostgreSQL (an `unnest` statement's rows as one
-/// `text[]` per column).
-async fn pg_run<C: tokio_postgres::GenericClient>(
-    c: &C,
+/// A PostgreSQL connection, in a transaction of the sink or in an ETL's
+/// (which began it with `BEGIN`): both can `COPY`, which
+/// `tokio_postgres::GenericClient` leaves out.
+enum Pg<'a> {
+    Client(&'a tokio_postgres::Client),
+    Transaction(&'a tokio_postgres::Transaction<'a>),
+}
+
+impl Pg<'_> {
+    async fn execute(
+        &self,
+        sql: &str,
+        params: &[&(dyn tokio_postgres::types::ToSql + Sync)],
+    ) -> Result<u64, tokio_postgres::Error> {
+        match self {
+            Pg::Client(c) => c.execute(sql, params).await,
+            Pg::Transaction(t) => t.execute(sql, params).await,
+        }
+    }
+
+    async fn batch_execute(&self, sql: &str) -> Result<(), tokio_postgres::Error> {
+        match self {
+            Pg::Client(c) => c.batch_execute(sql).await,
+            Pg::Transaction(t) => t.batch_execute(sql).await,
+        }
+    }
+
+    async fn prepare(&self, sql: &str) -> Result<tokio_postgres::Statement, tokio_postgres::Error> {
+        match self {
+            Pg::Client(c) => c.prepare(sql).await,
+            Pg::Transaction(t) => t.prepare(sql).await,
+        }
+    }
+
+    /// Runs the prepared `COPY … FROM STDIN` with `data` as its input.
+    async fn copy_in(
+        &self,
+        copy: &tokio_postgres::Statement,
+        data: Vec<u8>,
+    ) -> Result<u64, tokio_postgres::Error> {
+        use futures_util::SinkExt;
+        let sink = match self {
+            Pg::Client(c) => c.copy_in(copy).await?,
+            Pg::Transaction(t) => t.copy_in(copy).await?,
+        };
+        let mut sink = std::pin::pin!(sink);
+        sink.send(bytes::Bytes::from(data)).await?;
+        sink.as_mut().finish().await
+    }
+}
+
+/// The staging tables of `COPY` upserts made sure of in one transaction
+/// (by width) and their prepared `COPY`s. Made sure of in each transaction
+/// again: a rolled back transaction takes a table it created with it.
+#[derive(Default)]
+struct Staging {
+    copies: HashMap<usize, tokio_postgres::Statement>,
+}
+
+/// Runs one statement on PostgreSQL: an `unnest` statement's rows as one
+/// `text[]` per column; a staged one's by `COPY` into its staging table,
+/// then the statement, which reads them from there.
+async fn pg_run(
+    c: Pg<'_>,
     s: &Statement,
+    staging: &mut Staging,
 ) -> Result<u64, tokio_postgres::Error> {
+    if s.staged {
+        let copy = match staging.copies.get(&s.arrays) {
+            Some(copy) => copy.clone(),
+            None => {
+                c.batch_execute(&crate::pgcopy::create_staging(s.arrays))
+                    .await?;
+                let copy = c.prepare(&crate::pgcopy::copy_statement(s.arrays)).await?;
+                staging.copies.insert(s.arrays, copy.clone());
+                copy
+            }
+        };
+        c.copy_in(&copy, crate::pgcopy::copy_text(&s.params, s.arrays))
+            .await?;
+        // No parameters: one round trip by the simple protocol.
+        c.batch_execute(&s.sql).await?;
+        return Ok(s.rows as u64);
+    }
     let params = pg_params(&s.params);
     let columns: Vec<Vec<Option<String>>> = (0..s.arrays)
         .map(|c| params.iter().skip(c).step_by(s.arrays).cloned().collect())
@@ -682,5 +764,6 @@ fn offset_statement(kind: TargetKind, sink: &str, mapping: &str, p: &BinlogPosit
         origin: Origin::default(),
         rows: 0,
         arrays: 0,
+        staged: false,
     }
 }

@@ -467,7 +467,13 @@ impl SinkWorker {
         let rows = ops.len();
         target
             .apply(
-                statements(kind, plans, &ops, MAX_STATEMENT_ROWS),
+                statements(
+                    kind,
+                    plans,
+                    &ops,
+                    MAX_STATEMENT_ROWS,
+                    self.config.postgres_upsert,
+                ),
                 &self.config.name(),
                 &offsets,
                 &expected,

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use sluice_config::SinkKeys;
 use sluice_instance::manager::InstanceManager;
 use sluice_sink_rdb::{
-    AdapterConfigError, SchemaChanges, SinkConfig, SinkWorker, DEFAULT_CLIENT_ID,
+    AdapterConfigError, PostgresUpsert, SchemaChanges, SinkConfig, SinkWorker, DEFAULT_CLIENT_ID,
 };
 use sluice_store::ClientId;
 use tokio::sync::watch;
@@ -67,6 +67,15 @@ pub(crate) fn load(config: &SinkKeys) -> Result<Option<Sinks>, ServerError> {
             })
         })?,
     };
+    let postgres_upsert = match &config.postgres_upsert {
+        None => PostgresUpsert::default(),
+        Some(p) => p.value.parse::<PostgresUpsert>().map_err(|e| {
+            ServerError::SinkConfig(AdapterConfigError {
+                file: PathBuf::from(format!("{}:{}", config.path.display(), p.line)),
+                message: format!("sluice.sink.postgresUpsert: {e}"),
+            })
+        })?,
+    };
     let conf = sluice_sink_rdb::load(&dir).map_err(ServerError::SinkConfig)?;
     for w in &conf.warnings {
         tracing::warn!("{w}");
@@ -78,6 +87,7 @@ pub(crate) fn load(config: &SinkKeys) -> Result<Option<Sinks>, ServerError> {
         .into_iter()
         .map(|mut s| {
             s.schema_changes = schema_changes;
+            s.postgres_upsert = postgres_upsert;
             let next = per_destination.entry(s.destination.clone()).or_insert(0);
             let id = base + *next;
             *next += 1;

@@ -6,7 +6,8 @@
 //! API); rows written while the loads run end equal in source and targets
 //! (whole tables compared); `etlCondition` takes the params; an unknown key
 //! or file and params without placeholders answer canal-adapter's JSON
-//! with 404 and 400.
+//! with 404 and 400. The same again with `sluice.sink.postgresUpsert =
+//! copy` (the PostgreSQL load's upserts by `COPY` into a staging table).
 
 mod common;
 
@@ -51,6 +52,17 @@ async fn pg_rows(client: &tokio_postgres::Client) -> Result<Vec<String>> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn etl_loads_rows_before_the_stream_and_converges_with_writes_during_it() -> Result<()> {
+    etl_run("").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn etl_by_copy_upserts_loads_rows_and_converges_with_writes_during_it() -> Result<()> {
+    etl_run("sluice.sink.postgresUpsert = copy\n").await
+}
+
+/// The load and the stream, with `properties` (lines) added to
+/// canal.properties.
+async fn etl_run(properties: &str) -> Result<()> {
     let source = MariaDb::start(MariaDbConfig::default())?;
     source.exec(&format!(
         "SET SESSION max_recursive_iterations = 100000; CREATE DATABASE w; USE w; \
@@ -90,7 +102,7 @@ async fn etl_loads_rows_before_the_stream_and_converges_with_writes_during_it() 
         format!(
             "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
              canal.destinations = example\ncanal.auto.scan = false\n\
-             sluice.admin.http.host = 127.0.0.1\nsluice.admin.http.port = {admin_port}\n",
+             sluice.admin.http.host = 127.0.0.1\nsluice.admin.http.port = {admin_port}\n{properties}",
             find_free_port()?
         ),
     )?;

@@ -280,6 +280,7 @@ pub(crate) const KEYS: &[Key] = &[
     server("sluice.sink.adapterConf"),
     server("sluice.sink.clientId"),
     server("sluice.sink.schemaChanges"),
+    server("sluice.sink.postgresUpsert"),
     // instance.properties: the source.
     instance("canal.instance.mysql.slaveId"),
     instance("canal.instance.gtidon"),

@@ -261,6 +261,7 @@ impl ServerConfig {
                 adapter_conf: props.get("sluice.sink.adapterConf").cloned(),
                 client_id: props.get("sluice.sink.clientId").cloned(),
                 schema_changes: props.get("sluice.sink.schemaChanges").cloned(),
+                postgres_upsert: props.get("sluice.sink.postgresUpsert").cloned(),
                 conf_dir,
                 path: path.to_path_buf(),
             },

@@ -18,6 +18,8 @@ pub struct SinkKeys {
     pub client_id: Option<Property>,
     /// `sluice.sink.schemaChanges`: what the sinks do with DDL.
     pub schema_changes: Option<Property>,
+    /// `sluice.sink.postgresUpsert`: how upserts go into PostgreSQL.
+    pub postgres_upsert: Option<Property>,
     /// `canal.conf.dir`, which the adapter folder is found from.
     pub conf_dir: PathBuf,
     /// The canal.properties the keys are in, for errors that point there.

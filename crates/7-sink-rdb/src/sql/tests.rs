@@ -69,7 +69,13 @@ fn rows_with_distinct_keys_share_a_statement_and_a_repeated_key_starts_another()
         delete("1"),
         delete("2"),
     ];
-    let s = statements(TargetKind::Postgres, &plans, &ops, 100);
+    let s = statements(
+        TargetKind::Postgres,
+        &plans,
+        &ops,
+        100,
+        PostgresUpsert::Unnest,
+    );
     let rows: Vec<usize> = s.iter().map(|s| s.rows).collect();
     assert_eq!(rows, [2, 1, 2]);
     assert_eq!(
@@ -86,9 +92,59 @@ fn rows_with_distinct_keys_share_a_statement_and_a_repeated_key_starts_another()
 }
 
 #[test]
+fn copy_upserts_read_the_staging_table_with_the_same_casts_and_the_same_split() {
+    let plans = [plan(TargetKind::Postgres)];
+    let ops = [
+        upsert("1"),
+        upsert("2"),
+        upsert("1"),
+        delete("1"),
+        delete("2"),
+    ];
+    let by_unnest = statements(
+        TargetKind::Postgres,
+        &plans,
+        &ops,
+        100,
+        PostgresUpsert::Unnest,
+    );
+    let s = statements(
+        TargetKind::Postgres,
+        &plans,
+        &ops,
+        100,
+        PostgresUpsert::Copy,
+    );
+    let shape = |s: &[Statement]| s.iter().map(|s| s.rows).collect::<Vec<_>>();
+    assert_eq!(shape(&s), shape(&by_unnest));
+    assert_eq!(
+        s[0].sql,
+        "WITH s AS (DELETE FROM pg_temp.sluice_stage_3 RETURNING *) INSERT INTO \"public\".\"t\" (\"id\", \"b\", \"f\") SELECT s.c0::bigint, s.c1::bytea, s.c2::bigint::bit(8) FROM s ON CONFLICT (\"id\") DO UPDATE SET \"b\" = EXCLUDED.\"b\", \"f\" = EXCLUDED.\"f\""
+    );
+    assert!(s[0].staged && s[1].staged && !s[2].staged);
+    assert_eq!(s[0].params, by_unnest[0].params);
+    assert_eq!(s[0].arrays, 3);
+    // Deletes are the same in both forms.
+    assert_eq!(s[2], by_unnest[2]);
+    // MariaDB/MySQL has no COPY form.
+    let plans = [plan(TargetKind::MySql)];
+    let ops = [upsert("1")];
+    assert_eq!(
+        statements(TargetKind::MySql, &plans, &ops, 100, PostgresUpsert::Copy),
+        statements(TargetKind::MySql, &plans, &ops, 100, PostgresUpsert::Unnest)
+    );
+}
+
+#[test]
 fn mysql_upserts_on_duplicate_key_and_casts_bits() {
     let plans = [plan(TargetKind::MySql)];
-    let s = statements(TargetKind::MySql, &plans, &[upsert("1")], 100);
+    let s = statements(
+        TargetKind::MySql,
+        &plans,
+        &[upsert("1")],
+        100,
+        PostgresUpsert::Unnest,
+    );
     assert_eq!(
         s[0].sql,
         "INSERT INTO `public`.`t` (`id`, `b`, `f`) VALUES (?, ?, CAST(? AS UNSIGNED)) ON DUPLICATE KEY UPDATE `b` = VALUES(`b`), `f` = VALUES(`f`)"
@@ -100,7 +156,13 @@ fn mysql_upserts_on_duplicate_key_and_casts_bits() {
 fn statements_hold_at_most_max_rows() {
     let plans = [plan(TargetKind::Postgres)];
     let ops: Vec<RowOp> = (0..5).map(|i| upsert(&i.to_string())).collect();
-    let s = statements(TargetKind::Postgres, &plans, &ops, 2);
+    let s = statements(
+        TargetKind::Postgres,
+        &plans,
+        &ops,
+        2,
+        PostgresUpsert::Unnest,
+    );
     assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [2, 2, 1]);
 }
 
@@ -117,7 +179,13 @@ fn interleaved_changes_of_a_concurrent_mapping_become_one_statement_per_kind_kee
         upsert("2"),
         upsert("5"),
     ];
-    let s = statements(TargetKind::Postgres, &plans, &ops, 100);
+    let s = statements(
+        TargetKind::Postgres,
+        &plans,
+        &ops,
+        100,
+        PostgresUpsert::Unnest,
+    );
     let shape: Vec<(bool, usize)> = s
         .iter()
         .map(|s| (s.sql.starts_with("INSERT"), s.rows))
@@ -131,7 +199,13 @@ fn changes_of_a_mapping_without_concurrent_keep_their_order() {
     p.mapping.concurrent = false;
     let plans = [p];
     let ops = [upsert("1"), delete("2"), upsert("3"), upsert("4")];
-    let s = statements(TargetKind::Postgres, &plans, &ops, 100);
+    let s = statements(
+        TargetKind::Postgres,
+        &plans,
+        &ops,
+        100,
+        PostgresUpsert::Unnest,
+    );
     assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [1, 1, 2]);
 }
 
@@ -143,7 +217,13 @@ fn changes_never_move_past_another_tables_changes() {
         op
     };
     let ops = [upsert("1"), other(upsert("1")), upsert("2")];
-    let s = statements(TargetKind::Postgres, &plans, &ops, 100);
+    let s = statements(
+        TargetKind::Postgres,
+        &plans,
+        &ops,
+        100,
+        PostgresUpsert::Unnest,
+    );
     assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [1, 1, 1]);
 }
 
@@ -166,7 +246,13 @@ fn keyless_rows_are_inserted_and_deleted_one_by_matching_every_column() {
         matching(delete("1")),
         matching(delete("1")),
     ];
-    let s = statements(TargetKind::Postgres, &plans[..1], &ops, 100);
+    let s = statements(
+        TargetKind::Postgres,
+        &plans[..1],
+        &ops,
+        100,
+        PostgresUpsert::Unnest,
+    );
     assert_eq!(s.iter().map(|s| s.rows).collect::<Vec<_>>(), [2, 1, 1]);
     assert!(!s[0].sql.contains("ON CONFLICT"), "{}", s[0].sql);
     assert_eq!(
@@ -180,7 +266,13 @@ fn keyless_rows_are_inserted_and_deleted_one_by_matching_every_column() {
             o
         })
         .collect();
-    let s = statements(TargetKind::MySql, &plans[1..], &ops, 100);
+    let s = statements(
+        TargetKind::MySql,
+        &plans[1..],
+        &ops,
+        100,
+        PostgresUpsert::Unnest,
+    );
     assert!(!s[0].sql.contains("ON DUPLICATE"), "{}", s[0].sql);
     assert_eq!(
         s[1].sql,
