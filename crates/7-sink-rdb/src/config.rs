@@ -216,6 +216,21 @@ pub struct Mapping {
     /// `etlCondition`: the `WHERE …` of an ETL (full load) of the mapping,
     /// its `{}` filled with the call's params.
     pub etl_condition: Option<String>,
+    /// `mirrorDb: true`: every table of `database` lands in the table of
+    /// the same name in `target_db`, keyed as the source's, and the
+    /// source's DDL of the database runs on the target (MariaDB/MySQL only;
+    /// see [`crate::mirror`]). `table` and `target_table` are then empty.
+    pub mirror_db: bool,
+    /// `targetDb` of a `mirrorDb` mapping: the target database, the source
+    /// database's name when absent (as canal-adapter).
+    pub target_db: Option<String>,
+}
+
+impl Mapping {
+    /// The target database of a `mirrorDb` mapping.
+    pub fn mirror_target_db(&self) -> &str {
+        self.target_db.as_deref().unwrap_or(&self.database)
+    }
 }
 
 /// What a folder holds: the sinks and the warnings to log.
@@ -302,9 +317,9 @@ struct DbMapping {
     target_columns: Option<BTreeMap<String, Option<String>>>,
     etl_condition: Option<String>,
     commit_batch: Option<usize>,
+    /// The target database of a `mirrorDb` mapping.
+    target_db: Option<String>,
     // Accepted as canal-adapter does; not used by its RDB adapter either.
-    #[serde(rename = "targetDb")]
-    _target_db: Option<Value>,
     #[serde(rename = "caseInsensitive")]
     _case_insensitive: Option<Value>,
     #[serde(rename = "excludeColumns")]
@@ -351,6 +366,7 @@ pub fn load(dir: &Path) -> Result<AdapterConf, AdapterConfigError> {
         };
         let mut used = false;
         for sink in sinks.iter_mut().filter(|s| target.matches(s)) {
+            check_mirror(&path, sink, &mapping)?;
             sink.mappings.push(mapping.clone());
             used = true;
         }
@@ -515,10 +531,54 @@ pub fn parse_mapping(
         ));
     }
     let db = m.db_mapping.ok_or_else(|| missing("dbMapping"))?;
+    let name = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let target = MappingTarget {
+        destination,
+        group_id: m.group_id,
+        key: m.outer_adapter_key,
+    };
     if db.mirror_db {
-        return Err(err(
-            file,
-            "dbMapping.mirrorDb: mirroring a whole database (with its DDL) is not supported yet; map tables one by one",
+        let database = db.database.ok_or_else(|| missing("dbMapping.database"))?;
+        let unused = [
+            ("table", db.table.is_some()),
+            ("targetTable", db.target_table.is_some()),
+            ("targetPk", db.target_pk.is_some()),
+            ("targetColumns", db.target_columns.is_some()),
+            ("etlCondition", db.etl_condition.is_some()),
+        ];
+        for (key, _) in unused.iter().filter(|(_, set)| *set) {
+            warnings.push(format!(
+                "{}: dbMapping.{key} is not used by a mirrorDb mapping: every table of `{database}` is mirrored whole, keyed as in the source",
+                file.display()
+            ));
+        }
+        return Ok(Some((
+            target,
+            Mapping {
+                file: file.to_path_buf(),
+                name,
+                concurrent: m.concurrent,
+                database,
+                table: String::new(),
+                target_schema: None,
+                target_table: String::new(),
+                target_pk: Vec::new(),
+                map_all: true,
+                target_columns: Vec::new(),
+                commit_batch: db.commit_batch,
+                etl_condition: None,
+                mirror_db: true,
+                target_db: db.target_db.filter(|d| !d.trim().is_empty()),
+            },
+        )));
+    }
+    if db.target_db.is_some() {
+        warnings.push(format!(
+            "{}: dbMapping.targetDb is used by mirrorDb mappings only; name the target table's schema in targetTable (schema.table)",
+            file.display()
         ));
     }
     let database = db.database.ok_or_else(|| missing("dbMapping.database"))?;
@@ -557,16 +617,8 @@ pub fn parse_mapping(
     }
     // A keyless mapping is refused when it connects (only the target's
     // catalog says whether its table has a primary key): TablePlan::new.
-    let name = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
     Ok(Some((
-        MappingTarget {
-            destination,
-            group_id: m.group_id,
-            key: m.outer_adapter_key,
-        },
+        target,
         Mapping {
             file: file.to_path_buf(),
             name,
@@ -580,8 +632,48 @@ pub fn parse_mapping(
             target_columns,
             commit_batch: db.commit_batch,
             etl_condition: db.etl_condition.filter(|c| !c.trim().is_empty()),
+            mirror_db: false,
+            target_db: None,
         },
     )))
+}
+
+/// A `mirrorDb` mapping runs the source's DDL on the target as written
+/// for MariaDB/MySQL: refused for a PostgreSQL target, and a database is
+/// mirrored once per sink (twice would run each DDL twice).
+fn check_mirror(
+    file: &Path,
+    sink: &SinkConfig,
+    mapping: &Mapping,
+) -> Result<(), AdapterConfigError> {
+    if !mapping.mirror_db {
+        return Ok(());
+    }
+    if sink.target.kind == TargetKind::Postgres {
+        return Err(err(
+            file,
+            format!(
+                "dbMapping.mirrorDb: the rdb adapter `{}` writes to PostgreSQL ({}), but a mirror runs the source's MariaDB/MySQL DDL on its target; mirror into a jdbc:mariadb:// or jdbc:mysql:// target, or map the tables one by one (mapAll, sluice.sink.schemaChanges)",
+                sink.key, sink.target
+            ),
+        ));
+    }
+    if let Some(other) = sink
+        .mappings
+        .iter()
+        .find(|m| m.mirror_db && m.database == mapping.database)
+    {
+        return Err(err(
+            file,
+            format!(
+                "dbMapping.mirrorDb: the database `{}` is mirrored by {} already for the rdb adapter `{}`; mirror it once",
+                mapping.database,
+                other.file.display(),
+                sink.key
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -74,6 +74,14 @@ pub async fn load(
     params: &[String],
     source: &SourceUrl,
 ) -> Result<EtlOutcome, EtlFailure> {
+    if mapping.mirror_db {
+        return Err(EtlFailure::Request(format!(
+            "{}: a mirrorDb mapping has no one table to load; load a table of `{}` through a mapping file of its own (database, table, targetTable {}.TABLE, mapAll)",
+            mapping.file.display(),
+            mapping.database,
+            mapping.mirror_target_db()
+        )));
+    }
     let sql = select_sql(mapping, params).map_err(EtlFailure::Request)?;
     let params = params.to_vec();
     let mut target = Target::connect(&sink.target).await?;

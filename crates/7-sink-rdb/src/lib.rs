@@ -8,10 +8,12 @@
 //! ([`target`]) that each also record
 //! the last binlog position applied, so that a crash of the server or the
 //! target neither loses nor repeats a change. [`etl`] is the full load of a
-//! mapping (canal-adapter's ETL), consistent with the running worker.
+//! mapping (canal-adapter's ETL), consistent with the running worker;
+//! [`mirror`] mirrors a whole database with its DDL (`mirrorDb`).
 
 pub mod config;
 pub mod etl;
+pub mod mirror;
 pub mod pgcopy;
 pub mod rows;
 pub mod sql;

@@ -64,7 +64,7 @@ pub struct Unmapped {
 }
 
 /// Appends the row changes of one entry to `out`: for every plan of its
-/// table whose applied position (`applied[plan]`) is before the entry; and
+/// table whose applied position (`applied[plan.slot]`) is before the entry; and
 /// to `unmapped` the columns of its first row that a `mapAll` plan has no
 /// target column for.
 pub fn ops_of_entry(
@@ -89,12 +89,12 @@ pub fn ops_of_entry(
     let targets: Vec<usize> = plans
         .iter()
         .enumerate()
-        .filter(|(i, p)| {
+        .filter(|(_, p)| {
             p.mapping.database == h.schema_name
                 && p.mapping.table == h.table_name
                 // Snapshot rows are upserts of rows as read: applying one
                 // again after a restart changes nothing.
-                && (h.snapshot || is_after(&position, applied.get(*i).and_then(Option::as_ref)))
+                && (h.snapshot || is_after(&position, applied.get(p.slot).and_then(Option::as_ref)))
         })
         .map(|(i, _)| i)
         .collect();

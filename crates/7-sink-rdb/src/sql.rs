@@ -37,6 +37,9 @@ pub struct TablePlan {
     pub key: Vec<usize>,
     /// `targetColumns` and `targetPk`: source column → target column index.
     explicit: Vec<(String, usize)>,
+    /// The index of the sink's mapping whose position counts this plan's
+    /// rows: its own, or the `mirrorDb` mapping it was made for.
+    pub slot: usize,
 }
 
 /// The index of `name` among `columns`: as written, else ignoring case
@@ -110,6 +113,7 @@ impl TablePlan {
             columns: info.columns,
             key,
             explicit,
+            slot: 0,
         })
     }
 

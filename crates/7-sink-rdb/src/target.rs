@@ -431,6 +431,30 @@ impl Target {
         }
     }
 
+    /// Runs one DDL statement (a `mirrorDb` mapping's) as it is, outside
+    /// any transaction (MariaDB/MySQL commit DDL by themselves); a refusal
+    /// by the server comes with its error code.
+    pub async fn execute_ddl(&mut self, sql: &str) -> Result<(), (Option<u16>, String)> {
+        match self {
+            Target::Postgres(_) => Err((
+                None,
+                "DDL is mirrored into MariaDB/MySQL targets only".to_string(),
+            )),
+            Target::MySql(c) => {
+                let run = sql.to_string();
+                Self::my(c, move |c| {
+                    use mysql::prelude::Queryable;
+                    Ok(c.query_drop(run).map_err(|e| match e {
+                        mysql::Error::MySqlError(m) => (Some(m.code), m.message),
+                        e => (None, e.to_string()),
+                    }))
+                })
+                .await
+                .map_err(|e| (None, e))?
+            }
+        }
+    }
+
     /// Runs `statements` and records `offsets` (mapping → position) for
     /// `sink`, all in one transaction. The error names the statement's first
     /// row: its source table and binlog position.

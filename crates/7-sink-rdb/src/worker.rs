@@ -23,6 +23,7 @@ use sluice_store::{ClientId, Destination, DestinationError, EntryBytes, GetWait,
 use tokio::sync::watch;
 
 use crate::config::{SchemaChanges, SinkConfig};
+use crate::mirror::{self, MirrorAction, MirrorDdl};
 use crate::rows::{boundary, is_after, ops_of_entry, Boundary, Unmapped};
 use crate::sql::{nearest_type, statements, TablePlan};
 use crate::target::Target;
@@ -233,17 +234,23 @@ impl SinkWorker {
         let sink = self.config.name();
         let mut target = Target::connect(&self.config.target).await?;
         target.prepare().await?;
+        let mappings = &self.config.mappings;
+        // One plan per table mapping; a mirror's tables get theirs as their
+        // rows come (see crate::mirror).
         let mut plans = Vec::new();
-        for m in &self.config.mappings {
+        for (slot, m) in mappings.iter().enumerate().filter(|(_, m)| !m.mirror_db) {
             let info = target.table_info(m).await?;
-            plans.push(TablePlan::new(m, info, target.kind())?);
+            let mut plan = TablePlan::new(m, info, target.kind())?;
+            plan.slot = slot;
+            plans.push(plan);
         }
-        let names: Vec<String> = plans.iter().map(|p| p.mapping.name.clone()).collect();
+        let names: Vec<String> = mappings.iter().map(|m| m.name.clone()).collect();
         target.ensure_offsets(&sink, &names).await?;
         let offsets = target.read_offsets(&sink).await?;
-        let mut applied: Vec<Option<BinlogPosition>> = plans
+        // The position applied per mapping (a plan's is `applied[plan.slot]`).
+        let mut applied: Vec<Option<BinlogPosition>> = mappings
             .iter()
-            .map(|p| offsets.get(&p.mapping.name).cloned())
+            .map(|m| offsets.get(&m.name).cloned())
             .collect();
         // Source columns the target lacks, already logged (`log`).
         let mut logged: std::collections::HashSet<(usize, String)> = Default::default();
@@ -317,7 +324,7 @@ impl SinkWorker {
     async fn apply(
         &self,
         target: &mut Target,
-        plans: &mut [TablePlan],
+        plans: &mut Vec<TablePlan>,
         applied: &mut [Option<BinlogPosition>],
         logged: &mut std::collections::HashSet<(usize, String)>,
         entries: &[EntryBytes],
@@ -329,7 +336,39 @@ impl SinkWorker {
         let mut in_transaction = false;
         // The ops and position at the end of the last whole transaction.
         let mut whole: (usize, Option<BinlogPosition>) = (0, None);
+        let mirrors = self.config.mappings.iter().any(|m| m.mirror_db);
         for e in entries {
+            if mirrors {
+                match mirror::action(e, &self.config.mappings, plans, applied)? {
+                    MirrorAction::None => {}
+                    MirrorAction::NewTable { slot, mapping } => {
+                        let info = target.table_info(&mapping).await?;
+                        let mut plan = TablePlan::new(&mapping, info, kind)?;
+                        plan.slot = slot;
+                        plans.push(plan);
+                    }
+                    MirrorAction::Ddl(ddl) => {
+                        // Every change before the DDL is in the target
+                        // first, then the DDL, then its position.
+                        self.commit(target, plans, applied, std::mem::take(&mut ops), &last)
+                            .await?;
+                        self.run_ddl(&ddl).await?;
+                        // The mirror's tables are read again as it left them.
+                        plans.retain(|p| p.slot != ddl.slot);
+                        logged.clear();
+                        if let (_, Some(mut p)) = boundary(e)? {
+                            if p.gtid.is_none() {
+                                p.gtid = last.as_ref().and_then(|l| l.gtid.clone());
+                            }
+                            last = Some(p);
+                        }
+                        self.commit(target, plans, applied, Vec::new(), &last)
+                            .await?;
+                        whole = (0, last.clone());
+                        continue;
+                    }
+                }
+            }
             let before = ops.len();
             ops_of_entry(e, plans, applied, kind, &mut ops, &mut unmapped)?;
             unmapped.retain(|u: &Unmapped| !logged.contains(&(u.plan, u.column.clone())));
@@ -373,6 +412,36 @@ impl SinkWorker {
             }
         }
         Ok(self.commit(target, plans, applied, ops, &last).await?)
+    }
+
+    /// Runs a mirrored DDL on a connection of its own whose default
+    /// database is the mirror's target database; a failure that says it ran
+    /// before is logged and passed (see [`mirror::already_applied`]).
+    async fn run_ddl(&self, ddl: &MirrorDdl) -> Result<(), String> {
+        let sink = self.config.name();
+        let url = crate::config::TargetUrl {
+            database: ddl.target_db.clone(),
+            ..self.config.target.clone()
+        };
+        let mut conn = Target::connect(&url).await?;
+        match conn.execute_ddl(&ddl.sql).await {
+            Ok(()) => {
+                tracing::info!(%sink, database = %ddl.target_db, at = %ddl.origin, sql = %ddl.sql, "sink: mirrored DDL applied");
+                Ok(())
+            }
+            Err((Some(code), message)) if mirror::already_applied(ddl.event, code) => {
+                tracing::warn!(%sink, database = %ddl.target_db, at = %ddl.origin, sql = %ddl.sql, code, error = %message, "sink: mirrored DDL already in the target (applied before a restart, or made there by hand); passed");
+                Ok(())
+            }
+            Err((code, message)) => Err(format!(
+                "{}: mirrorDb: the DDL of {} cannot run in the target database {} ({url}): {message}{}: `{}`",
+                self.config.mappings[ddl.slot].file.display(),
+                ddl.origin,
+                ddl.target_db,
+                code.map(|c| format!(" (error {c})")).unwrap_or_default(),
+                ddl.sql
+            )),
+        }
     }
 
     /// A source table of a `mapAll` mapping has columns its target table
@@ -441,10 +510,11 @@ impl SinkWorker {
         last: &Option<BinlogPosition>,
     ) -> Result<(), String> {
         let kind = target.kind();
+        let mappings = &self.config.mappings;
         // Positions only move forward: entries given again after a restart
         // were skipped and do not move them back. Snapshot rows carry none.
         let moved: Vec<usize> = match last {
-            Some(last) => (0..plans.len())
+            Some(last) => (0..applied.len())
                 .filter(|&i| is_after(last, applied[i].as_ref()))
                 .collect(),
             None => Vec::new(),
@@ -455,14 +525,14 @@ impl SinkWorker {
         let offsets: Vec<(String, BinlogPosition)> = match last {
             Some(last) => moved
                 .iter()
-                .map(|&i| (plans[i].mapping.name.clone(), last.clone()))
+                .map(|&i| (mappings[i].name.clone(), last.clone()))
                 .collect(),
             None => Vec::new(),
         };
-        let expected: Vec<(String, Option<BinlogPosition>)> = plans
+        let expected: Vec<(String, Option<BinlogPosition>)> = mappings
             .iter()
             .zip(applied.iter())
-            .map(|(p, a)| (p.mapping.name.clone(), a.clone()))
+            .map(|(m, a)| (m.name.clone(), a.clone()))
             .collect();
         let rows = ops.len();
         target

@@ -75,13 +75,67 @@ fn a_misspelt_mapping_key_names_the_file_and_the_key() {
     assert!(e.contains("line 4"), "{e}");
 }
 
+/// A sink of `application.yml` writing to `url`.
+fn sink_to(url: &str) -> SinkConfig {
+    let app = format!(
+        "canal.conf:\n  canalAdapters:\n  - instance: d\n    groups:\n    - groupId: g1\n      outerAdapters:\n      - name: rdb\n        key: k\n        properties:\n          jdbc.url: {url}\n"
+    );
+    parse_application(Path::new("application.yml"), &app, &mut Vec::new())
+        .unwrap()
+        .remove(0)
+}
+
 #[test]
-fn mirror_db_mappings_are_refused() {
+fn mirror_db_mappings_take_every_table_of_the_database() {
+    let mirror = "destination: d\ndbMapping:\n  mirrorDb: true\n  database: a\n  table: ignored\n";
+    let mut warnings = Vec::new();
+    let (_, m) = parse_mapping(Path::new("m.yml"), mirror, &mut warnings)
+        .unwrap()
+        .unwrap();
+    assert!(m.mirror_db && m.map_all);
+    assert_eq!((m.database.as_str(), m.table.as_str()), ("a", ""));
+    // Without targetDb, the target database has the source's name.
+    assert_eq!(m.mirror_target_db(), "a");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("dbMapping.table is not used by a mirrorDb mapping")),
+        "{warnings:?}"
+    );
+    let to_b = "destination: d\ndbMapping:\n  mirrorDb: true\n  database: a\n  targetDb: b\n";
+    let (_, m) = parse_mapping(Path::new("m.yml"), to_b, &mut Vec::new())
+        .unwrap()
+        .unwrap();
+    assert_eq!(m.mirror_target_db(), "b");
+    // A mirror without its database names the key.
+    let e = parse_mapping(
+        Path::new("m.yml"),
+        "destination: d\ndbMapping:\n  mirrorDb: true\n",
+        &mut Vec::new(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("dbMapping.database` is missing"), "{e}");
+}
+
+#[test]
+fn mirror_db_is_refused_for_postgresql_and_twice_for_one_database() {
     let mirror = "destination: d\ndbMapping:\n  mirrorDb: true\n  database: a\n";
-    let e = parse_mapping(Path::new("m.yml"), mirror, &mut Vec::new())
+    let (_, m) = parse_mapping(Path::new("m.yml"), mirror, &mut Vec::new())
+        .unwrap()
+        .unwrap();
+    let pg = sink_to("jdbc:postgresql://127.0.0.1:5432/t");
+    let e = check_mirror(Path::new("m.yml"), &pg, &m)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("dbMapping.mirrorDb"), "{e}");
+    assert!(e.contains("writes to PostgreSQL"), "{e}");
+    let mut maria = sink_to("jdbc:mariadb://127.0.0.1:3306/t");
+    check_mirror(Path::new("m.yml"), &maria, &m).unwrap();
+    maria.mappings.push(m.clone());
+    let e = check_mirror(Path::new("m2.yml"), &maria, &m)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("is mirrored by m.yml already"), "{e}");
 }
 
 #[test]

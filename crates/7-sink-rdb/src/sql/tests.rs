@@ -21,6 +21,8 @@ fn plan(kind: TargetKind) -> TablePlan {
         target_columns: vec![],
         commit_batch: None,
         etl_condition: None,
+        mirror_db: false,
+        target_db: None,
     };
     let info = TableInfo {
         columns: vec![
