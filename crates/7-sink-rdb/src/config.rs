@@ -120,8 +120,8 @@ pub struct SinkConfig {
     /// `outerAdapters[].key`; `rdb` + its position when absent.
     pub key: String,
     pub target: TargetUrl,
-    /// `threads` (accepted; one connection per worker is used: the
-    /// position written with the rows is what makes the sink exactly once).
+    /// `threads`: target connections, the rows partitioned over them by
+    /// key, each partition with its own positions (see [`crate::partition`]).
     pub threads: usize,
     /// `commitSize`: rows per target transaction (closed at the end of the
     /// source transaction that reaches it).

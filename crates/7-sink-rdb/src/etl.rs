@@ -103,8 +103,11 @@ pub async fn load(
     let sink_name = sink.name();
     // The positions' rows exist, so that the lock below holds the sink.
     let names: Vec<String> = sink.mappings.iter().map(|m| m.name.clone()).collect();
-    target.ensure_offsets(&sink_name, &names).await?;
-    target.etl_begin(&sink_name).await?;
+    let partitions = crate::partition::partition_names(&sink_name, sink.threads);
+    for name in &partitions {
+        target.ensure_offsets(name, &names).await?;
+    }
+    target.etl_begin(&partitions).await?;
     // Only now the source is read: its snapshot comes after the sink's
     // last commit.
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Result<Chunk, String>>(2);

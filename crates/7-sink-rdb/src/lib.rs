@@ -9,11 +9,13 @@
 //! the last binlog position applied, so that a crash of the server or the
 //! target neither loses nor repeats a change. [`etl`] is the full load of a
 //! mapping (canal-adapter's ETL), consistent with the running worker;
-//! [`mirror`] mirrors a whole database with its DDL (`mirrorDb`).
+//! [`mirror`] mirrors a whole database with its DDL (`mirrorDb`);
+//! [`partition`] spreads a sink's rows over `threads` connections.
 
 pub mod config;
 pub mod etl;
 pub mod mirror;
+pub mod partition;
 pub mod pgcopy;
 pub mod rows;
 pub mod sql;

@@ -81,6 +81,8 @@ pub fn action(
         file: h.logfile_name.to_string(),
         offset: h.logfile_offset,
         table: format!("{}.{}", h.schema_name, h.table_name),
+        epoch: h.source_epoch,
+        snapshot: h.snapshot,
     };
     let change = RowChangeView::parse(e.store_value)
         .map_err(|err| format!("{origin}: the row change cannot be read: {err}"))?;

@@ -85,6 +85,8 @@ pub fn ops_of_entry(
         file: h.logfile_name.to_string(),
         offset: h.logfile_offset,
         table: format!("{}.{}", h.schema_name, h.table_name),
+        epoch: h.source_epoch,
+        snapshot: h.snapshot,
     };
     let targets: Vec<usize> = plans
         .iter()

@@ -151,6 +151,10 @@ pub struct Origin {
     pub offset: i64,
     /// `schema.table` of the source.
     pub table: String,
+    /// The source's epoch (which server of a failover sequence).
+    pub epoch: u32,
+    /// A row of the initial snapshot (applied whatever the positions).
+    pub snapshot: bool,
 }
 
 impl std::fmt::Display for Origin {

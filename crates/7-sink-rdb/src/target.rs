@@ -239,26 +239,51 @@ impl Target {
         &mut self,
         sink: &str,
     ) -> Result<HashMap<String, BinlogPosition>, String> {
+        Ok(self
+            .read_all_offsets(sink)
+            .await?
+            .into_iter()
+            .filter(|(name, _, _)| name == sink)
+            .filter_map(|(_, mapping, p)| Some((mapping, p?)))
+            .collect())
+    }
+
+    /// Every position row of `sink` and of its partitions (`SINK#…`, see
+    /// [`crate::partition`]): (sink name, mapping, position; `None` for a
+    /// row without one yet).
+    pub async fn read_all_offsets(
+        &mut self,
+        sink: &str,
+    ) -> Result<Vec<(String, String, Option<BinlogPosition>)>, String> {
         let what = |e: String| format!("reading {OFFSETS_TABLE}: {e}");
-        let rows: Vec<(String, String, i64, Option<String>, i64)> = match self {
+        // LIKE's own characters in the name stand for themselves.
+        let like = format!(
+            "{}#%",
+            sink.replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_")
+        );
+        let rows: Vec<(String, String, String, i64, Option<String>, i64)> = match self {
             Target::Postgres(c) => {
                 let rows = c
                     .query(
                         &format!(
-                            "SELECT mapping, file, pos, gtid, epoch FROM {OFFSETS_TABLE} WHERE sink = $1"
+                            "SELECT sink, mapping, file, pos, gtid, epoch FROM {OFFSETS_TABLE} WHERE sink = $1 OR sink LIKE $2"
                         ),
-                        &[&sink],
+                        &[&sink, &like],
                     )
                     .await
                     .map_err(|e| what(pg_error(e)))?;
                 let mut out = Vec::new();
                 for r in rows {
+                    let get = |e| what(pg_error(e));
                     out.push((
-                        r.try_get(0).map_err(|e| what(pg_error(e)))?,
-                        r.try_get(1).map_err(|e| what(pg_error(e)))?,
-                        r.try_get(2).map_err(|e| what(pg_error(e)))?,
-                        r.try_get(3).map_err(|e| what(pg_error(e)))?,
-                        r.try_get(4).map_err(|e| what(pg_error(e)))?,
+                        r.try_get(0).map_err(get)?,
+                        r.try_get(1).map_err(get)?,
+                        r.try_get(2).map_err(get)?,
+                        r.try_get(3).map_err(get)?,
+                        r.try_get(4).map_err(get)?,
+                        r.try_get(5).map_err(get)?,
                     ));
                 }
                 out
@@ -269,9 +294,9 @@ impl Target {
                     use mysql::prelude::Queryable;
                     c.exec(
                         format!(
-                            "SELECT mapping, file, pos, gtid, epoch FROM {OFFSETS_TABLE} WHERE sink = ?"
+                            "SELECT sink, mapping, file, pos, gtid, epoch FROM {OFFSETS_TABLE} WHERE sink = ? OR sink LIKE ?"
                         ),
-                        (sink,),
+                        (sink, like),
                     )
                     .map_err(|e| e.to_string())
                 })
@@ -280,22 +305,82 @@ impl Target {
             }
         };
         rows.into_iter()
-            .filter(|(_, file, _, _, _)| !file.is_empty())
-            .map(|(mapping, file, offset, gtid, epoch)| {
+            .filter(|(name, _, _, _, _, _)| crate::partition::is_partition_of(name, sink))
+            .map(|(name, mapping, file, offset, gtid, epoch)| {
+                if file.is_empty() {
+                    return Ok((name, mapping, None));
+                }
                 let (Ok(offset), Ok(epoch)) = (u64::try_from(offset), u32::try_from(epoch)) else {
-                    return Err(format!("{OFFSETS_TABLE}: {sink} / {mapping} has the position {file}:{offset} (epoch {epoch}), which no binlog has: set it right or delete the row to start again"));
+                    return Err(format!("{OFFSETS_TABLE}: {name} / {mapping} has the position {file}:{offset} (epoch {epoch}), which no binlog has: set it right or delete the row to start again"));
                 };
                 // A GTID text the table holds but that reads as none is only
                 // informational: the sink resumes by file and offset.
                 let gtid = gtid.and_then(|g| g.parse().ok());
-                Ok((
-                    mapping,
-                    BinlogPosition::new(file, offset)
-                        .with_gtid(gtid)
-                        .in_epoch(epoch),
-                ))
+                let p = BinlogPosition::new(file, offset)
+                    .with_gtid(gtid)
+                    .in_epoch(epoch);
+                Ok((name, mapping, Some(p)))
             })
             .collect()
+    }
+
+    /// Moves a sink's positions to another partitioning in one transaction:
+    /// the rows of the `former` partitions go, each of the `current` ones
+    /// gets `positions` (mapping → position).
+    pub async fn relayout_offsets(
+        &mut self,
+        former: &[String],
+        current: &[String],
+        positions: &std::collections::BTreeMap<String, BinlogPosition>,
+    ) -> Result<(), String> {
+        let kind = self.kind();
+        let mut all = Vec::new();
+        for name in former {
+            let sql = match kind {
+                TargetKind::Postgres => format!("DELETE FROM {OFFSETS_TABLE} WHERE sink = $1"),
+                TargetKind::MySql => format!("DELETE FROM {OFFSETS_TABLE} WHERE sink = ?"),
+            };
+            all.push(Statement {
+                sql,
+                params: vec![Param::Text(name.clone())],
+                origin: Origin::default(),
+                rows: 0,
+                arrays: 0,
+                staged: false,
+            });
+        }
+        for name in current {
+            for (mapping, p) in positions {
+                all.push(offset_statement(kind, name, mapping, p));
+            }
+        }
+        let what =
+            |e: String| format!("moving the positions of {OFFSETS_TABLE} to the new threads: {e}");
+        match self {
+            Target::Postgres(c) => {
+                let tx = c.transaction().await.map_err(|e| what(pg_error(e)))?;
+                let mut staging = Staging::default();
+                for s in &all {
+                    pg_run(Pg::Transaction(&tx), s, &mut staging)
+                        .await
+                        .map_err(|e| what(pg_error(e)))?;
+                }
+                tx.commit().await.map_err(|e| what(pg_error(e)))
+            }
+            Target::MySql(c) => Self::my(c, move |c| {
+                use mysql::prelude::Queryable;
+                let mut tx = c
+                    .start_transaction(mysql::TxOpts::default())
+                    .map_err(|e| e.to_string())?;
+                for s in &all {
+                    tx.exec_drop(s.sql.as_str(), my_params(&s.params))
+                        .map_err(|e| e.to_string())?;
+                }
+                tx.commit().map_err(|e| e.to_string())
+            })
+            .await
+            .map_err(what),
+        }
     }
 
     /// The columns and primary key of a mapping's target table (no columns:
@@ -570,10 +655,11 @@ impl Target {
     }
 
     /// Begins the transaction of an ETL (a full load of a mapping) and
-    /// takes the lock every sink transaction of `sink` takes first (its rows
-    /// of `sluice_sink_offsets`): until [`Target::etl_commit`], the sink's
+    /// takes the lock every sink transaction of `sinks` takes first (their
+    /// rows of `sluice_sink_offsets`; one name per partition, see
+    /// [`crate::partition`]): until [`Target::etl_commit`], the sink's
     /// worker waits and applies nothing.
-    pub async fn etl_begin(&mut self, sink: &str) -> Result<(), String> {
+    pub async fn etl_begin(&mut self, sinks: &[String]) -> Result<(), String> {
         let sql = offsets_lock(self.kind());
         let lock = |e: String| format!("locking {OFFSETS_TABLE}: {e}");
         match self {
@@ -581,20 +667,24 @@ impl Target {
                 c.batch_execute("BEGIN")
                     .await
                     .map_err(|e| format!("beginning a transaction: {}", pg_error(e)))?;
-                c.query(sql.as_str(), &[&sink])
-                    .await
-                    .map_err(|e| lock(pg_error(e)))?;
+                for sink in sinks {
+                    c.query(sql.as_str(), &[sink])
+                        .await
+                        .map_err(|e| lock(pg_error(e)))?;
+                }
                 Ok(())
             }
             Target::MySql(c) => {
-                let sink = sink.to_string();
+                let sinks = sinks.to_vec();
                 Self::my(c, move |c| {
                     use mysql::prelude::Queryable;
                     c.query_drop("START TRANSACTION")
                         .map_err(|e| format!("beginning a transaction: {e}"))?;
-                    let _: Vec<(String, String, i64, i64)> = c
-                        .exec(sql.as_str(), (sink.as_str(),))
-                        .map_err(|e| lock(e.to_string()))?;
+                    for sink in &sinks {
+                        let _: Vec<(String, String, i64, i64)> = c
+                            .exec(sql.as_str(), (sink.as_str(),))
+                            .map_err(|e| lock(e.to_string()))?;
+                    }
                     Ok(())
                 })
                 .await

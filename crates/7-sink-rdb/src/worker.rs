@@ -24,6 +24,7 @@ use tokio::sync::watch;
 
 use crate::config::{SchemaChanges, SinkConfig};
 use crate::mirror::{self, MirrorAction, MirrorDdl};
+use crate::partition::{partition_names, relayout, split, Applied, Layout};
 use crate::rows::{boundary, is_after, ops_of_entry, Boundary, Unmapped};
 use crate::sql::{nearest_type, statements, TablePlan};
 use crate::target::Target;
@@ -232,7 +233,14 @@ impl SinkWorker {
         backoff: &mut Duration,
     ) -> Result<Session, String> {
         let sink = self.config.name();
-        let mut target = Target::connect(&self.config.target).await?;
+        // One connection per partition (`threads`); the first also reads
+        // the catalog and runs what is not rows.
+        let partitions = partition_names(&sink, self.config.threads);
+        let mut targets = Vec::with_capacity(partitions.len());
+        for _ in &partitions {
+            targets.push(Target::connect(&self.config.target).await?);
+        }
+        let target = &mut targets[0];
         target.prepare().await?;
         let mappings = &self.config.mappings;
         // One plan per table mapping; a mirror's tables get theirs as their
@@ -245,18 +253,39 @@ impl SinkWorker {
             plans.push(plan);
         }
         let names: Vec<String> = mappings.iter().map(|m| m.name.clone()).collect();
-        target.ensure_offsets(&sink, &names).await?;
-        let offsets = target.read_offsets(&sink).await?;
-        // The position applied per mapping (a plan's is `applied[plan.slot]`).
-        let mut applied: Vec<Option<BinlogPosition>> = mappings
-            .iter()
-            .map(|m| offsets.get(&m.name).cloned())
-            .collect();
+        let rows = target.read_all_offsets(&sink).await?;
+        if let Layout::Relayout { former, positions } = relayout(&sink, &partitions, &rows)? {
+            tracing::warn!(%sink, from = ?former, to = ?partitions, ?positions, "sink: threads changed; the former partitions agree, the new ones start where they stand");
+            target
+                .relayout_offsets(&former, &partitions, &positions)
+                .await?;
+        }
+        for name in &partitions {
+            target.ensure_offsets(name, &names).await?;
+        }
+        let rows = target.read_all_offsets(&sink).await?;
+        // The position applied per partition and mapping (a plan's is
+        // `applied.parts[partition][plan.slot]`).
+        let mut applied = Applied::new(
+            partitions
+                .iter()
+                .map(|name| {
+                    names
+                        .iter()
+                        .map(|m| {
+                            rows.iter()
+                                .find(|(n, mapping, _)| n == name && mapping == m)
+                                .and_then(|(_, _, p)| p.clone())
+                        })
+                        .collect()
+                })
+                .collect(),
+        );
         // Source columns the target lacks, already logged (`log`).
         let mut logged: std::collections::HashSet<(usize, String)> = Default::default();
         // Batches got before and not acked come again, from the last ack.
         rollback(&*self.destination, self.client);
-        tracing::info!(%sink, target = %self.config.target, client = self.client, applied = ?applied.iter().map(|p| p.as_ref().map(ToString::to_string)).collect::<Vec<_>>(), "sink applying");
+        tracing::info!(%sink, target = %self.config.target, client = self.client, threads = partitions.len(), applied = ?applied.parts.iter().map(|part| part.iter().map(|p| p.as_ref().map(ToString::to_string)).collect::<Vec<_>>()).collect::<Vec<_>>(), "sink applying");
         let mut pending = Pending::default();
         loop {
             if *stop.borrow() {
@@ -286,7 +315,7 @@ impl SinkWorker {
             let n = pending.cut;
             {
                 let apply = self.apply(
-                    &mut target,
+                    &mut targets,
                     &mut plans,
                     &mut applied,
                     &mut logged,
@@ -323,13 +352,13 @@ impl SinkWorker {
     /// with the position of its last entry.
     async fn apply(
         &self,
-        target: &mut Target,
+        targets: &mut [Target],
         plans: &mut Vec<TablePlan>,
-        applied: &mut [Option<BinlogPosition>],
+        applied: &mut Applied,
         logged: &mut std::collections::HashSet<(usize, String)>,
         entries: &[EntryBytes],
     ) -> Result<(), Failure> {
-        let kind = target.kind();
+        let kind = self.config.target.kind;
         let mut ops = Vec::new();
         let mut unmapped = Vec::new();
         let mut last: Option<BinlogPosition> = None;
@@ -339,10 +368,10 @@ impl SinkWorker {
         let mirrors = self.config.mappings.iter().any(|m| m.mirror_db);
         for e in entries {
             if mirrors {
-                match mirror::action(e, &self.config.mappings, plans, applied)? {
+                match mirror::action(e, &self.config.mappings, plans, &applied.least)? {
                     MirrorAction::None => {}
                     MirrorAction::NewTable { slot, mapping } => {
-                        let info = target.table_info(&mapping).await?;
+                        let info = targets[0].table_info(&mapping).await?;
                         let mut plan = TablePlan::new(&mapping, info, kind)?;
                         plan.slot = slot;
                         plans.push(plan);
@@ -350,7 +379,7 @@ impl SinkWorker {
                     MirrorAction::Ddl(ddl) => {
                         // Every change before the DDL is in the target
                         // first, then the DDL, then its position.
-                        self.commit(target, plans, applied, std::mem::take(&mut ops), &last)
+                        self.commit(targets, plans, applied, std::mem::take(&mut ops), &last)
                             .await?;
                         self.run_ddl(&ddl).await?;
                         // The mirror's tables are read again as it left them.
@@ -362,7 +391,7 @@ impl SinkWorker {
                             }
                             last = Some(p);
                         }
-                        self.commit(target, plans, applied, Vec::new(), &last)
+                        self.commit(targets, plans, applied, Vec::new(), &last)
                             .await?;
                         whole = (0, last.clone());
                         continue;
@@ -370,23 +399,28 @@ impl SinkWorker {
                 }
             }
             let before = ops.len();
-            ops_of_entry(e, plans, applied, kind, &mut ops, &mut unmapped)?;
+            ops_of_entry(e, plans, &applied.least, kind, &mut ops, &mut unmapped)?;
             unmapped.retain(|u: &Unmapped| !logged.contains(&(u.plan, u.column.clone())));
             if !unmapped.is_empty() {
                 let changed = self
-                    .schema_changed(target, plans, logged, std::mem::take(&mut unmapped))
+                    .schema_changed(
+                        &mut targets[0],
+                        plans,
+                        logged,
+                        std::mem::take(&mut unmapped),
+                    )
                     .await;
                 if let Err(Failure::Stop(m)) = changed {
                     // What came before the change's transaction is applied.
                     ops.truncate(whole.0);
-                    self.commit(target, plans, applied, ops, &whole.1).await?;
+                    self.commit(targets, plans, applied, ops, &whole.1).await?;
                     return Err(Failure::Stop(m));
                 }
                 changed?;
                 if self.config.schema_changes == SchemaChanges::Apply {
                     // The entry again, with the columns added.
                     ops.truncate(before);
-                    ops_of_entry(e, plans, applied, kind, &mut ops, &mut unmapped)?;
+                    ops_of_entry(e, plans, &applied.least, kind, &mut ops, &mut unmapped)?;
                     unmapped.clear();
                 }
             }
@@ -406,12 +440,12 @@ impl SinkWorker {
                 whole = (ops.len(), last.clone());
             }
             if !in_transaction && ops.len() >= self.config.commit_size {
-                self.commit(target, plans, applied, std::mem::take(&mut ops), &last)
+                self.commit(targets, plans, applied, std::mem::take(&mut ops), &last)
                     .await?;
                 whole.0 = 0;
             }
         }
-        Ok(self.commit(target, plans, applied, ops, &last).await?)
+        Ok(self.commit(targets, plans, applied, ops, &last).await?)
     }
 
     /// Runs a mirrored DDL on a connection of its own whose default
@@ -499,60 +533,83 @@ impl SinkWorker {
         Ok(())
     }
 
-    /// One target transaction: `ops`, and `last` as the position of every
-    /// mapping it moves forward.
+    /// One target transaction per partition (`threads`): its share of
+    /// `ops`, and `last` as its position of every mapping it moves
+    /// forward. The partitions commit side by side; every one is waited
+    /// for, so the positions held here are the target's even when one
+    /// fails.
     async fn commit(
         &self,
-        target: &mut Target,
+        targets: &mut [Target],
         plans: &[TablePlan],
-        applied: &mut [Option<BinlogPosition>],
+        applied: &mut Applied,
         ops: Vec<crate::sql::RowOp>,
         last: &Option<BinlogPosition>,
     ) -> Result<(), String> {
-        let kind = target.kind();
+        let kind = self.config.target.kind;
         let mappings = &self.config.mappings;
-        // Positions only move forward: entries given again after a restart
-        // were skipped and do not move them back. Snapshot rows carry none.
-        let moved: Vec<usize> = match last {
-            Some(last) => (0..applied.len())
-                .filter(|&i| is_after(last, applied[i].as_ref()))
-                .collect(),
-            None => Vec::new(),
-        };
-        if moved.is_empty() && ops.is_empty() {
-            return Ok(());
-        }
-        let offsets: Vec<(String, BinlogPosition)> = match last {
-            Some(last) => moved
-                .iter()
-                .map(|&i| (mappings[i].name.clone(), last.clone()))
-                .collect(),
-            None => Vec::new(),
-        };
-        let expected: Vec<(String, Option<BinlogPosition>)> = mappings
-            .iter()
-            .zip(applied.iter())
-            .map(|(m, a)| (m.name.clone(), a.clone()))
-            .collect();
+        let sink = self.config.name();
+        let partitions = partition_names(&sink, targets.len());
         let rows = ops.len();
-        target
-            .apply(
-                statements(
-                    kind,
-                    plans,
-                    &ops,
-                    MAX_STATEMENT_ROWS,
-                    self.config.postgres_upsert,
-                ),
-                &self.config.name(),
-                &offsets,
-                &expected,
-            )
-            .await?;
-        for i in moved {
-            applied[i] = last.clone();
+        let shares = split(ops, plans, applied);
+        let mut work = Vec::with_capacity(targets.len());
+        for (p, (target, ops)) in targets.iter_mut().zip(shares).enumerate() {
+            let mine = &applied.parts[p];
+            // Positions only move forward: entries given again after a
+            // restart were skipped and do not move them back. Snapshot rows
+            // carry none.
+            let moved: Vec<usize> = match last {
+                Some(last) => (0..mine.len())
+                    .filter(|&i| is_after(last, mine[i].as_ref()))
+                    .collect(),
+                None => Vec::new(),
+            };
+            if moved.is_empty() && ops.is_empty() {
+                continue;
+            }
+            let offsets: Vec<(String, BinlogPosition)> = match last {
+                Some(last) => moved
+                    .iter()
+                    .map(|&i| (mappings[i].name.clone(), last.clone()))
+                    .collect(),
+                None => Vec::new(),
+            };
+            let expected: Vec<(String, Option<BinlogPosition>)> = mappings
+                .iter()
+                .zip(mine.iter())
+                .map(|(m, a)| (m.name.clone(), a.clone()))
+                .collect();
+            let statements = statements(
+                kind,
+                plans,
+                &ops,
+                MAX_STATEMENT_ROWS,
+                self.config.postgres_upsert,
+            );
+            let name = &partitions[p];
+            work.push(async move {
+                let r = target.apply(statements, name, &offsets, &expected).await;
+                (p, moved, r)
+            });
         }
-        tracing::debug!(sink = %self.config.name(), rows, to = ?last, "sink applied");
+        let mut failed = None;
+        for (p, moved, r) in futures_util::future::join_all(work).await {
+            match r {
+                Ok(()) => {
+                    for i in moved {
+                        applied.parts[p][i] = last.clone();
+                    }
+                }
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            }
+        }
+        applied.update_least();
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        tracing::debug!(%sink, rows, to = ?last, "sink applied");
         Ok(())
     }
 }

@@ -95,7 +95,7 @@ pub(crate) fn load(config: &SinkKeys) -> Result<Option<Sinks>, ServerError> {
         })
         .collect::<Vec<_>>();
     for (s, id) in &sinks {
-        tracing::info!(sink = %s.name(), target = %s.target, client = id, mappings = s.mappings.len(), threads = s.threads, "relational sink configured (one connection per sink)");
+        tracing::info!(sink = %s.name(), target = %s.target, client = id, mappings = s.mappings.len(), threads = s.threads, "relational sink configured (threads: target connections, rows partitioned by key)");
     }
     Ok(Some(Sinks { sinks }))
 }

@@ -67,43 +67,61 @@ const PG_CHECK: &str = "SELECT count(*)::text, sum(id)::text, sum(c_int + c_big 
     sum((extract(epoch from c_dt - timestamp '2024-01-01') * 1000000)::bigint)::text, \
     sum(c_date - date '2000-01-01')::text FROM b";
 
-/// A target of one pass; PostgreSQL with its `sluice.sink.postgresUpsert`.
+/// A target of one pass; PostgreSQL with its `sluice.sink.postgresUpsert`;
+/// each with the adapter's `threads`.
 enum Target<'a> {
-    Postgres(&'a Postgres, &'a tokio_postgres::Client, &'static str),
-    MariaDb(&'a MariaDb),
+    Postgres(
+        &'a Postgres,
+        &'a tokio_postgres::Client,
+        &'static str,
+        usize,
+    ),
+    MariaDb(&'a MariaDb, usize),
 }
 
 impl Target<'_> {
     fn name(&self) -> String {
         match self {
-            Target::Postgres(_, _, method) => format!("PostgreSQL, `postgresUpsert = {method}`"),
-            Target::MariaDb(_) => "MariaDB".into(),
+            Target::Postgres(_, _, method, 1) => {
+                format!("PostgreSQL, `postgresUpsert = {method}`")
+            }
+            Target::Postgres(_, _, method, threads) => {
+                format!("PostgreSQL, `postgresUpsert = {method}`, `threads: {threads}`")
+            }
+            Target::MariaDb(_, 1) => "MariaDB".into(),
+            Target::MariaDb(_, threads) => format!("MariaDB, `threads: {threads}`"),
         }
     }
 
     fn jdbc_url(&self) -> String {
         match self {
-            Target::Postgres(pg, _, _) => pg.jdbc_url(),
-            Target::MariaDb(db) => format!("jdbc:mariadb://127.0.0.1:{}/tgt", db.port()),
+            Target::Postgres(pg, ..) => pg.jdbc_url(),
+            Target::MariaDb(db, _) => format!("jdbc:mariadb://127.0.0.1:{}/tgt", db.port()),
+        }
+    }
+
+    fn threads(&self) -> usize {
+        match self {
+            Target::Postgres(.., threads) | Target::MariaDb(_, threads) => *threads,
         }
     }
 
     fn user(&self) -> &'static str {
         match self {
             Target::Postgres(..) => "postgres",
-            Target::MariaDb(_) => "root",
+            Target::MariaDb(..) => "root",
         }
     }
 
     /// Empties the table and the sink's positions.
     fn reset(&self, rt: &Runtime) {
         match self {
-            Target::Postgres(_, c, _) => rt
+            Target::Postgres(_, c, ..) => rt
                 .block_on(c.batch_execute(
                     "TRUNCATE b; DROP TABLE IF EXISTS sluice_sink_offsets; CHECKPOINT",
                 ))
                 .expect("empty the PostgreSQL table"),
-            Target::MariaDb(db) => db
+            Target::MariaDb(db, _) => db
                 .exec("TRUNCATE tgt.b; DROP TABLE IF EXISTS tgt.sluice_sink_offsets")
                 .expect("empty the MariaDB table"),
         }
@@ -112,11 +130,11 @@ impl Target<'_> {
     /// Whether the row `id` is there.
     fn has(&self, rt: &Runtime, conn: &mut Option<sluice_testkit::mysql::Conn>, id: u64) -> bool {
         match self {
-            Target::Postgres(_, c, _) => rt
+            Target::Postgres(_, c, ..) => rt
                 .block_on(c.query_opt("SELECT 1 FROM b WHERE id = $1", &[&(id as i64)]))
                 .expect("look the last row up")
                 .is_some(),
-            Target::MariaDb(db) => {
+            Target::MariaDb(db, _) => {
                 let c = conn.get_or_insert_with(|| db.connect().expect("connect to the target"));
                 c.exec_first::<u8, _, _>("SELECT 1 FROM tgt.b WHERE id = ?", (id,))
                     .expect("look the last row up")
@@ -127,11 +145,11 @@ impl Target<'_> {
 
     fn checksum(&self, rt: &Runtime) -> Vec<Option<String>> {
         match self {
-            Target::Postgres(_, c, _) => {
+            Target::Postgres(_, c, ..) => {
                 let row = rt.block_on(c.query_one(PG_CHECK, &[])).expect("checksum");
                 (0..row.len()).map(|i| row.get(i)).collect()
             }
-            Target::MariaDb(db) => db
+            Target::MariaDb(db, _) => db
                 .query(&MARIADB_CHECK.replace("DB.", "tgt."))
                 .expect("checksum")
                 .remove(0),
@@ -143,7 +161,7 @@ impl Target<'_> {
     fn bulk_load(&self, rt: &Runtime, tsv: &Path) -> f64 {
         self.reset(rt);
         match self {
-            Target::Postgres(pg, _, _) => {
+            Target::Postgres(pg, ..) => {
                 // psql's \copy: `COPY … FROM STDIN` fed from the file.
                 let t = Instant::now();
                 let status = std::process::Command::new("psql")
@@ -168,7 +186,7 @@ impl Target<'_> {
                 assert!(status.success(), "psql \\copy failed");
                 t.elapsed().as_secs_f64()
             }
-            Target::MariaDb(db) => {
+            Target::MariaDb(db, _) => {
                 let t = Instant::now();
                 db.exec(&format!(
                     "LOAD DATA INFILE '{}' INTO TABLE tgt.b ({COLUMNS})",
@@ -191,8 +209,8 @@ struct Pass {
 
 fn write_conf(dir: &Path, source: &MariaDb, from: &(String, u64), target: &Target<'_>) {
     let upsert = match target {
-        Target::Postgres(_, _, method) => format!("sluice.sink.postgresUpsert = {method}\n"),
-        Target::MariaDb(_) => String::new(),
+        Target::Postgres(_, _, method, _) => format!("sluice.sink.postgresUpsert = {method}\n"),
+        Target::MariaDb(..) => String::new(),
     };
     std::fs::write(
         dir.join("canal.properties"),
@@ -223,15 +241,16 @@ fn write_conf(dir: &Path, source: &MariaDb, from: &(String, u64), target: &Targe
     std::fs::write(
         dir.join("adapter/application.yml"),
         format!(
-            "canal.conf:\n  canalAdapters:\n  - instance: bench\n    groups:\n    - groupId: g1\n      outerAdapters:\n      - name: rdb\n        key: t\n        properties:\n          jdbc.url: {}\n          jdbc.username: {}\n",
+            "canal.conf:\n  canalAdapters:\n  - instance: bench\n    groups:\n    - groupId: g1\n      outerAdapters:\n      - name: rdb\n        key: t\n        properties:\n          jdbc.url: {}\n          jdbc.username: {}\n          threads: {}\n",
             target.jdbc_url(),
-            target.user()
+            target.user(),
+            target.threads()
         ),
     )
     .expect("write application.yml");
     let table = match target {
         Target::Postgres(..) => "public.b",
-        Target::MariaDb(_) => "b",
+        Target::MariaDb(..) => "b",
     };
     std::fs::write(
         dir.join("adapter/rdb/b.yml"),
@@ -381,9 +400,11 @@ fn main() {
     // Both PostgreSQL forms in every pass, one after the other, so that
     // the machine's load weighs on both alike.
     let targets = [
-        Target::Postgres(&pg, &client, "unnest"),
-        Target::Postgres(&pg, &client, "copy"),
-        Target::MariaDb(&maria),
+        Target::Postgres(&pg, &client, "unnest", 1),
+        Target::Postgres(&pg, &client, "copy", 1),
+        Target::MariaDb(&maria, 1),
+        Target::Postgres(&pg, &client, "unnest", 2),
+        Target::MariaDb(&maria, 2),
     ];
     let mut passes: Vec<Vec<Pass>> = targets.iter().map(|_| Vec::new()).collect();
     let mut bulk: Vec<Vec<f64>> = targets.iter().map(|_| Vec::new()).collect();
@@ -419,7 +440,7 @@ fn main() {
     let mut pg_rates = Vec::new();
     for ((target, passes), bulk) in targets.iter().zip(&passes).zip(&bulk) {
         let med = median(passes.iter().map(|p| p.secs).collect());
-        if let Target::Postgres(_, _, method) = target {
+        if let Target::Postgres(_, _, method, 1) = target {
             pg_rates.push((*method, rows as f64 / med));
         }
         let best = passes.iter().map(|p| p.secs).fold(f64::INFINITY, f64::min);
@@ -433,7 +454,7 @@ fn main() {
             brate = thousands(rows as f64 / best),
             bulk_name = match target {
                 Target::Postgres(..) => "`COPY`",
-                Target::MariaDb(_) => "`LOAD DATA`",
+                Target::MariaDb(..) => "`LOAD DATA`",
             },
             bmed = bulk_med,
             bulk_rate = thousands(rows as f64 / bulk_med),
@@ -468,7 +489,7 @@ fn main() {
         "## Relational sink: rows/s applied into PostgreSQL and MariaDB, beside `COPY` and `LOAD DATA`\n\n\
          Machine: {cpus} CPUs by `nproc` ({cpu}); source and target MariaDB {maria_version}, PostgreSQL {pg_version}; `sluice server` (release build), the source, the target and the benchmark on the same cores, shared with other work (1-minute load average {load} when the run started). The private servers are the test kit's: PostgreSQL with `fsync=off`, MariaDB with `innodb_flush_log_at_trx_commit=2` and a 256 MB buffer pool.\n\n\
          Input: a 12-column table (`bigint` key, `int`, `bigint`, `decimal(12,2)`, `double`, `varchar(64)`, `text` of 16–75 bytes, `datetime(6)`, `date`, `smallint`, `varchar(32)`, `int`) of {rows_t} rows, written once into a private MariaDB as {txs} transactions of {TX_ROWS} rows.\n\n\
-         Method: each pass empties the target table and `sluice_sink_offsets` and starts `sluice server --conf DIR` on a fresh configuration folder: destination `bench` reads the binlog from before the first insert, one `rdb` adapter (canal-adapter's defaults: `commitSize` 3000, one connection) with a mapping `concurrent: true`, `mapAll: true`, `targetPk: id` into the same table in the target (PostgreSQL: `numeric`, `double precision`, `timestamp(6)` for the MariaDB types). The clock runs from the server's start (the destination connecting to the source and reading the binlog included) until the target holds the last row (a key lookup every 20 ms; the sink commits the rows of whole source transactions together with its position, so the last row means all rows). Upserts go up to 1000 rows a statement, in target transactions of about `commitSize` rows; on MariaDB multi-row `INSERT … VALUES … ON DUPLICATE KEY UPDATE`; on PostgreSQL in the two forms of `sluice.sink.postgresUpsert`, each pass running both one after the other: `unnest` is one `INSERT … SELECT … FROM unnest($1::text[], …) ON CONFLICT (id) DO UPDATE` (one `text[]` parameter per column); `copy` sends the same rows by `COPY pg_temp.sluice_stage_12 FROM STDIN` (text format) into a temporary table of text columns, then runs `WITH s AS (DELETE FROM pg_temp.sluice_stage_12 RETURNING *) INSERT … SELECT … FROM s ON CONFLICT (id) DO UPDATE` with the same casts, in the same transaction as the sink's position. Then, in the same pass, the table is emptied and the same rows (read from the source as text, tab-separated) are loaded with the target's own bulk load: `COPY b FROM STDIN` fed by `psql`'s `\\copy`, and `LOAD DATA INFILE` of a file on the same disk. \"ratio\" is the sink's rows/s over the bulk load's (medians). Peak RSS is the server's `VmHWM` from `/proc/PID/status`, read before it is stopped.\n\n\
+         Method: each pass empties the target table and `sluice_sink_offsets` and starts `sluice server --conf DIR` on a fresh configuration folder: destination `bench` reads the binlog from before the first insert, one `rdb` adapter (canal-adapter's defaults: `commitSize` 3000, one connection; the rows marked `threads: 2` spread the rows over two connections by key hash, each partition with its own position) with a mapping `concurrent: true`, `mapAll: true`, `targetPk: id` into the same table in the target (PostgreSQL: `numeric`, `double precision`, `timestamp(6)` for the MariaDB types). The clock runs from the server's start (the destination connecting to the source and reading the binlog included) until the target holds the last row (a key lookup every 20 ms; the sink commits the rows of whole source transactions together with its position, so the last row means all rows). Upserts go up to 1000 rows a statement, in target transactions of about `commitSize` rows; on MariaDB multi-row `INSERT … VALUES … ON DUPLICATE KEY UPDATE`; on PostgreSQL in the two forms of `sluice.sink.postgresUpsert`, each pass running both one after the other: `unnest` is one `INSERT … SELECT … FROM unnest($1::text[], …) ON CONFLICT (id) DO UPDATE` (one `text[]` parameter per column); `copy` sends the same rows by `COPY pg_temp.sluice_stage_12 FROM STDIN` (text format) into a temporary table of text columns, then runs `WITH s AS (DELETE FROM pg_temp.sluice_stage_12 RETURNING *) INSERT … SELECT … FROM s ON CONFLICT (id) DO UPDATE` with the same casts, in the same transaction as the sink's position. Then, in the same pass, the table is emptied and the same rows (read from the source as text, tab-separated) are loaded with the target's own bulk load: `COPY b FROM STDIN` fed by `psql`'s `\\copy`, and `LOAD DATA INFILE` of a file on the same disk. \"ratio\" is the sink's rows/s over the bulk load's (medians). Peak RSS is the server's `VmHWM` from `/proc/PID/status`, read before it is stopped.\n\n\
          Before: with a `VALUES` list of up to 1000 rows of `$n::text::type` casts per statement (commit a1ef752) PostgreSQL took 13.0–14.1 s in a run like this one, 14,908 rows/s (median), ratio 0.05 to `COPY`: planning such a statement cost more than writing its rows; MariaDB was as below (50,955 rows/s).\n\nVerified: after each pass and each bulk load the target's row count and sums over every column (key, integers, decimal, double, string lengths, datetime with microseconds, date) equal the source's. {iters} passes of each target, interleaved.\n\n\
          | target | sink, all passes | sink rows/s (median) | sink rows/s (best) | bulk load (median): rows/s | ratio | server CPU (median) | server peak RSS |\n\
          | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |\n\

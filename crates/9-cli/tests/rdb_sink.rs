@@ -149,11 +149,12 @@ struct Setup {
 }
 
 async fn setup() -> Result<Setup> {
-    setup_with("").await
+    setup_with("", 1).await
 }
 
-/// [`setup`] with `properties` (lines) added to canal.properties.
-async fn setup_with(properties: &str) -> Result<Setup> {
+/// [`setup`] with `properties` (lines) added to canal.properties, each
+/// adapter with `threads` connections.
+async fn setup_with(properties: &str, threads: usize) -> Result<Setup> {
     let source = Arc::new(MariaDb::start(MariaDbConfig::default())?);
     source.exec(&format!("CREATE DATABASE w; USE w; {SOURCE_TABLE}"))?;
     let target = MariaDb::start(MariaDbConfig::default())?;
@@ -193,7 +194,7 @@ async fn setup_with(properties: &str) -> Result<Setup> {
     std::fs::write(
         dir.join("adapter/application.yml"),
         format!(
-            "canal.conf:\n  mode: tcp\n  canalAdapters:\n  - instance: example\n    groups:\n    - groupId: g1\n      outerAdapters:\n      - name: rdb\n        key: pg1\n        properties:\n          jdbc.driverClassName: org.postgresql.Driver\n          jdbc.url: {}\n          jdbc.username: postgres\n          jdbc.password:\n          commitSize: 500\n      - name: rdb\n        key: maria1\n        properties:\n          jdbc.url: jdbc:mariadb://127.0.0.1:{}/tgt\n          jdbc.username: root\n",
+            "canal.conf:\n  mode: tcp\n  canalAdapters:\n  - instance: example\n    groups:\n    - groupId: g1\n      outerAdapters:\n      - name: rdb\n        key: pg1\n        properties:\n          jdbc.driverClassName: org.postgresql.Driver\n          jdbc.url: {}\n          jdbc.username: postgres\n          jdbc.password:\n          commitSize: 500\n          threads: {threads}\n      - name: rdb\n        key: maria1\n        properties:\n          jdbc.url: jdbc:mariadb://127.0.0.1:{}/tgt\n          jdbc.username: root\n          threads: {threads}\n",
             pg.jdbc_url(),
             target.port()
         ),
@@ -494,7 +495,7 @@ async fn postgres_and_mariadb_targets_equal_the_source() -> Result<()> {
 /// update applied once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_copy_upserts_equal_the_source() -> Result<()> {
-    let s = setup_with("sluice.sink.postgresUpsert = copy\n").await?;
+    let s = setup_with("sluice.sink.postgresUpsert = copy\n", 1).await?;
     let log = s.conf.path().join("server.log");
     let stop = Arc::new(AtomicBool::new(true));
     let (transactions, changes) = start_workload(s.source.clone(), seed(), stop, 3000)
@@ -564,6 +565,97 @@ async fn targets_equal_the_source_through_10_server_kills_and_a_kill_of_each_tar
         .matches("sink applying")
         .count();
     eprintln!("{transactions} transactions ({rows} rows left), 10 server kills, each target killed once; the sinks started {restarts} times");
+    Ok(())
+}
+
+/// The positions of `sink` in a target's `sluice_sink_offsets`: (name,
+/// mapping, file:pos).
+async fn pg_positions(pg: &Postgres, sink: &str) -> Result<Vec<(String, String, String)>> {
+    let rows = pg_client(pg)
+        .await?
+        .query(
+            "SELECT sink, mapping, file || ':' || pos FROM sluice_sink_offsets WHERE sink LIKE $1 ORDER BY sink, mapping",
+            &[&format!("{sink}%")],
+        )
+        .await?;
+    Ok(rows
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect())
+}
+
+/// `threads: 3`: each adapter applies over three connections, rows
+/// partitioned by key, each partition with its own positions; through
+/// server kills both targets end equal to the source with every update
+/// applied once. After a clean stop, `threads: 2` takes over from the
+/// three partitions' common position.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn threads_apply_over_partitions_through_kills_and_threads_change_after_a_clean_stop(
+) -> Result<()> {
+    let s = setup_with("", 3).await?;
+    let log = s.conf.path().join("server.log");
+    let seed = seed();
+    let mut moments = Rng(seed.rotate_left(17) | 1);
+    let stop = Arc::new(AtomicBool::new(false));
+    let workload = start_workload(s.source.clone(), seed, stop.clone(), 0);
+    let mut server = Server(Some(spawn_server(s.conf.path(), &log)));
+    let mut connections = 0i64;
+    for _ in 0..5 {
+        tokio::time::sleep(Duration::from_millis(500 + moments.below(1500))).await;
+        let now: i64 = pg_client(&s.pg)
+            .await?
+            .query_one(
+                "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sluice-sink'",
+                &[],
+            )
+            .await?
+            .get(0);
+        connections = connections.max(now);
+        server.kill();
+        server = Server(Some(spawn_server(s.conf.path(), &log)));
+    }
+    stop.store(true, Ordering::SeqCst);
+    let (transactions, _) = workload
+        .join()
+        .map_err(|_| anyhow::anyhow!("the workload panicked"))??;
+    let rows = wait_equal(&s, Duration::from_secs(90), &log).await?;
+    anyhow::ensure!(
+        connections >= 3,
+        "the PostgreSQL sink held {connections} connections, not 3"
+    );
+    // Caught up with a quiet source: every partition at one position.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    server.kill();
+    let three = pg_positions(&s.pg, "example/g1/pg1").await?;
+    let names: Vec<&str> = three.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "example/g1/pg1#1/3",
+            "example/g1/pg1#2/3",
+            "example/g1/pg1#3/3"
+        ]
+    );
+    assert!(three.iter().all(|(_, _, p)| *p == three[0].2), "{three:?}");
+
+    // Two threads from here on.
+    let app = s.conf.path().join("adapter/application.yml");
+    std::fs::write(
+        &app,
+        std::fs::read_to_string(&app)?.replace("threads: 3", "threads: 2"),
+    )?;
+    let _server = Server(Some(spawn_server(s.conf.path(), &log)));
+    s.source
+        .exec("UPDATE w.t SET counter = counter + 1; DELETE FROM w.t WHERE id % 7 = 0")?;
+    wait_equal(&s, Duration::from_secs(90), &log).await?;
+    let two = pg_positions(&s.pg, "example/g1/pg1").await?;
+    let names: Vec<&str> = two.iter().map(|(n, _, _)| n.as_str()).collect();
+    assert_eq!(names, ["example/g1/pg1#1/2", "example/g1/pg1#2/2"]);
+    assert!(
+        std::fs::read_to_string(&log)?.contains("threads changed; the former partitions agree"),
+        "the change of threads is not in the log"
+    );
+    eprintln!("{transactions} transactions ({rows} rows left) over 3 partitions through 5 server kills, then 2 partitions");
     Ok(())
 }
 
