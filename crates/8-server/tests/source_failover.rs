@@ -32,25 +32,14 @@ fn primary_and_replica(replica_read_only: bool) -> (MariaDb, MariaDb) {
         config = config.arg("--read-only=ON");
     }
     let replica = MariaDb::start(config).unwrap();
-    replica
-        .exec(&format!(
-            "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {}, \
-             MASTER_USER = 'root', MASTER_PASSWORD = '', MASTER_USE_GTID = slave_pos; \
-             START SLAVE",
-            primary.port()
-        ))
-        .unwrap();
+    replica.replicate_from(&primary).unwrap();
     caught_up(&primary, &replica);
     (primary, replica)
 }
 
 /// Waits until the replica has applied everything the primary has logged.
 fn caught_up(primary: &MariaDb, replica: &MariaDb) {
-    let pos = primary.gtid_binlog_pos().unwrap();
-    let waited = replica
-        .query_scalar(&format!("SELECT MASTER_GTID_WAIT('{pos}', 30)"))
-        .unwrap();
-    assert_eq!(waited.as_deref(), Some("0"), "replica did not reach {pos}");
+    replica.wait_caught_up(primary).unwrap();
 }
 
 fn insert(db: &MariaDb, ids: std::ops::RangeInclusive<u32>) {

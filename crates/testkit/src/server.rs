@@ -322,6 +322,30 @@ impl MariaDb {
             .unwrap_or_default())
     }
 
+    /// Makes this server a replica of `primary` by GTID (`MASTER_USE_GTID =
+    /// slave_pos`, as root) and starts replicating; start it with
+    /// `--log-slave-updates=ON` for its binlog to hold what it replicates.
+    pub fn replicate_from(&self, primary: &MariaDb) -> Result<()> {
+        self.exec(&format!(
+            "CHANGE MASTER TO MASTER_HOST = '127.0.0.1', MASTER_PORT = {}, \
+             MASTER_USER = 'root', MASTER_PASSWORD = '', MASTER_USE_GTID = slave_pos; \
+             START SLAVE",
+            primary.port()
+        ))
+    }
+
+    /// Waits (up to 30 s) until this replica applied everything `primary`
+    /// has logged.
+    pub fn wait_caught_up(&self, primary: &MariaDb) -> Result<()> {
+        let pos = primary.gtid_binlog_pos()?;
+        let waited = self.query_scalar(&format!("SELECT MASTER_GTID_WAIT('{pos}', 30)"))?;
+        anyhow::ensure!(
+            waited.as_deref() == Some("0"),
+            "the replica did not reach {pos} within 30 s"
+        );
+        Ok(())
+    }
+
     /// Shuts the server down cleanly (SIGTERM, SIGKILL after 30 s) and keeps the
     /// datadir, so the finished binlog files can be read; [`restart`](Self::restart)
     /// starts it again. Does nothing if it is not running.
