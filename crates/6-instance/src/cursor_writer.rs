@@ -1,7 +1,7 @@
 //! Persists a destination's cursors off the request path, by group commit.
 //!
-//! A durable write of the cursors (a file store: an append to its log and
-//! an fdatasync, with an atomic rewrite of `meta.dat` about once a second;
+//! A durable write of the cursors (a file store: a record written into its
+//! log and an fdatasync, with an atomic rewrite of `meta.dat` about once a second;
 //! ZooKeeper: a round trip per changed node) costs from a fraction of a
 //! millisecond to several. Written once per ack in the request path it caps a
 //! client that acks every transaction at a few hundred acks a second, and
