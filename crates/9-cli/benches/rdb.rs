@@ -67,6 +67,11 @@ const PG_CHECK: &str = "SELECT count(*)::text, sum(id)::text, sum(c_int + c_big 
     sum((extract(epoch from c_dt - timestamp '2024-01-01') * 1000000)::bigint)::text, \
     sum(c_date - date '2000-01-01')::text FROM b";
 
+/// Rows whose arrival ends a pass (see [`Target::has`]): among the last
+/// source transaction's, so that each partition of a `threads` sink holds
+/// some of them.
+const LAST_ROWS: u64 = 64;
+
 /// A target of one pass; PostgreSQL with its `sluice.sink.postgresUpsert`;
 /// each with the adapter's `threads`.
 enum Target<'a> {
@@ -127,20 +132,25 @@ impl Target<'_> {
         }
     }
 
-    /// Whether the row `id` is there.
+    /// Whether the last [`LAST_ROWS`] rows up to `id` are all there. They
+    /// are of the last source transaction, which every partition of a
+    /// `threads` sink commits its share of last (in one target
+    /// transaction): once all are there, every row is.
     fn has(&self, rt: &Runtime, conn: &mut Option<sluice_testkit::mysql::Conn>, id: u64) -> bool {
-        match self {
+        let from = id.saturating_sub(LAST_ROWS);
+        let n = match self {
             Target::Postgres(_, c, ..) => rt
-                .block_on(c.query_opt("SELECT 1 FROM b WHERE id = $1", &[&(id as i64)]))
-                .expect("look the last row up")
-                .is_some(),
+                .block_on(c.query_one("SELECT count(*) FROM b WHERE id > $1", &[&(from as i64)]))
+                .expect("count the last rows")
+                .get::<_, i64>(0) as u64,
             Target::MariaDb(db, _) => {
                 let c = conn.get_or_insert_with(|| db.connect().expect("connect to the target"));
-                c.exec_first::<u8, _, _>("SELECT 1 FROM tgt.b WHERE id = ?", (id,))
-                    .expect("look the last row up")
-                    .is_some()
+                c.exec_first::<u64, _, _>("SELECT COUNT(*) FROM tgt.b WHERE id > ?", (from,))
+                    .expect("count the last rows")
+                    .unwrap_or(0)
             }
-        }
+        };
+        n == id - from
     }
 
     fn checksum(&self, rt: &Runtime) -> Vec<Option<String>> {
@@ -438,10 +448,19 @@ fn main() {
 
     let mut table = String::new();
     let mut pg_rates = Vec::new();
+    // Rows/s (medians) by (PostgreSQL?, threads), `unnest` for PostgreSQL.
+    let mut by_threads: Vec<(bool, usize, f64)> = Vec::new();
     for ((target, passes), bulk) in targets.iter().zip(&passes).zip(&bulk) {
         let med = median(passes.iter().map(|p| p.secs).collect());
         if let Target::Postgres(_, _, method, 1) = target {
             pg_rates.push((*method, rows as f64 / med));
+        }
+        match target {
+            Target::Postgres(_, _, "unnest", threads) => {
+                by_threads.push((true, *threads, rows as f64 / med))
+            }
+            Target::MariaDb(_, threads) => by_threads.push((false, *threads, rows as f64 / med)),
+            Target::Postgres(..) => {}
         }
         let best = passes.iter().map(|p| p.secs).fold(f64::INFINITY, f64::min);
         let bulk_med = median(bulk.clone());
@@ -481,6 +500,17 @@ fn main() {
         "`unnest`"
     };
     eprintln!("rdb: PostgreSQL copy / unnest = {copy_over_unnest:.3}");
+    let two_over_one = |pg: bool| {
+        let rate = |n: usize| {
+            by_threads
+                .iter()
+                .find(|(p, t, _)| *p == pg && *t == n)
+                .map_or(f64::NAN, |(_, _, r)| *r)
+        };
+        rate(2) / rate(1)
+    };
+    let (pg_two, maria_two) = (two_over_one(true), two_over_one(false));
+    eprintln!("rdb: threads 2 / 1: PostgreSQL {pg_two:.3}, MariaDB {maria_two:.3}");
     let pg_version: String = rt
         .block_on(client.query_one("SHOW server_version", &[]))
         .map(|r| r.get(0))
@@ -489,13 +519,14 @@ fn main() {
         "## Relational sink: rows/s applied into PostgreSQL and MariaDB, beside `COPY` and `LOAD DATA`\n\n\
          Machine: {cpus} CPUs by `nproc` ({cpu}); source and target MariaDB {maria_version}, PostgreSQL {pg_version}; `sluice server` (release build), the source, the target and the benchmark on the same cores, shared with other work (1-minute load average {load} when the run started). The private servers are the test kit's: PostgreSQL with `fsync=off`, MariaDB with `innodb_flush_log_at_trx_commit=2` and a 256 MB buffer pool.\n\n\
          Input: a 12-column table (`bigint` key, `int`, `bigint`, `decimal(12,2)`, `double`, `varchar(64)`, `text` of 16–75 bytes, `datetime(6)`, `date`, `smallint`, `varchar(32)`, `int`) of {rows_t} rows, written once into a private MariaDB as {txs} transactions of {TX_ROWS} rows.\n\n\
-         Method: each pass empties the target table and `sluice_sink_offsets` and starts `sluice server --conf DIR` on a fresh configuration folder: destination `bench` reads the binlog from before the first insert, one `rdb` adapter (canal-adapter's defaults: `commitSize` 3000, one connection; the rows marked `threads: 2` spread the rows over two connections by key hash, each partition with its own position) with a mapping `concurrent: true`, `mapAll: true`, `targetPk: id` into the same table in the target (PostgreSQL: `numeric`, `double precision`, `timestamp(6)` for the MariaDB types). The clock runs from the server's start (the destination connecting to the source and reading the binlog included) until the target holds the last row (a key lookup every 20 ms; the sink commits the rows of whole source transactions together with its position, so the last row means all rows). Upserts go up to 1000 rows a statement, in target transactions of about `commitSize` rows; on MariaDB multi-row `INSERT … VALUES … ON DUPLICATE KEY UPDATE`; on PostgreSQL in the two forms of `sluice.sink.postgresUpsert`, each pass running both one after the other: `unnest` is one `INSERT … SELECT … FROM unnest($1::text[], …) ON CONFLICT (id) DO UPDATE` (one `text[]` parameter per column); `copy` sends the same rows by `COPY pg_temp.sluice_stage_12 FROM STDIN` (text format) into a temporary table of text columns, then runs `WITH s AS (DELETE FROM pg_temp.sluice_stage_12 RETURNING *) INSERT … SELECT … FROM s ON CONFLICT (id) DO UPDATE` with the same casts, in the same transaction as the sink's position. Then, in the same pass, the table is emptied and the same rows (read from the source as text, tab-separated) are loaded with the target's own bulk load: `COPY b FROM STDIN` fed by `psql`'s `\\copy`, and `LOAD DATA INFILE` of a file on the same disk. \"ratio\" is the sink's rows/s over the bulk load's (medians). Peak RSS is the server's `VmHWM` from `/proc/PID/status`, read before it is stopped.\n\n\
+         Method: each pass empties the target table and `sluice_sink_offsets` and starts `sluice server --conf DIR` on a fresh configuration folder: destination `bench` reads the binlog from before the first insert, one `rdb` adapter (canal-adapter's defaults: `commitSize` 3000, one connection; the rows marked `threads: 2` spread the rows over two connections by key hash, each partition with its own position) with a mapping `concurrent: true`, `mapAll: true`, `targetPk: id` into the same table in the target (PostgreSQL: `numeric`, `double precision`, `timestamp(6)` for the MariaDB types). The clock runs from the server's start (the destination connecting to the source and reading the binlog included) until the target holds the last 64 rows (a count of that key range every 20 ms; the sink commits the rows of whole source transactions together with its position, and each `threads` partition commits its share of the last transaction last, so those rows mean all rows; the checksum below confirms it). Upserts go up to 1000 rows a statement, in target transactions of about `commitSize` rows; on MariaDB multi-row `INSERT … VALUES … ON DUPLICATE KEY UPDATE`; on PostgreSQL in the two forms of `sluice.sink.postgresUpsert`, each pass running both one after the other: `unnest` is one `INSERT … SELECT … FROM unnest($1::text[], …) ON CONFLICT (id) DO UPDATE` (one `text[]` parameter per column); `copy` sends the same rows by `COPY pg_temp.sluice_stage_12 FROM STDIN` (text format) into a temporary table of text columns, then runs `WITH s AS (DELETE FROM pg_temp.sluice_stage_12 RETURNING *) INSERT … SELECT … FROM s ON CONFLICT (id) DO UPDATE` with the same casts, in the same transaction as the sink's position. Then, in the same pass, the table is emptied and the same rows (read from the source as text, tab-separated) are loaded with the target's own bulk load: `COPY b FROM STDIN` fed by `psql`'s `\\copy`, and `LOAD DATA INFILE` of a file on the same disk. \"ratio\" is the sink's rows/s over the bulk load's (medians). Peak RSS is the server's `VmHWM` from `/proc/PID/status`, read before it is stopped.\n\n\
          Before: with a `VALUES` list of up to 1000 rows of `$n::text::type` casts per statement (commit a1ef752) PostgreSQL took 13.0–14.1 s in a run like this one, 14,908 rows/s (median), ratio 0.05 to `COPY`: planning such a statement cost more than writing its rows; MariaDB was as below (50,955 rows/s).\n\nVerified: after each pass and each bulk load the target's row count and sums over every column (key, integers, decimal, double, string lengths, datetime with microseconds, date) equal the source's. {iters} passes of each target, interleaved.\n\n\
          | target | sink, all passes | sink rows/s (median) | sink rows/s (best) | bulk load (median): rows/s | ratio | server CPU (median) | server peak RSS |\n\
          | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |\n\
          {table}\n\
          PostgreSQL, `copy` over `unnest` (rows/s, medians): {copy_over_unnest:.2}; the faster form in this run: {faster}.\n\n\
-         Why `unnest` is the default `sluice.sink.postgresUpsert`: in the run of 2026-12-07 (200,000 rows, 5 passes, load average 3.15) `copy` applied 71,779 rows/s and `unnest` 80,664 (medians; 0.89), and `copy` was slower in every pass (2.64–2.83 s against 2.36–2.56 s). Both clocks include the server's start and its reading of the binlog, so the sink's own share of the difference is larger than 11 %. Per statement of up to 1000 rows `copy` needs three exchanges with the server (the `COPY`, its data, the `INSERT … SELECT`) where `unnest` needs two (prepare, execute), plus one `DO` and one prepare of the `COPY` per transaction, and it writes each row twice (into the temporary table, then into the target) and deletes it from the temporary table; `unnest` parses the `text[]` parameters once in one statement. The exchanges are not the main cost: sending the `INSERT … SELECT` right behind the `COPY`'s data (one wait less per statement) gave 0.89 again in a second run of 5 passes (77,851 against 87,471 rows/s), so that variant is not kept. `copy` stays available as an option; no run of this benchmark has shown it faster.\n\n\
+         Why `unnest` is the default `sluice.sink.postgresUpsert`: in the run of 2026-12-07 (200,000 rows, 5 passes, load average 3.15) `copy` applied 71,779 rows/s and `unnest` 80,664 (medians; 0.89), and `copy` was slower in every pass (2.64–2.83 s against 2.36–2.56 s). Both clocks include the server's start and its reading of the binlog, so the sink's own share of the difference is larger than 11 %. Per statement of up to 1000 rows `copy` needs three exchanges with the server (the `COPY`, its data, the `INSERT … SELECT`) where `unnest` needs two (prepare, execute), plus one `DO` and one prepare of the `COPY` per transaction, and it writes each row twice (into the temporary table, then into the target) and deletes it from the temporary table; `unnest` parses the `text[]` parameters once in one statement. The exchanges are not the main cost: sending the `INSERT … SELECT` right behind the `COPY`'s data (one wait less per statement) gave 0.89 again in a second run of 5 passes (77,851 against 87,471 rows/s), so that variant is not kept. `copy` stays available as an option: runs on a loaded machine have put the two within a few percent of each other either way (this run's ratio is above), and none has shown `copy` clearly ahead.\n\n\
+         `threads: 2` over one connection (rows/s, medians): PostgreSQL {pg_two:.2}, MariaDB {maria_two:.2}. Here the source, the target, the server and this benchmark share two cores: the server's reading and encoding of the binlog and the target's own work take them, so a second connection has little to run on; `threads` helps where the target has cores of its own and its transactions, not the source, are what the sink waits for.\n\n\
          Reproduce:\n\n```sh\ncargo bench -p sluice-cli --bench rdb\n```\n\n\
          It needs `postgres` and `mariadbd` (the test kit's). `SLUICE_BENCH_RDB_ROWS` (default 200000) sets the rows, `SLUICE_BENCH_RDB_ITERS` (default 3) the passes, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
         cpus = std::thread::available_parallelism().map_or(0, |n| n.get()),
