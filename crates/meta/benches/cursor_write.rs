@@ -9,7 +9,7 @@
 //! bytes the block device wrote (its `stat` counters, so other writers on
 //! the disk add to them: the run's load is printed) and system CPU.
 //!
-//! `SLUICE_BENCH_SAVES` (default 4000) sets the saves of each,
+//! `SLUICE_BENCH_SAVES` (default 12000: enough for the logs to reach their round size, after which saves overwrite) sets the saves of each,
 //! `SLUICE_BENCH_DIR` the folder (default: a temporary folder under
 //! `target/`, on the disk a server's data folder would be), and
 //! `SLUICE_BENCH_NO_DOCS=1` skips writing docs/benchmarks.md.
@@ -92,7 +92,7 @@ fn main() {
     let saves: usize = std::env::var("SLUICE_BENCH_SAVES")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(4000);
+        .unwrap_or(12000);
     let rounds = saves.div_ceil(ROUND);
     let base: PathBuf = std::env::var("SLUICE_BENCH_DIR")
         .map(PathBuf::from)
@@ -187,7 +187,7 @@ fn main() {
          | --- | ---: | ---: | ---: | ---: | ---: |\n\
          {}\n\n\
          Why it is cheaper: appending grows the file, so each `fdatasync` must also commit the file system's journal (the new size and blocks): a data block and journal blocks per save. A record written over bytes the file already has changes no size, and its `fdatasync` writes the data block alone. The cursor log therefore reuses its two files from their start at each compaction instead of emptying them (`crates/meta/src/lib.rs`).\n\n\
-         Reproduce: `cargo bench -p sluice-meta --bench cursor_write` (`SLUICE_BENCH_SAVES`, default 4000 of each; `SLUICE_BENCH_DIR` the folder; `SLUICE_BENCH_NO_DOCS=1` skips writing this section).\n",
+         Reproduce: `cargo bench -p sluice-meta --bench cursor_write` (`SLUICE_BENCH_SAVES`, default 12000 of each; `SLUICE_BENCH_DIR` the folder; `SLUICE_BENCH_NO_DOCS=1` skips writing this section).\n",
         rows.join("\n"),
         json = record.len(),
     );
