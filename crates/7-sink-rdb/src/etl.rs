@@ -88,7 +88,7 @@ pub async fn load(
     let kind = target.kind();
     target.prepare().await?;
     let info = target.table_info(mapping).await?;
-    let plan = TablePlan::new(mapping, info, kind)?;
+    let plan = TablePlan::new(mapping, info, kind, 0)?;
     if plan.key.is_empty() {
         return Err(EtlFailure::Request(format!(
             "{}: the target table {} has no primary key and dbMapping.targetPk is not set: a load cannot be repeated over a keyless table without duplicating its rows",

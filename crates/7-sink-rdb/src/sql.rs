@@ -54,7 +54,14 @@ fn find(columns: &[TargetColumn], name: &str) -> Option<usize> {
 }
 
 impl TablePlan {
-    pub fn new(mapping: &Mapping, info: TableInfo, kind: TargetKind) -> Result<TablePlan, String> {
+    /// `slot`: the index of the sink's mapping whose position counts the
+    /// plan's rows (its own, or the `mirrorDb` mapping it was made for).
+    pub fn new(
+        mapping: &Mapping,
+        info: TableInfo,
+        kind: TargetKind,
+        slot: usize,
+    ) -> Result<TablePlan, String> {
         let table_name = match &mapping.target_schema {
             Some(s) => format!("{s}.{}", mapping.target_table),
             None => mapping.target_table.clone(),
@@ -113,7 +120,7 @@ impl TablePlan {
             columns: info.columns,
             key,
             explicit,
-            slot: 0,
+            slot,
         })
     }
 

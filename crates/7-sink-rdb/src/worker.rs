@@ -248,9 +248,7 @@ impl SinkWorker {
         let mut plans = Vec::new();
         for (slot, m) in mappings.iter().enumerate().filter(|(_, m)| !m.mirror_db) {
             let info = target.table_info(m).await?;
-            let mut plan = TablePlan::new(m, info, target.kind())?;
-            plan.slot = slot;
-            plans.push(plan);
+            plans.push(TablePlan::new(m, info, target.kind(), slot)?);
         }
         let names: Vec<String> = mappings.iter().map(|m| m.name.clone()).collect();
         let rows = target.read_all_offsets(&sink).await?;
@@ -372,9 +370,7 @@ impl SinkWorker {
                     MirrorAction::None => {}
                     MirrorAction::NewTable { slot, mapping } => {
                         let info = targets[0].table_info(&mapping).await?;
-                        let mut plan = TablePlan::new(&mapping, info, kind)?;
-                        plan.slot = slot;
-                        plans.push(plan);
+                        plans.push(TablePlan::new(&mapping, info, kind, slot)?);
                     }
                     MirrorAction::Ddl(ddl) => {
                         // Every change before the DDL is in the target
@@ -524,9 +520,10 @@ impl SinkWorker {
                         .await
                         .map_err(|e| format!("{at}: adding it: {e}"))?;
                     tracing::info!(%sink, "{at}: added as {sql_type} (sluice.sink.schemaChanges = apply)");
-                    let mapping = plan.mapping.clone();
+                    let (mapping, slot) = (plan.mapping.clone(), plan.slot);
                     let info = target.table_info(&mapping).await?;
-                    plans[u.plan] = TablePlan::new(&mapping, info, target.kind())?;
+                    // Still counted under the same mapping's position.
+                    plans[u.plan] = TablePlan::new(&mapping, info, target.kind(), slot)?;
                 }
             }
         }

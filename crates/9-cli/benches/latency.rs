@@ -683,11 +683,17 @@ fn main() {
     }) {
         let verdict = |ok: bool| if ok { "met" } else { "**not met**" };
         let (p50, p99) = (pct(&o.latencies, 0.5), pct(&o.latencies, 0.99));
+        // File cursors: p99 ≤ 2 ms since their write is in place.
+        let p99_target = if o.consumer.contains("file") {
+            2.0
+        } else {
+            5.0
+        };
         targets.push_str(&format!(
-            "- {}: p50 {p50:.2} ms (target ≤ 1.5 ms: {}), p99 {p99:.2} ms (target ≤ 5 ms: {}).\n",
+            "- {}: p50 {p50:.2} ms (target ≤ 1.5 ms: {}), p99 {p99:.2} ms (target ≤ {p99_target} ms: {}).\n",
             o.consumer,
             verdict(p50 <= 1.5),
-            verdict(p99 <= 5.0),
+            verdict(p99 <= p99_target),
         ));
     }
     println!("{table}\n{targets}");
@@ -702,7 +708,7 @@ fn main() {
     let body = format!(
         "## Commit → delivery latency over Canal TCP, acking every batch\n\n\
          Measured {date}; machine: {} CPUs by `nproc`, load average {load} at the end; MariaDB {version}, a private ZooKeeper, `sluice server` and the client on the same cores. \
-         A cursor write on this disk (a 400-byte record appended to an open file and fdatasynced, as `meta.log` is written) takes p50 {:.2} ms, p99 {:.2} ms (200 writes): a durable ack cannot cost less. About once a second the file store also rewrites `meta.dat` atomically (temporary file, fsync, rename, fsync of the folder: p50 {:.2} ms, p99 {:.2} ms here), on a thread of its own while cursor writes go on in the other log.\n\n\
+         A cursor write on this disk (a 400-byte record appended to an open file and fdatasynced, as `meta.log` is written while a round grows it; written over in place it costs less, see \"One durable cursor save\") takes p50 {:.2} ms, p99 {:.2} ms (200 writes). About once a second the file store also rewrites `meta.dat` atomically (temporary file, fsync, rename, fsync of the folder: p50 {:.2} ms, p99 {:.2} ms here), on a thread of its own while cursor writes go on in the other log.\n\n\
          Method: a writer inserts single-row autocommit rows at a fixed rate (row `i` sent at start + i/rate, or at once when late) for {secs} s, over one connection per 1,000 tx/s (connection k sends rows i ≡ k mod connections; one connection waits for each commit and manages about 1,800 a second here); it records when each COMMIT returned (an `Instant` shared with the consumer in the same process), the consumer when the row was in its hands (entries decoded); a row that reaches the consumer before its COMMIT has returned to the writer counts as 0 ms. \
          The consumer is the Rust client: `get(1000)` without waiting (a 200 µs pause after an empty batch) and an ack of every non-empty batch, i.e. of every transaction at these rates. \
          `sluice server --conf DIR` (release build) runs as a process of its own: its CPU is user + system time while the rows are written, its RSS the peak. \
@@ -725,7 +731,8 @@ fn main() {
 }
 
 /// p50 and p99 (ms) of 200 appends of a small record to an open file in
-/// `dir`, each followed by fdatasync, as `meta.log` is written.
+/// `dir`, each followed by fdatasync, as `meta.log` is written while a
+/// round grows it.
 fn append_latency(dir: &Path) -> (f64, f64) {
     use std::io::Write;
     let Ok(guard) = tempfile::tempdir_in(dir) else {

@@ -32,7 +32,7 @@ fn plan(kind: TargetKind) -> TablePlan {
         ],
         primary_key: vec![],
     };
-    TablePlan::new(&mapping, info, kind).unwrap()
+    TablePlan::new(&mapping, info, kind, 0).unwrap()
 }
 
 fn upsert(id: &str) -> RowOp {
@@ -294,11 +294,11 @@ fn a_concurrent_mapping_of_a_keyless_table_is_refused_naming_the_mapping_and_tab
         }],
         primary_key: vec![],
     };
-    let e = TablePlan::new(&m, info.clone(), TargetKind::Postgres).unwrap_err();
+    let e = TablePlan::new(&m, info.clone(), TargetKind::Postgres, 0).unwrap_err();
     assert!(e.contains("rdb/t.yml: mapping t: concurrent: true"), "{e}");
     assert!(e.contains("public.t has no primary key"), "{e}");
     m.concurrent = false;
-    assert!(TablePlan::new(&m, info, TargetKind::Postgres)
+    assert!(TablePlan::new(&m, info, TargetKind::Postgres, 0)
         .unwrap()
         .key
         .is_empty());
