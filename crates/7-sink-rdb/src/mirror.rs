@@ -143,7 +143,9 @@ pub fn action(
         mapping: Mapping {
             file: base.file.clone(),
             name: base.name.clone(),
-            concurrent: base.concurrent,
+            // A table without a key is applied by whole rows, in order
+            // (`concurrent` would be refused for it, stopping the mirror).
+            concurrent: base.concurrent && !keys.is_empty(),
             database: base.database.clone(),
             table: h.table_name.to_string(),
             target_schema: Some(base.mirror_target_db().to_string()),
@@ -342,6 +344,22 @@ mod tests {
         );
         assert!(mapping.map_all && !mapping.mirror_db);
         assert_eq!(mapping.name, "m", "counted under the mirror's position");
+        // A keyless table of a concurrent mirror is applied in order.
+        let mut concurrent = mirror("w", None);
+        concurrent.concurrent = true;
+        let keyless = entry("w", "k", 300, insert(&[("a", false)]));
+        let MirrorAction::NewTable { mapping, .. } =
+            action(&keyless, &[concurrent.clone()], &[], &[None]).unwrap()
+        else {
+            panic!("no new table");
+        };
+        assert!(mapping.target_pk.is_empty() && !mapping.concurrent);
+        let MirrorAction::NewTable { mapping, .. } =
+            action(&e, &[concurrent], &[], &[None]).unwrap()
+        else {
+            panic!("no new table");
+        };
+        assert!(mapping.concurrent);
     }
 
     #[test]
