@@ -71,19 +71,15 @@ pub fn action(
     else {
         return Ok(MirrorAction::None);
     };
-    let position =
-        BinlogPosition::new(h.logfile_name, u64::try_from(h.logfile_offset).unwrap_or(0))
-            .in_epoch(h.source_epoch);
-    if !h.snapshot && !is_after(&position, applied.get(slot).and_then(Option::as_ref)) {
+    let origin = Origin::of(h);
+    if !h.snapshot
+        && !is_after(
+            &origin.position(),
+            applied.get(slot).and_then(Option::as_ref),
+        )
+    {
         return Ok(MirrorAction::None);
     }
-    let origin = Origin {
-        file: h.logfile_name.to_string(),
-        offset: h.logfile_offset,
-        table: format!("{}.{}", h.schema_name, h.table_name),
-        epoch: h.source_epoch,
-        snapshot: h.snapshot,
-    };
     let change = RowChangeView::parse(e.store_value)
         .map_err(|err| format!("{origin}: the row change cannot be read: {err}"))?;
     let base = &mappings[slot];
@@ -141,22 +137,18 @@ pub fn action(
     Ok(MirrorAction::NewTable {
         slot,
         mapping: Mapping {
-            file: base.file.clone(),
-            name: base.name.clone(),
             // A table without a key is applied by whole rows, in order
             // (`concurrent` would be refused for it, stopping the mirror).
             concurrent: base.concurrent && !keys.is_empty(),
-            database: base.database.clone(),
             table: h.table_name.to_string(),
             target_schema: Some(base.mirror_target_db().to_string()),
             target_table: h.table_name.to_string(),
             target_pk: keys,
-            map_all: true,
-            target_columns: Vec::new(),
-            commit_batch: base.commit_batch,
-            etl_condition: None,
             mirror_db: false,
             target_db: None,
+            // The mirror's file, name (its position), database, mapAll and
+            // commitBatch.
+            ..base.clone()
         },
     })
 }

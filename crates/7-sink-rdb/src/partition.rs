@@ -112,8 +112,9 @@ impl Applied {
             .map(|s| {
                 self.parts
                     .iter()
+                    // `None` (nothing applied) orders first.
                     .map(|a| a.get(s).and_then(Option::as_ref))
-                    .min_by(|a, b| order(*a, *b))
+                    .min()
                     .flatten()
                     .cloned()
             })
@@ -137,29 +138,15 @@ pub fn split(ops: Vec<RowOp>, plans: &[TablePlan], applied: &Applied) -> Vec<Vec
         let mine = applied.parts[p].get(slot).and_then(Option::as_ref);
         // Changes after the least position were made for every partition;
         // one further on skips what it has.
-        if !op.origin.snapshot && mine != applied.least.get(slot).and_then(Option::as_ref) {
-            let at = BinlogPosition::new(
-                &op.origin.file,
-                u64::try_from(op.origin.offset).unwrap_or(0),
-            )
-            .in_epoch(op.origin.epoch);
-            if !is_after(&at, mine) {
-                continue;
-            }
+        if !op.origin.snapshot
+            && mine != applied.least.get(slot).and_then(Option::as_ref)
+            && !is_after(&op.origin.position(), mine)
+        {
+            continue;
         }
         out[p].push(op);
     }
     out
-}
-
-/// Positions in order, nothing applied first.
-fn order(a: Option<&BinlogPosition>, b: Option<&BinlogPosition>) -> std::cmp::Ordering {
-    match (a, b) {
-        (None, None) => std::cmp::Ordering::Equal,
-        (None, Some(_)) => std::cmp::Ordering::Less,
-        (Some(_), None) => std::cmp::Ordering::Greater,
-        (Some(a), Some(b)) => a.cmp(b),
-    }
 }
 
 /// What a sink's position rows ask before it applies with `current`

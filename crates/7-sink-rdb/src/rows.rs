@@ -6,7 +6,7 @@ use sluice_canal::proto::{EntryType, EventType};
 use sluice_canal::view::{ColumnView, EntryView, RowChangeView};
 
 use crate::config::TargetKind;
-use crate::sql::{OpKind, Origin, RowOp, TablePlan};
+use crate::sql::{entry_position, OpKind, Origin, RowOp, TablePlan};
 use crate::value::{convert, Param};
 
 /// Whether `position` comes after `applied` (nothing applied: yes), in
@@ -14,12 +14,6 @@ use crate::value::{convert, Param};
 /// a failover carry theirs), file number, then offset.
 pub fn is_after(position: &BinlogPosition, applied: Option<&BinlogPosition>) -> bool {
     applied.is_none_or(|a| position > a)
-}
-
-/// The position of an entry's header: Canal's protobuf offset is signed,
-/// the binlog's is not (a negative one would be a corrupt entry, read as 0).
-fn entry_position(file: &str, offset: i64) -> BinlogPosition {
-    BinlogPosition::new(file, u64::try_from(offset).unwrap_or(0))
 }
 
 /// What an entry means for the cut into whole transactions.
@@ -81,13 +75,7 @@ pub fn ops_of_entry(
     }
     let h = &e.header;
     let position = entry_position(h.logfile_name, h.logfile_offset).in_epoch(h.source_epoch);
-    let origin = || Origin {
-        file: h.logfile_name.to_string(),
-        offset: h.logfile_offset,
-        table: format!("{}.{}", h.schema_name, h.table_name),
-        epoch: h.source_epoch,
-        snapshot: h.snapshot,
-    };
+    let origin = || Origin::of(h);
     let targets: Vec<usize> = plans
         .iter()
         .enumerate()

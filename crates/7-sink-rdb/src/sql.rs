@@ -5,6 +5,9 @@
 
 use std::collections::HashSet;
 
+use sluice_binlog::BinlogPosition;
+use sluice_canal::view::HeaderView;
+
 use crate::config::{Mapping, PostgresUpsert, TargetKind};
 use crate::value::{Param, TargetClass};
 
@@ -162,6 +165,30 @@ pub struct Origin {
     pub epoch: u32,
     /// A row of the initial snapshot (applied whatever the positions).
     pub snapshot: bool,
+}
+
+impl Origin {
+    /// Where the row changes of the entry with header `h` come from.
+    pub fn of(h: &HeaderView<'_>) -> Origin {
+        Origin {
+            file: h.logfile_name.to_string(),
+            offset: h.logfile_offset,
+            table: format!("{}.{}", h.schema_name, h.table_name),
+            epoch: h.source_epoch,
+            snapshot: h.snapshot,
+        }
+    }
+
+    /// Its entry's binlog position.
+    pub fn position(&self) -> BinlogPosition {
+        entry_position(&self.file, self.offset).in_epoch(self.epoch)
+    }
+}
+
+/// The position of an entry's header: Canal's protobuf offset is signed,
+/// the binlog's is not (a negative one would be a corrupt entry, read as 0).
+pub fn entry_position(file: &str, offset: i64) -> BinlogPosition {
+    BinlogPosition::new(file, u64::try_from(offset).unwrap_or(0))
 }
 
 impl std::fmt::Display for Origin {

@@ -233,21 +233,6 @@ impl Target {
         }
     }
 
-    /// The positions applied by `sink`, per mapping (rows without one left
-    /// out).
-    pub async fn read_offsets(
-        &mut self,
-        sink: &str,
-    ) -> Result<HashMap<String, BinlogPosition>, String> {
-        Ok(self
-            .read_all_offsets(sink)
-            .await?
-            .into_iter()
-            .filter(|(name, _, _)| name == sink)
-            .filter_map(|(_, mapping, p)| Some((mapping, p?)))
-            .collect())
-    }
-
     /// Every position row of `sink` and of its partitions (`SINK#…`, see
     /// [`crate::partition`]): (sink name, mapping, position; `None` for a
     /// row without one yet).

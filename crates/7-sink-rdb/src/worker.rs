@@ -88,6 +88,8 @@ pub struct SinkWorker {
     destination: Arc<dyn Destination>,
     config: SinkConfig,
     client: ClientId,
+    /// The names its partitions keep their positions under (`threads`).
+    partitions: Vec<String>,
 }
 
 /// Batches got and not yet acked, and their entries not yet applied.
@@ -171,10 +173,12 @@ impl Pending {
 
 impl SinkWorker {
     pub fn new(destination: Arc<dyn Destination>, config: SinkConfig, client: ClientId) -> Self {
+        let partitions = partition_names(&config.name(), config.threads);
         SinkWorker {
             destination,
             config,
             client,
+            partitions,
         }
     }
 
@@ -235,9 +239,9 @@ impl SinkWorker {
         let sink = self.config.name();
         // One connection per partition (`threads`); the first also reads
         // the catalog and runs what is not rows.
-        let partitions = partition_names(&sink, self.config.threads);
+        let partitions = &self.partitions;
         let mut targets = Vec::with_capacity(partitions.len());
-        for _ in &partitions {
+        for _ in partitions {
             targets.push(Target::connect(&self.config.target).await?);
         }
         let target = &mut targets[0];
@@ -252,13 +256,13 @@ impl SinkWorker {
         }
         let names: Vec<String> = mappings.iter().map(|m| m.name.clone()).collect();
         let rows = target.read_all_offsets(&sink).await?;
-        if let Layout::Relayout { former, positions } = relayout(&sink, &partitions, &rows)? {
+        if let Layout::Relayout { former, positions } = relayout(&sink, partitions, &rows)? {
             tracing::warn!(%sink, from = ?former, to = ?partitions, ?positions, "sink: threads changed; the former partitions agree, the new ones start where they stand");
             target
-                .relayout_offsets(&former, &partitions, &positions)
+                .relayout_offsets(&former, partitions, &positions)
                 .await?;
         }
-        for name in &partitions {
+        for name in partitions {
             target.ensure_offsets(name, &names).await?;
         }
         let rows = target.read_all_offsets(&sink).await?;
@@ -545,8 +549,7 @@ impl SinkWorker {
     ) -> Result<(), String> {
         let kind = self.config.target.kind;
         let mappings = &self.config.mappings;
-        let sink = self.config.name();
-        let partitions = partition_names(&sink, targets.len());
+        let partitions = &self.partitions;
         let rows = ops.len();
         let shares = split(ops, plans, applied);
         let mut work = Vec::with_capacity(targets.len());
@@ -606,7 +609,7 @@ impl SinkWorker {
         if let Some(e) = failed {
             return Err(e);
         }
-        tracing::debug!(%sink, rows, to = ?last, "sink applied");
+        tracing::debug!(sink = %self.config.name(), rows, to = ?last, "sink applied");
         Ok(())
     }
 }
