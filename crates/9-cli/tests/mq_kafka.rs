@@ -21,12 +21,11 @@ mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{spawn_server, start_writer};
+use common::{start_writer, ServerProcess};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::Message;
@@ -194,28 +193,6 @@ fn write_conf(
         ),
     )
     .unwrap();
-}
-
-/// A `sluice server` process killed when dropped.
-struct ServerProcess(Option<Child>);
-
-impl ServerProcess {
-    fn spawn(conf: &Path, log: &Path) -> ServerProcess {
-        ServerProcess(Some(spawn_server(conf, log)))
-    }
-
-    fn kill(&mut self) {
-        if let Some(mut c) = self.0.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }
 
 /// The FlatMessage without the fields that change from run to run (`ts`,
@@ -772,7 +749,7 @@ fn a_record_too_large_holds_the_destination_until_the_limit_is_raised() {
 
 /// Sends SIGTERM to the server and waits for it to end.
 fn terminate(server: &mut ServerProcess) {
-    if let Some(mut child) = server.0.take() {
+    if let Some(mut child) = server.take() {
         let pid = libc::pid_t::try_from(child.id()).unwrap();
         // SAFETY: kill(2) on our own child, not yet reaped.
         assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);

@@ -16,21 +16,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use common::spawn_server;
+use common::ServerProcess;
 use sluice_server::admin_api_client::request;
 use sluice_testkit::mysql::prelude::Queryable;
 use sluice_testkit::postgres::Postgres;
 use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
-
-/// Kills the server process when dropped.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// Rows loaded before the server starts.
 const ROWS: u32 = 20_000;
@@ -97,15 +87,7 @@ async fn etl_run(properties: &str) -> Result<()> {
     std::fs::create_dir_all(dir.join("adapter/rdb"))?;
     std::fs::create_dir_all(dir.join("example"))?;
     let admin_port = find_free_port()?;
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
-             canal.destinations = example\ncanal.auto.scan = false\n\
-             sluice.admin.http.host = 127.0.0.1\nsluice.admin.http.port = {admin_port}\n{properties}",
-            find_free_port()?
-        ),
-    )?;
+    common::write_example_server(dir, &format!("sluice.admin.http.host = 127.0.0.1\nsluice.admin.http.port = {admin_port}\n{properties}"))?;
     std::fs::write(
         dir.join("example/instance.properties"),
         format!(
@@ -136,7 +118,7 @@ async fn etl_run(properties: &str) -> Result<()> {
     )?;
 
     let log = dir.join("server.log");
-    let _server = Server(spawn_server(dir, &log));
+    let _server = ServerProcess::spawn(dir, &log);
     let url = format!("http://127.0.0.1:{admin_port}");
     let mut tgt = target.connect()?;
 

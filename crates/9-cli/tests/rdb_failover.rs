@@ -12,19 +12,9 @@ mod common;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use common::spawn_server;
+use common::ServerProcess;
 use sluice_testkit::postgres::Postgres;
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
-
-/// Kills the server process when dropped.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use sluice_testkit::{MariaDb, MariaDbConfig};
 
 fn write_conf(
     dir: &std::path::Path,
@@ -32,30 +22,18 @@ fn write_conf(
     replica: &MariaDb,
     pg: &Postgres,
 ) -> Result<()> {
-    std::fs::create_dir_all(dir.join("example"))?;
     std::fs::create_dir_all(dir.join("adapter/rdb"))?;
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
-             canal.destinations = example\ncanal.auto.scan = false\n",
-            find_free_port()?
-        ),
-    )?;
-    std::fs::write(
-        dir.join("example/instance.properties"),
-        format!(
-            "canal.instance.master.address = 127.0.0.1:{}\n\
-             canal.instance.standby.address = 127.0.0.1:{}\n\
-             sluice.instance.source.failoverAfter = 1000\n\
-             canal.instance.dbUsername = root\n\
-             canal.instance.master.journal.name = binlog.000001\n\
-             canal.instance.master.position = 4\n\
-             canal.instance.filter.regex = w\\\\..*\n",
-            primary.port(),
-            replica.port()
-        ),
-    )?;
+    common::write_example_server(dir, "")?;
+    common::write_example_instance(dir, primary.port(), "w\\\\..*");
+    // The replica as the failover candidate.
+    let instance = dir.join("example/instance.properties");
+    let mut text = std::fs::read_to_string(&instance)?;
+    text.push_str(&format!(
+        "canal.instance.standby.address = 127.0.0.1:{}\n\
+         sluice.instance.source.failoverAfter = 1000\n",
+        replica.port()
+    ));
+    std::fs::write(&instance, text)?;
     std::fs::write(
         dir.join("adapter/application.yml"),
         format!(
@@ -134,7 +112,7 @@ async fn a_sink_follows_a_source_failover_to_lower_binlog_numbers_exactly_once()
     let conf = tempfile::tempdir()?;
     let log = conf.path().join("server.log");
     write_conf(conf.path(), &primary, &replica, &pg)?;
-    let mut server = Server(spawn_server(conf.path(), &log));
+    let mut server = ServerProcess::spawn(conf.path(), &log);
 
     // Rows and updates on the primary, its binlog taken to its fourth file.
     for id in 1..=40 {
@@ -169,7 +147,7 @@ async fn a_sink_follows_a_source_failover_to_lower_binlog_numbers_exactly_once()
     // order after the old ones on the restart.
     drop(server);
     replica.exec("UPDATE w.t SET counter = counter + 1 WHERE id % 4 = 0; INSERT INTO w.t VALUES (61, 'r61', 0)")?;
-    server = Server(spawn_server(conf.path(), &log));
+    server = ServerProcess::spawn(conf.path(), &log);
     wait_equal(&replica, &client, &log).await?;
     let (file, epoch): (String, i64) = {
         let r = client

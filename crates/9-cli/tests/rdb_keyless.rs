@@ -9,20 +9,10 @@ mod common;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use common::spawn_server;
+use common::ServerProcess;
 use sluice_testkit::mysql::prelude::Queryable;
 use sluice_testkit::postgres::Postgres;
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
-
-/// Kills the server process when dropped.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use sluice_testkit::{MariaDb, MariaDbConfig};
 
 /// Rows as sorted text, `a|s` with `-` for NULL.
 fn sorted(mut rows: Vec<String>) -> Vec<String> {
@@ -48,14 +38,7 @@ async fn keyless_tables_are_applied_by_whole_row_and_refused_when_concurrent() -
     let conf = tempfile::tempdir()?;
     let dir = conf.path();
     std::fs::create_dir_all(dir.join("adapter/rdb"))?;
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
-             canal.destinations = example\ncanal.auto.scan = false\n",
-            find_free_port()?
-        ),
-    )?;
+    common::write_example_server(dir, "")?;
     common::write_example_instance(dir, source.port(), "w\\\\..*");
     std::fs::write(
         dir.join("adapter/application.yml"),
@@ -95,7 +78,7 @@ async fn keyless_tables_are_applied_by_whole_row_and_refused_when_concurrent() -
     );
 
     let log = dir.join("server.log");
-    let _server = Server(spawn_server(dir, &log));
+    let _server = ServerProcess::spawn(dir, &log);
     let mut tgt = target.connect()?;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {

@@ -14,32 +14,15 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use common::spawn_server;
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
-
-/// Kills the server process when dropped.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use common::ServerProcess;
+use sluice_testkit::{MariaDb, MariaDbConfig};
 
 /// A configuration folder: destination `example` from the source's start
 /// (databases `w` and `x`), one rdb adapter into `meta` of the target,
 /// mirroring `w` into `tgt`.
 fn write_conf(dir: &Path, source: &MariaDb, target: &MariaDb) -> Result<()> {
     std::fs::create_dir_all(dir.join("adapter/rdb"))?;
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
-             canal.destinations = example\ncanal.auto.scan = false\n",
-            find_free_port()?
-        ),
-    )?;
+    common::write_example_server(dir, "")?;
     common::write_example_instance(dir, source.port(), "w\\\\..*,x\\\\..*");
     std::fs::write(
         dir.join("adapter/application.yml"),
@@ -135,7 +118,7 @@ async fn a_mirrored_database_lands_with_its_ddl_and_a_replayed_ddl_is_passed() -
     let conf = tempfile::tempdir()?;
     let log = conf.path().join("server.log");
     write_conf(conf.path(), &source, &target)?;
-    let server = Server(spawn_server(conf.path(), &log));
+    let server = ServerProcess::spawn(conf.path(), &log);
     wait_mirrored(&source, &target, &log).await?;
 
     // DDL and rows while the sink runs, a table made after it started
@@ -184,7 +167,7 @@ async fn a_mirrored_database_lands_with_its_ddl_and_a_replayed_ddl_is_passed() -
     let conf = tempfile::tempdir()?;
     let log = conf.path().join("server.log");
     write_conf(conf.path(), &source, &target)?;
-    let _server = Server(spawn_server(conf.path(), &log));
+    let _server = ServerProcess::spawn(conf.path(), &log);
     wait_mirrored(&source, &target, &log).await?;
     let text = std::fs::read_to_string(&log)?;
     assert!(

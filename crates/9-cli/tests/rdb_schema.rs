@@ -10,20 +10,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
-use common::spawn_server;
+use common::ServerProcess;
 use sluice_testkit::mysql::prelude::Queryable;
 use sluice_testkit::postgres::Postgres;
-use sluice_testkit::{find_free_port, MariaDb, MariaDbConfig};
-
-/// Kills the server process when dropped.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use sluice_testkit::{MariaDb, MariaDbConfig};
 
 /// A configuration folder: destination `example` from the source's start,
 /// `schemaChanges = mode`, and one `rdb` adapter per (key, jdbc url,
@@ -35,15 +25,7 @@ fn write_conf(
     adapters: &[(&str, String, &str)],
 ) -> Result<()> {
     std::fs::create_dir_all(dir.join("adapter/rdb"))?;
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
-             canal.destinations = example\ncanal.auto.scan = false\n\
-             sluice.sink.schemaChanges = {mode}\n",
-            find_free_port()?
-        ),
-    )?;
+    common::write_example_server(dir, &format!("sluice.sink.schemaChanges = {mode}\n"))?;
     common::write_example_instance(dir, source.port(), "w\\\\..*");
     let mut app = String::from("canal.conf:\n  canalAdapters:\n  - instance: example\n    groups:\n    - groupId: g1\n      outerAdapters:\n");
     for (key, url, table) in adapters {
@@ -146,7 +128,7 @@ async fn an_added_source_column_is_applied_logged_or_stops_the_sink() -> Result<
             ),
         ],
     )?;
-    let server = Server(spawn_server(conf.path(), &log));
+    let server = ServerProcess::spawn(conf.path(), &log);
     let expected = ["1|10|one", "2|20", "3|30|three"];
     let mut maria = target.connect()?;
     wait_for("apply", &log, || {
@@ -180,7 +162,7 @@ async fn an_added_source_column_is_applied_logged_or_stops_the_sink() -> Result<
         "log",
         &[("log_pg", pg.jdbc_url(), "t_log")],
     )?;
-    let server = Server(spawn_server(conf.path(), &log));
+    let server = ServerProcess::spawn(conf.path(), &log);
     wait_for("log", &log, || {
         let rows = pg_rows("t_log", "id, a");
         let log = log.clone();
@@ -205,7 +187,7 @@ async fn an_added_source_column_is_applied_logged_or_stops_the_sink() -> Result<
         "stop",
         &[("stop_pg", pg.jdbc_url(), "t_stop")],
     )?;
-    let _server = Server(spawn_server(conf.path(), &log));
+    let _server = ServerProcess::spawn(conf.path(), &log);
     wait_for("stop", &log, || {
         let rows = pg_rows("t_stop", "id, a");
         let log = log.clone();

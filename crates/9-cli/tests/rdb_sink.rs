@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, Context, Result};
-use common::spawn_server;
+use common::{spawn_server, ServerProcess};
 use sluice_testkit::mysql::prelude::Queryable;
 use sluice_testkit::mysql::{Conn, Value};
 use sluice_testkit::postgres::Postgres;
@@ -171,14 +171,7 @@ async fn setup_with(properties: &str, threads: usize) -> Result<Setup> {
     let dir = conf.path();
     std::fs::create_dir_all(dir.join("example"))?;
     std::fs::create_dir_all(dir.join("adapter/rdb"))?;
-    std::fs::write(
-        dir.join("canal.properties"),
-        format!(
-            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
-             canal.destinations = example\ncanal.auto.scan = false\n{properties}",
-            find_free_port()?
-        ),
-    )?;
+    common::write_example_server(dir, properties)?;
     std::fs::write(
         dir.join("example/instance.properties"),
         format!(
@@ -451,24 +444,6 @@ fn seed() -> u64 {
     seed
 }
 
-/// Kills the server process when dropped.
-struct Server(Option<std::process::Child>);
-
-impl Server {
-    fn kill(&mut self) {
-        if let Some(mut c) = self.0.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_and_mariadb_targets_equal_the_source() -> Result<()> {
     let s = setup().await?;
@@ -480,7 +455,7 @@ async fn postgres_and_mariadb_targets_equal_the_source() -> Result<()> {
         .join()
         .map_err(|_| anyhow::anyhow!("the workload panicked"))??;
     let started = Instant::now();
-    let _server = Server(Some(spawn_server(s.conf.path(), &log)));
+    let _server = ServerProcess::spawn(s.conf.path(), &log);
     let rows = wait_equal(&s, Duration::from_secs(90), &log).await?;
     let took = started.elapsed();
     eprintln!(
@@ -501,7 +476,7 @@ async fn postgres_copy_upserts_equal_the_source() -> Result<()> {
     let (transactions, changes) = start_workload(s.source.clone(), seed(), stop, 3000)
         .join()
         .map_err(|_| anyhow::anyhow!("the workload panicked"))??;
-    let _server = Server(Some(spawn_server(s.conf.path(), &log)));
+    let _server = ServerProcess::spawn(s.conf.path(), &log);
     let rows = wait_equal(&s, Duration::from_secs(90), &log).await?;
     // The sink's session holds its staging table: the rows went by COPY.
     let staging: i64 = pg_client(&s.pg)
@@ -529,7 +504,7 @@ async fn targets_equal_the_source_through_10_server_kills_and_a_kill_of_each_tar
     let mut moments = Rng(seed.rotate_left(17) | 1);
     let stop = Arc::new(AtomicBool::new(false));
     let workload = start_workload(s.source.clone(), seed, stop.clone(), 0);
-    let mut server = Server(Some(spawn_server(s.conf.path(), &log)));
+    let mut server = ServerProcess::spawn(s.conf.path(), &log);
     let outcome = async {
         for kill in 0..10 {
             tokio::time::sleep(Duration::from_millis(300 + moments.below(1500))).await;
@@ -537,19 +512,19 @@ async fn targets_equal_the_source_through_10_server_kills_and_a_kill_of_each_tar
             match kill {
                 3 => {
                     s.pg.kill()?;
-                    server = Server(Some(spawn_server(s.conf.path(), &log)));
+                    server = ServerProcess::spawn(s.conf.path(), &log);
                     tokio::time::sleep(Duration::from_millis(800)).await;
                     s.pg.restart().context("restarting PostgreSQL")?;
                 }
                 6 => {
                     s.target.kill()?;
-                    server = Server(Some(spawn_server(s.conf.path(), &log)));
+                    server = ServerProcess::spawn(s.conf.path(), &log);
                     tokio::time::sleep(Duration::from_millis(800)).await;
                     s.target
                         .restart()
                         .context("restarting the target MariaDB")?;
                 }
-                _ => server = Server(Some(spawn_server(s.conf.path(), &log))),
+                _ => server = ServerProcess::spawn(s.conf.path(), &log),
             }
         }
         Ok::<_, anyhow::Error>(())
@@ -598,7 +573,7 @@ async fn threads_apply_over_partitions_through_kills_and_threads_change_after_a_
     let mut moments = Rng(seed.rotate_left(17) | 1);
     let stop = Arc::new(AtomicBool::new(false));
     let workload = start_workload(s.source.clone(), seed, stop.clone(), 0);
-    let mut server = Server(Some(spawn_server(s.conf.path(), &log)));
+    let mut server = ServerProcess::spawn(s.conf.path(), &log);
     let mut connections = 0i64;
     for _ in 0..5 {
         tokio::time::sleep(Duration::from_millis(500 + moments.below(1500))).await;
@@ -612,7 +587,7 @@ async fn threads_apply_over_partitions_through_kills_and_threads_change_after_a_
             .get(0);
         connections = connections.max(now);
         server.kill();
-        server = Server(Some(spawn_server(s.conf.path(), &log)));
+        server = ServerProcess::spawn(s.conf.path(), &log);
     }
     stop.store(true, Ordering::SeqCst);
     let (transactions, _) = workload
@@ -644,7 +619,7 @@ async fn threads_apply_over_partitions_through_kills_and_threads_change_after_a_
         &app,
         std::fs::read_to_string(&app)?.replace("threads: 3", "threads: 2"),
     )?;
-    let _server = Server(Some(spawn_server(s.conf.path(), &log)));
+    let _server = ServerProcess::spawn(s.conf.path(), &log);
     s.source
         .exec("UPDATE w.t SET counter = counter + 1; DELETE FROM w.t WHERE id % 7 = 0")?;
     wait_equal(&s, Duration::from_secs(90), &log).await?;

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{bail, ensure, Context, Result};
-use common::{spawn_server, start_writer};
+use common::{spawn_server, start_writer, ServerProcess};
 use redis::streams::StreamRangeReply;
 use redis::AsyncCommands;
 use serde_json::Value;
@@ -27,29 +27,6 @@ const KILLS: usize = 10;
 
 /// The topic: the Redis stream's name, the NATS subject's last token.
 const TOPIC: &str = "rows";
-
-/// A `sluice server` process killed when dropped.
-struct ServerProcess(Option<std::process::Child>);
-
-impl ServerProcess {
-    fn spawn(conf: &Path, log: &Path) -> ServerProcess {
-        ServerProcess(Some(spawn_server(conf, log)))
-    }
-
-    /// SIGKILL and reap.
-    fn kill(&mut self) {
-        if let Some(mut c) = self.0.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for ServerProcess {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
 
 /// A MariaDB with table `w.t` and a server configuration that reads it from
 /// the binlog's current end, publishing with `mode_keys`.

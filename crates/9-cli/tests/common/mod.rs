@@ -64,6 +64,50 @@ pub fn spawn_server(conf: &Path, log: &Path) -> Child {
         .unwrap()
 }
 
+/// A `sluice server` process (see [`spawn_server`]), killed with SIGKILL
+/// and reaped when dropped or on [`ServerProcess::kill`].
+pub struct ServerProcess(Option<Child>);
+
+impl ServerProcess {
+    pub fn spawn(conf: &Path, log: &Path) -> ServerProcess {
+        ServerProcess(Some(spawn_server(conf, log)))
+    }
+
+    /// The process, for a test that ends it its own way.
+    pub fn take(&mut self) -> Option<Child> {
+        self.0.take()
+    }
+
+    /// SIGKILL and reap (nothing if it is gone already).
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.0.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Writes `dir/canal.properties` for destination `example`: Canal's port
+/// on a free port of 127.0.0.1, no metrics port, no scan of the folder,
+/// then the lines of `more`.
+pub fn write_example_server(dir: &Path, more: &str) -> anyhow::Result<()> {
+    std::fs::write(
+        dir.join("canal.properties"),
+        format!(
+            "canal.ip = 127.0.0.1\ncanal.port = {}\ncanal.metrics.pull.port = 0\n\
+             canal.destinations = example\ncanal.auto.scan = false\n{more}",
+            sluice_testkit::find_free_port()?
+        ),
+    )?;
+    Ok(())
+}
+
 /// The ids (first column) of the rows inserted by `entries`, and the ids of
 /// the transactions that end within them (`open` carries the rows of a
 /// transaction cut by the previous batch boundary).
