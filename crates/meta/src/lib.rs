@@ -366,8 +366,7 @@ impl FileCursorStore {
     /// last save.
     fn switch_logs(&self, destination: &str, st: &mut LogState) -> Result<Compaction, MetaError> {
         let json = st.last.clone().unwrap_or_default();
-        let old = st.current;
-        let next = 1 - old;
+        let next = 1 - st.current;
         let path = self.log_path_of(destination, next);
         let file = match st.files[next].take() {
             Some(f) => f,
@@ -377,11 +376,9 @@ impl FileCursorStore {
         st.files[next] = Some(file);
         st.current = next;
         st.len = 0;
-        if let Err(e) = self.append(destination, st, &json) {
-            // The newest record is still the old log's: saves go on there.
-            st.current = old;
-            return Err(e);
-        }
+        // On a failure the logs are read again at the next save, which
+        // finds the newest record in the old log.
+        self.append(destination, st, &json)?;
         Ok(Compaction {
             log: self.log_of(destination),
             meta_path: self.path(destination),
