@@ -14,6 +14,7 @@ pub mod worker;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 use sluice_encode::mq::MqMessage;
 
@@ -21,6 +22,10 @@ pub use kafka::{KafkaConfigError, KafkaPublisher, KafkaSettings};
 pub use worker::{Worker, WorkerConfig, WorkerExit, MQ_CLIENT_ID};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A batch's records on their way to the broker: resolves once the broker
+/// confirmed every one of them, or with the first failure.
+pub type Confirmation = BoxFuture<'static, Result<(), PublishError>>;
 
 /// Why a publish failed.
 #[derive(Debug, thiserror::Error)]
@@ -59,5 +64,23 @@ pub trait Publisher: Send {
     /// then.
     fn uses_entries_keys(&self) -> bool {
         false
+    }
+
+    /// Hands every record to the broker in order and returns once they are
+    /// on their way, with the [`Confirmation`] of all of them. Records of
+    /// batches sent one after another reach the broker in that order, so
+    /// the worker keeps several batches in flight and acks each once its
+    /// confirmation came. An error here means the batch did not go out
+    /// whole. The default publishes the batch and waits for its confirms
+    /// first: one batch at a time.
+    fn send(
+        &mut self,
+        records: Arc<[MqMessage]>,
+    ) -> BoxFuture<'_, Result<Confirmation, PublishError>> {
+        Box::pin(async move {
+            self.publish(&records).await?;
+            let confirmed: Confirmation = Box::pin(std::future::ready(Ok(())));
+            Ok(confirmed)
+        })
     }
 }

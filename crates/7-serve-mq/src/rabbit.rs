@@ -18,6 +18,7 @@
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -31,13 +32,13 @@ use lapin::types::{FieldTable, ShortString};
 use lapin::uri::{AMQPAuthority, AMQPQueryString, AMQPScheme, AMQPUri, AMQPUserInfo};
 use lapin::{
     BasicProperties, Channel, Confirmation, Connection, ConnectionProperties, ErrorKind,
-    ExchangeKind,
+    ExchangeKind, PublisherConfirm,
 };
 use sluice_config::{ConfigError, Properties, Property};
 use sluice_encode::mq::MqMessage;
 use tokio::task::JoinHandle;
 
-use crate::{BoxFuture, PublishError, Publisher};
+use crate::{BoxFuture, Confirmation as BatchConfirmation, PublishError, Publisher};
 
 /// The broker name in errors.
 const BROKER: &str = "RabbitMQ";
@@ -388,9 +389,17 @@ impl RabbitPublisher {
         }
     }
 
-    async fn publish_records(&mut self, records: &[MqMessage]) -> Result<(), PublishError> {
+    /// Sends every record on the channel (opened again if it was lost) and
+    /// returns the confirmation of all of them: it fails when the broker
+    /// refuses one, returns one (`mandatory`) or does not confirm them
+    /// within `sluice.rabbitmq.confirmTimeout`, and then closes the channel
+    /// so the next send connects again.
+    async fn send_records(
+        &mut self,
+        records: Arc<[MqMessage]>,
+    ) -> Result<BatchConfirmation, PublishError> {
         if records.is_empty() {
-            return Ok(());
+            return Ok(Box::pin(std::future::ready(Ok(()))));
         }
         self.finish_opening().await;
         let session = match self.session.take() {
@@ -403,34 +412,52 @@ impl RabbitPublisher {
                 ConfirmChannel::open(&self.settings).await?
             }
         };
-        let outcome = tokio::time::timeout(
-            self.settings.confirm_timeout,
-            session.publish(&self.settings, records),
-        )
-        .await;
-        match outcome {
-            Ok(Ok(())) => {
-                self.session = Some(session);
-                Ok(())
-            }
+        let settings = self.settings.clone();
+        let sent =
+            tokio::time::timeout(settings.confirm_timeout, session.send(&settings, &records)).await;
+        let confirms = match sent {
+            Ok(Ok(confirms)) => confirms,
             Ok(Err(e)) => {
                 session.close().await;
-                Err(e)
+                return Err(e);
             }
             Err(_) => {
                 session.close().await;
-                Err(PublishError::Retriable {
-                    broker: BROKER,
-                    message: format!(
-                        "{}: {} records not all confirmed within {:?} \
-                         (sluice.rabbitmq.confirmTimeout)",
-                        self.settings.describe(),
-                        records.len(),
-                        self.settings.confirm_timeout
-                    ),
-                })
+                return Err(unconfirmed(&settings, records.len()));
             }
-        }
+        };
+        let channel = session.channel.clone();
+        self.session = Some(session);
+        Ok(Box::pin(async move {
+            let confirmed = tokio::time::timeout(
+                settings.confirm_timeout,
+                confirm_all(&settings, &records, confirms),
+            )
+            .await
+            .unwrap_or_else(|_| Err(unconfirmed(&settings, records.len())));
+            if confirmed.is_err() {
+                // The next send sees a closed channel and connects again.
+                let _ = tokio::time::timeout(
+                    CLOSE_TIMEOUT,
+                    channel.close(200, ShortString::from("a batch failed")),
+                )
+                .await;
+            }
+            confirmed
+        }))
+    }
+}
+
+/// A batch whose confirms did not all come in time.
+fn unconfirmed(settings: &RabbitSettings, records: usize) -> PublishError {
+    PublishError::Retriable {
+        broker: BROKER,
+        message: format!(
+            "{}: {records} records not all confirmed within {:?} \
+             (sluice.rabbitmq.confirmTimeout)",
+            settings.describe(),
+            settings.confirm_timeout
+        ),
     }
 }
 
@@ -447,7 +474,14 @@ impl Publisher for RabbitPublisher {
         &'a mut self,
         records: &'a [MqMessage],
     ) -> BoxFuture<'a, Result<(), PublishError>> {
-        Box::pin(self.publish_records(records))
+        Box::pin(async move { self.send_records(records.into()).await?.await })
+    }
+
+    fn send(
+        &mut self,
+        records: Arc<[MqMessage]>,
+    ) -> BoxFuture<'_, Result<BatchConfirmation, PublishError>> {
+        Box::pin(self.send_records(records))
     }
 }
 
@@ -567,12 +601,15 @@ impl ConfirmChannel {
         }
     }
 
-    /// Publishes every record, then waits for every confirm.
-    async fn publish(
+    /// Sends every record in order; returns their confirms. When a send
+    /// fails, the confirms of what was sent come first: when the broker
+    /// closed the channel, they carry its reason; a later send only saw a
+    /// closed channel.
+    async fn send(
         &self,
         settings: &RabbitSettings,
         records: &[MqMessage],
-    ) -> Result<(), PublishError> {
+    ) -> Result<Vec<PublisherConfirm>, PublishError> {
         let exchange = short(settings, &settings.exchange)?;
         let properties = persistent_text_plain();
         let options = BasicPublishOptions {
@@ -599,9 +636,8 @@ impl ConfirmChannel {
         // polls go in record order; waiting for a window of sends together
         // rather than one by one keeps the connection busy.
         let mut confirms = Vec::with_capacity(records.len());
-        let mut send_error = None;
         let mut keys = routing_keys.into_iter();
-        'windows: for (w, window) in records.chunks(SEND_WINDOW).enumerate() {
+        for (w, window) in records.chunks(SEND_WINDOW).enumerate() {
             let sends: Vec<_> = window
                 .iter()
                 .zip(keys.by_ref())
@@ -620,48 +656,55 @@ impl ConfirmChannel {
                     Ok(confirm) => confirms.push(confirm),
                     Err(e) => {
                         let index = w * SEND_WINDOW + i;
-                        send_error = Some(classify(settings, records, index, &e));
-                        break 'windows;
+                        let send_error = classify(settings, records, index, &e);
+                        return Err(match confirm_all(settings, records, confirms).await {
+                            Err(earlier) => earlier,
+                            Ok(()) => send_error,
+                        });
                     }
                 }
             }
         }
-        // The confirms of what was sent come first: when the broker closed
-        // the channel, they carry its reason; a later send only saw a
-        // closed channel.
-        for (i, confirm) in confirms.into_iter().enumerate() {
-            let record = &records[i];
-            match confirm.await {
-                Ok(Confirmation::Ack(None)) => {}
-                Ok(Confirmation::Ack(Some(returned))) => {
-                    return Err(returned_error(settings, record, &returned));
-                }
-                Ok(Confirmation::Nack(_)) => {
-                    return Err(retriable(
-                        settings,
-                        format!(
-                            "the broker refused record {} of {} ({}, routing key {:?}): nack",
-                            i + 1,
-                            records.len(),
-                            origin(record),
-                            record.topic
-                        ),
-                    ));
-                }
-                Ok(Confirmation::NotRequested) => {
-                    return Err(retriable(
-                        settings,
-                        "the channel is not in confirm mode".to_string(),
-                    ));
-                }
-                Err(e) => return Err(classify(settings, records, i, &e)),
+        Ok(confirms)
+    }
+}
+
+/// Waits for the confirms of `records` (the first `confirms.len()` of
+/// them), in order.
+async fn confirm_all(
+    settings: &RabbitSettings,
+    records: &[MqMessage],
+    confirms: Vec<PublisherConfirm>,
+) -> Result<(), PublishError> {
+    for (i, confirm) in confirms.into_iter().enumerate() {
+        let record = &records[i];
+        match confirm.await {
+            Ok(Confirmation::Ack(None)) => {}
+            Ok(Confirmation::Ack(Some(returned))) => {
+                return Err(returned_error(settings, record, &returned));
             }
-        }
-        match send_error {
-            Some(e) => Err(e),
-            None => Ok(()),
+            Ok(Confirmation::Nack(_)) => {
+                return Err(retriable(
+                    settings,
+                    format!(
+                        "the broker refused record {} of {} ({}, routing key {:?}): nack",
+                        i + 1,
+                        records.len(),
+                        origin(record),
+                        record.topic
+                    ),
+                ));
+            }
+            Ok(Confirmation::NotRequested) => {
+                return Err(retriable(
+                    settings,
+                    "the channel is not in confirm mode".to_string(),
+                ));
+            }
+            Err(e) => return Err(classify(settings, records, i, &e)),
         }
     }
+    Ok(())
 }
 
 /// Runs `futures` together and returns their outputs in order; the first

@@ -2,6 +2,13 @@
 //! 1001, empty filter) that gets a batch, routes it, publishes it and acks
 //! it only once the broker confirmed every record.
 //!
+//! Several batches are in flight at once (`sluice.mq.inFlightBatches`,
+//! default 8; Canal sends one and waits): while the broker confirms the
+//! batches sent, the next is got, routed and sent behind them. Acks stay
+//! strictly in order: a batch is acked only when it and every batch before
+//! it are confirmed, and a failed batch rolls back every batch after the
+//! last ack, so the broker sees them again in the same order.
+//!
 //! Failures never skip data. A batch that could not be published is rolled
 //! back and read again after a backoff (100 ms doubling to 10 s), so the
 //! broker sees it again, whole and in order: duplicates of an unconfirmed
@@ -13,8 +20,9 @@
 //!
 //! Acks go through [`Destination::ack`] and then [`Destination::durable`],
 //! like the TCP server's, so the cursor is on disk (or in ZooKeeper) before
-//! the next batch is taken: a crash replays at most the batch in flight.
+//! the next ack: a crash replays at most the batches in flight.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -22,7 +30,7 @@ use sluice_encode::mq::{MqError, MqMessage, MqRouter};
 use sluice_store::{ClientId, Destination, DestinationError, EntryBytes, GetWait, StoreError};
 use tokio::sync::watch;
 
-use crate::{PublishError, Publisher};
+use crate::{BoxFuture, Confirmation, PublishError, Publisher};
 
 /// The client id Canal's MQ mode reads with.
 pub const MQ_CLIENT_ID: ClientId = 1001;
@@ -50,6 +58,9 @@ pub struct WorkerConfig {
     /// `canal.mq.canalGetTimeout` (default 100 ms): how long a GET waits
     /// for a full batch; `None` (a value ≤ 0) takes what is there.
     pub get_timeout: Option<Duration>,
+    /// `sluice.mq.inFlightBatches` (default 8): batches sent and not yet
+    /// confirmed at once.
+    pub in_flight: usize,
 }
 
 impl Default for WorkerConfig {
@@ -57,6 +68,7 @@ impl Default for WorkerConfig {
         WorkerConfig {
             batch_size: 50,
             get_timeout: Some(Duration::from_millis(100)),
+            in_flight: 8,
         }
     }
 }
@@ -70,6 +82,7 @@ impl WorkerConfig {
                 .ok()
                 .filter(|&ms| ms > 0)
                 .map(Duration::from_millis),
+            ..WorkerConfig::default()
         }
     }
 }
@@ -88,16 +101,6 @@ pub struct Worker {
     router: MqRouter,
     publisher: Box<dyn Publisher>,
     config: WorkerConfig,
-}
-
-/// What one round of the loop did.
-enum Round {
-    /// A batch was published and acked.
-    Published,
-    /// Nothing to publish.
-    Empty,
-    /// The batch was rolled back; retry after this long.
-    RetryAfter(Duration),
 }
 
 impl Worker {
@@ -121,8 +124,9 @@ impl Worker {
         }
     }
 
-    /// Runs until `stop` turns true (`Ok`; the batch in flight is finished
-    /// first if the broker confirms it within 5 s) or the destination stops.
+    /// Runs until `stop` turns true (`Ok`; the batches in flight are
+    /// finished first if the broker confirms them within 5 s) or the
+    /// destination stops.
     pub async fn run(mut self, mut stop: watch::Receiver<bool>) -> Result<(), WorkerExit> {
         let name = self.destination.name().to_string();
         let mut backoff = FIRST_BACKOFF;
@@ -146,40 +150,21 @@ impl Worker {
         // Batches a previous worker of this destination got and never
         // acked are sent again.
         rollback(&*self.destination, 0);
-        tracing::info!(destination = %name, client = MQ_CLIENT_ID, "MQ worker publishing");
+        tracing::info!(destination = %name, client = MQ_CLIENT_ID, in_flight = self.config.in_flight, "MQ worker publishing");
         let mut backoff = FIRST_BACKOFF;
-        let mut next = None;
         loop {
             if *stop.borrow() {
                 return Ok(());
             }
-            let round = {
-                let round = self.round(&mut next);
-                tokio::pin!(round);
-                tokio::select! {
-                    r = &mut round => r?,
-                    _ = stop.changed() => {
-                        // The batch in flight is finished (published and
-                        // acked) if it can be soon, so a clean stop sends
-                        // nothing twice.
-                        if let Ok(r) = tokio::time::timeout(STOP_GRACE, &mut round).await {
-                            r?;
-                        }
-                        return Ok(());
-                    }
-                }
-            };
-            let wait = match round {
-                Round::Published => {
-                    backoff = FIRST_BACKOFF;
-                    continue;
-                }
-                Round::Empty => {
-                    backoff = FIRST_BACKOFF;
-                    EMPTY_BATCH_PAUSE
-                }
-                Round::RetryAfter(d) if d >= TOO_LARGE_RETRY => d,
-                Round::RetryAfter(_) => {
+            let (ended, acked) = self.pass(&mut stop).await?;
+            if acked {
+                backoff = FIRST_BACKOFF;
+            }
+            let wait = match ended {
+                PassEnd::Stopped => return Ok(()),
+                PassEnd::Idle => EMPTY_BATCH_PAUSE,
+                PassEnd::RetryAfter(d) if d >= TOO_LARGE_RETRY => d,
+                PassEnd::RetryAfter(_) => {
                     let d = backoff;
                     backoff = next_backoff(backoff);
                     d
@@ -191,12 +176,20 @@ impl Worker {
         }
     }
 
-    /// Publishes and acks (or rolls back) one batch: the one `next` holds,
-    /// else one got now. While the broker confirms it, the batch after it
-    /// is got and routed into `next` (getWithoutAck allows several batches
-    /// out; acks stay in order), so routing and broker round trips overlap.
-    async fn round(&mut self, next: &mut Option<Prepared>) -> Result<Round, WorkerExit> {
-        // Borrowed apart: the publisher is Send but not Sync.
+    /// Gets, routes and sends batches while the broker confirms the ones
+    /// before (up to `in_flight` batches unconfirmed), and acks each batch
+    /// once it and every batch before it are confirmed, in order. Ends when
+    /// the source has nothing and nothing is in flight, when a batch failed
+    /// (everything after the last ack is then rolled back: the failed batch
+    /// and every later one go again, in order), or when told to stop (the
+    /// batches in flight are settled first if the broker confirms them
+    /// within [`STOP_GRACE`]). Also says whether a batch was acked.
+    async fn pass(
+        &mut self,
+        stop: &mut watch::Receiver<bool>,
+    ) -> Result<(PassEnd, bool), WorkerExit> {
+        // Borrowed apart: the publisher is Send but not Sync, and a get
+        // runs while the publisher sends.
         let Worker {
             destination,
             router,
@@ -204,61 +197,222 @@ impl Worker {
             config,
         } = self;
         let destination: &dyn Destination = &**destination;
-        let name = destination.name();
-        let current = match next.take() {
-            Some(p) => p,
-            None => match fetch(destination, router, config).await? {
-                Fetched::Ready(p) => p,
-                Fetched::Empty => return Ok(Round::Empty),
-                Fetched::GetFailed => return Ok(Round::RetryAfter(FIRST_BACKOFF)),
-                Fetched::Unroutable => {
-                    rollback(destination, 0);
-                    return Ok(Round::RetryAfter(FIRST_BACKOFF));
+        let mut in_flight: VecDeque<InFlight> = VecDeque::new();
+        let mut fetching: Option<BoxFuture<'_, Result<Fetched, WorkerExit>>> = None;
+        let mut acked = false;
+        // The last get found nothing: the next waits for a confirmation.
+        let mut idle = false;
+        loop {
+            if fetching.is_none() && !idle && in_flight.len() < config.in_flight {
+                fetching = Some(Box::pin(fetch(destination, router, config)));
+            }
+            if fetching.is_none() && in_flight.is_empty() {
+                return Ok((PassEnd::Idle, acked));
+            }
+            let oldest = async {
+                match in_flight.front_mut() {
+                    Some(batch) => (&mut batch.confirmed).await,
+                    None => std::future::pending().await,
                 }
-            },
-        };
-        if current.records.is_empty() {
-            // Only transaction boundaries: nothing for the broker, but the
-            // cursor moves.
-            ack(destination, current.id).await;
-            return Ok(Round::Published);
-        }
-        let (published, fetched) = tokio::join!(
-            publisher.publish(&current.records),
-            fetch(destination, router, config)
-        );
-        match published {
-            Ok(()) => {
-                ack(destination, current.id).await;
-                match fetched? {
-                    Fetched::Ready(p) => *next = Some(p),
-                    Fetched::Empty | Fetched::GetFailed => {}
-                    // Rolled back only now, after the ack of the batch
-                    // before it.
-                    Fetched::Unroutable => {
-                        rollback(destination, 0);
-                        return Ok(Round::RetryAfter(FIRST_BACKOFF));
+            };
+            let next = async {
+                match fetching.as_mut() {
+                    Some(f) => f.await,
+                    None => std::future::pending().await,
+                }
+            };
+            let step = tokio::select! {
+                biased;
+                _ = stop.changed() => Step::Stop,
+                c = oldest => Step::Confirmed(c),
+                f = next => Step::Fetched(f),
+            };
+            match step {
+                Step::Stop => {
+                    // A get under way is dropped: what it took stays out
+                    // until the next worker rolls it back.
+                    drop(fetching.take());
+                    let settled = tokio::time::timeout(
+                        STOP_GRACE,
+                        settle(destination, &mut in_flight, &mut acked),
+                    )
+                    .await;
+                    if let Ok(Some((batch, e))) = settled {
+                        fail(destination, &batch, &e);
+                    }
+                    return Ok((PassEnd::Stopped, acked));
+                }
+                Step::Confirmed(Ok(())) => {
+                    if let Some(batch) = in_flight.pop_front() {
+                        ack(destination, batch.id).await;
+                        acked = true;
+                    }
+                    idle = false;
+                }
+                Step::Confirmed(Err(e)) => {
+                    let failed = in_flight.pop_front();
+                    // A get under way ends first, so nothing it takes is
+                    // left out after the rollback.
+                    if let Some(f) = fetching.take() {
+                        f.await?;
+                    }
+                    // The later batches may still reach the broker:
+                    // consumers see them twice, never a gap.
+                    in_flight.clear();
+                    let end = match &failed {
+                        Some(batch) => fail(destination, batch, &e),
+                        None => PassEnd::RetryAfter(FIRST_BACKOFF),
+                    };
+                    return Ok((end, acked));
+                }
+                Step::Fetched(fetched) => {
+                    fetching = None;
+                    match fetched? {
+                        Fetched::Ready(batch) => {
+                            let id = batch.id;
+                            if batch.records.is_empty() {
+                                // Only transaction boundaries: nothing for
+                                // the broker, but the cursor moves in turn.
+                                in_flight.push_back(InFlight::confirmed(id));
+                                continue;
+                            }
+                            let records: Arc<[MqMessage]> = batch.records.into();
+                            match publisher.send(records.clone()).await {
+                                Ok(confirmed) => in_flight.push_back(InFlight {
+                                    id,
+                                    records: records.len(),
+                                    origin: origin(&records),
+                                    confirmed,
+                                }),
+                                Err(e) => {
+                                    let sent = InFlight {
+                                        id,
+                                        records: records.len(),
+                                        origin: origin(&records),
+                                        confirmed: Box::pin(std::future::ready(Ok(()))),
+                                    };
+                                    if let Some((earlier, e)) =
+                                        settle(destination, &mut in_flight, &mut acked).await
+                                    {
+                                        return Ok((fail(destination, &earlier, &e), acked));
+                                    }
+                                    return Ok((fail(destination, &sent, &e), acked));
+                                }
+                            }
+                        }
+                        Fetched::Empty => idle = true,
+                        // Tried again with the backoff, once the batches
+                        // in flight are settled.
+                        Fetched::GetFailed => {
+                            if let Some((b, e)) =
+                                settle(destination, &mut in_flight, &mut acked).await
+                            {
+                                return Ok((fail(destination, &b, &e), acked));
+                            }
+                            return Ok((PassEnd::RetryAfter(FIRST_BACKOFF), acked));
+                        }
+                        // Rolled back only once the batches before it are
+                        // acked.
+                        Fetched::Unroutable => {
+                            if let Some((b, e)) =
+                                settle(destination, &mut in_flight, &mut acked).await
+                            {
+                                return Ok((fail(destination, &b, &e), acked));
+                            }
+                            rollback(destination, 0);
+                            return Ok((PassEnd::RetryAfter(FIRST_BACKOFF), acked));
+                        }
                     }
                 }
-                Ok(Round::Published)
-            }
-            Err(e @ PublishError::TooLarge { .. }) => {
-                tracing::error!(destination = %name, batch = current.id, error = %e, retry_in = ?TOO_LARGE_RETRY, "MQ worker: the broker refuses a record as too large; the destination waits at this batch (nothing is skipped) until the broker or client limit is raised");
-                rollback(destination, current.id);
-                Ok(Round::RetryAfter(TOO_LARGE_RETRY))
-            }
-            Err(e) => {
-                let origin = current
-                    .records
-                    .first()
-                    .map(|r| r.origin.as_str())
-                    .unwrap_or_default();
-                tracing::warn!(destination = %name, batch = current.id, from = %origin, records = current.records.len(), error = %e, "MQ worker: publishing failed; the batch is sent again");
-                rollback(destination, current.id);
-                Ok(Round::RetryAfter(FIRST_BACKOFF))
             }
         }
     }
+}
+
+/// How a [`Worker::pass`] ended.
+enum PassEnd {
+    /// Nothing to publish and nothing in flight.
+    Idle,
+    /// Everything after the last ack was rolled back; retry after this long.
+    RetryAfter(Duration),
+    /// Told to stop.
+    Stopped,
+}
+
+/// What woke a pass.
+enum Step {
+    Stop,
+    Confirmed(Result<(), PublishError>),
+    Fetched(Result<Fetched, WorkerExit>),
+}
+
+/// A batch sent to the broker and not yet acked.
+struct InFlight {
+    id: i64,
+    records: usize,
+    /// Where its first record's data comes from, for the log.
+    origin: String,
+    confirmed: Confirmation,
+}
+
+impl InFlight {
+    /// A batch with nothing for the broker: confirmed already.
+    fn confirmed(id: i64) -> InFlight {
+        InFlight {
+            id,
+            records: 0,
+            origin: String::new(),
+            confirmed: Box::pin(std::future::ready(Ok(()))),
+        }
+    }
+}
+
+/// Waits for the batches in flight in order, acking each one confirmed,
+/// up to the first that failed: returned with its error (the batches
+/// after it are dropped, to be rolled back).
+async fn settle(
+    destination: &dyn Destination,
+    in_flight: &mut VecDeque<InFlight>,
+    acked: &mut bool,
+) -> Option<(InFlight, PublishError)> {
+    while let Some(mut batch) = in_flight.pop_front() {
+        match (&mut batch.confirmed).await {
+            Ok(()) => {
+                ack(destination, batch.id).await;
+                *acked = true;
+            }
+            Err(e) => {
+                in_flight.clear();
+                return Some((batch, e));
+            }
+        }
+    }
+    None
+}
+
+/// Logs a failed batch and rolls back everything after the last ack: the
+/// failed batch and every later one are got again, in order.
+fn fail(destination: &dyn Destination, batch: &InFlight, e: &PublishError) -> PassEnd {
+    let name = destination.name();
+    rollback(destination, batch.id);
+    match e {
+        PublishError::TooLarge { .. } => {
+            tracing::error!(destination = %name, batch = batch.id, error = %e, retry_in = ?TOO_LARGE_RETRY, "MQ worker: the broker refuses a record as too large; the destination waits at this batch (nothing is skipped) until the broker or client limit is raised");
+            PassEnd::RetryAfter(TOO_LARGE_RETRY)
+        }
+        PublishError::Retriable { .. } => {
+            tracing::warn!(destination = %name, batch = batch.id, from = %batch.origin, records = batch.records, error = %e, "MQ worker: publishing failed; the batch and those after it are sent again");
+            PassEnd::RetryAfter(FIRST_BACKOFF)
+        }
+    }
+}
+
+/// Where a batch's first record's data comes from.
+fn origin(records: &[MqMessage]) -> String {
+    records
+        .first()
+        .map(|r| r.origin.clone())
+        .unwrap_or_default()
 }
 
 /// A batch got and routed, not yet published.
@@ -410,7 +564,8 @@ mod tests {
             WorkerConfig::from_canal(0, 100),
             WorkerConfig {
                 batch_size: 1,
-                get_timeout: Some(Duration::from_millis(100))
+                get_timeout: Some(Duration::from_millis(100)),
+                in_flight: 8,
             }
         );
     }

@@ -152,12 +152,16 @@ fn properties_in_order(properties: &Properties) -> impl Iterator<Item = (&str, &
         .filter_map(|k| properties.get(k).map(|p| (k.as_str(), p.value.as_str())))
 }
 
-/// `canal.mq.canalBatchSize` and `canal.mq.canalGetTimeout`.
+/// `canal.mq.canalBatchSize`, `canal.mq.canalGetTimeout` and
+/// `sluice.mq.inFlightBatches`.
 fn worker_config(config: &MqServerConfig) -> WorkerConfig {
-    WorkerConfig::from_canal(
-        config.canal_batch_size,
-        i64::try_from(config.canal_get_timeout.as_millis()).unwrap_or(i64::MAX),
-    )
+    WorkerConfig {
+        in_flight: config.in_flight_batches.max(1),
+        ..WorkerConfig::from_canal(
+            config.canal_batch_size,
+            i64::try_from(config.canal_get_timeout.as_millis()).unwrap_or(i64::MAX),
+        )
+    }
 }
 
 /// The routing of one destination: `canal.mq.*` of its

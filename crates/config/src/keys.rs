@@ -264,6 +264,7 @@ pub(crate) const KEYS: &[Key] = &[
     server("sluice.zookeeper.auth.file"),
     server("sluice.zookeeper.acl"),
     server("sluice.binlog.maxEventSize"),
+    server("sluice.mq.inFlightBatches"),
     server("sluice.mq.kafka.createTopics"),
     server("sluice.mq.kafka.replicationFactor"),
     server("sluice.rabbitmq.mandatory"),

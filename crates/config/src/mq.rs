@@ -25,6 +25,10 @@ pub struct MqServerConfig {
     /// `canal.mq.build.thread.size` (default 8): Canal's threads that build
     /// messages; accepted, at least 1.
     pub build_thread_size: usize,
+    /// `sluice.mq.inFlightBatches` (default 8): batches published and not
+    /// yet confirmed at once; acks stay in order. 1 is Canal's one batch at
+    /// a time.
+    pub in_flight_batches: usize,
 }
 
 impl Default for MqServerConfig {
@@ -36,6 +40,7 @@ impl Default for MqServerConfig {
             database_hash: true,
             send_thread_size: 30,
             build_thread_size: 8,
+            in_flight_batches: 8,
         }
     }
 }

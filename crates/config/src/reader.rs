@@ -181,6 +181,11 @@ impl Reader<'_> {
                 d.build_thread_size,
                 "expected a number of threads (at least 1)",
             )?,
+            in_flight_batches: count(
+                "sluice.mq.inFlightBatches",
+                d.in_flight_batches,
+                "expected a number of batches (at least 1)",
+            )?,
         })
     }
 

@@ -324,11 +324,12 @@ fn mq_server_keys_have_canal_defaults_and_are_checked() {
         (server.mq.send_thread_size, server.mq.build_thread_size),
         (30, 8)
     );
+    assert_eq!(server.mq.in_flight_batches, 8);
 
     write(
         dir.path(),
         "canal.properties",
-        "canal.mq.flatMessage = false\ncanal.mq.canalBatchSize = 200\ncanal.mq.canalGetTimeout = -1\ncanal.mq.database.hash = false\ncanal.mq.send.thread.size = 4\ncanal.mq.build.thread.size = 2\n",
+        "canal.mq.flatMessage = false\ncanal.mq.canalBatchSize = 200\ncanal.mq.canalGetTimeout = -1\ncanal.mq.database.hash = false\ncanal.mq.send.thread.size = 4\ncanal.mq.build.thread.size = 2\nsluice.mq.inFlightBatches = 1\n",
     );
     let server = ServerConfig::load(dir.path()).unwrap();
     // The thread sizes are checked, and said not to be acted on.
@@ -347,6 +348,7 @@ fn mq_server_keys_have_canal_defaults_and_are_checked() {
             database_hash: false,
             send_thread_size: 4,
             build_thread_size: 2,
+            in_flight_batches: 1,
         }
     );
 
@@ -357,6 +359,7 @@ fn mq_server_keys_have_canal_defaults_and_are_checked() {
         "canal.mq.database.hash = 1",
         "canal.mq.send.thread.size = 0",
         "canal.mq.build.thread.size = -2",
+        "sluice.mq.inFlightBatches = 0",
     ] {
         write(dir.path(), "canal.properties", &format!("\n{bad}\n"));
         let err = ServerConfig::load(dir.path()).unwrap_err().to_string();
