@@ -18,6 +18,8 @@
 //! `canal.mq.partitionsNum` partitions (or more if a record needs them).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
@@ -27,7 +29,7 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use sluice_encode::mq::MqMessage;
 
-use crate::{BoxFuture, PublishError, Publisher};
+use crate::{BoxFuture, Confirmation, PublishError, Publisher};
 
 const BROKER: &str = "kafka";
 
@@ -360,6 +362,13 @@ pub struct KafkaPublisher {
     /// How long a flush may wait: the time a record may take to be
     /// acknowledged before it fails.
     delivery_timeout: Duration,
+    /// A confirmation failed: the next batch goes through a new producer
+    /// (no record or sequence state of the failed attempt, which a broker
+    /// that restarted empty knows nothing of, can hold it up) and reads
+    /// the topics' metadata again.
+    failed: Arc<AtomicBool>,
+    /// A flush is under way (see [`flush_in_background`]).
+    flushing: Arc<AtomicBool>,
 }
 
 impl KafkaPublisher {
@@ -380,15 +389,14 @@ impl KafkaPublisher {
             producer: Some(producer),
             topics: HashMap::new(),
             delivery_timeout: settings_delivery_timeout(&settings),
+            failed: Arc::default(),
+            flushing: Arc::default(),
             settings,
         })
     }
 
     fn retriable(&self, message: String) -> PublishError {
-        PublishError::Retriable {
-            broker: BROKER,
-            message: format!("destination {}: {message}", self.destination),
-        }
+        retriable(&self.destination, message)
     }
 
     /// The producer, made again after a fatal error of the last one.
@@ -501,10 +509,19 @@ impl KafkaPublisher {
         }
     }
 
-    async fn publish_all(&mut self, records: &[MqMessage]) -> Result<(), PublishError> {
+    /// Enqueues every record in order and returns the confirmation of all
+    /// of them (their delivery reports).
+    async fn send_all(&mut self, records: Arc<[MqMessage]>) -> Result<Confirmation, PublishError> {
+        if self.failed.swap(false, Ordering::AcqRel) {
+            self.topics.clear();
+            if let Some(old) = self.producer.take() {
+                // Closing a client waits for its threads: not on a worker.
+                tokio::task::spawn_blocking(move || drop(old));
+            }
+        }
         let producer = self.producer()?;
         let mut highest: HashMap<&str, i32> = HashMap::new();
-        for r in records {
+        for r in records.iter() {
             let h = highest.entry(r.topic.as_str()).or_insert(0);
             *h = (*h).max(r.partition.unwrap_or(0));
         }
@@ -540,55 +557,43 @@ impl KafkaPublisher {
                 }
             }
         }
-        // Every record of the batch is enqueued and nothing more comes
-        // until all are confirmed: lingering (`linger.ms`, 1 in Canal's
-        // canal.properties) could only delay the batch's last requests.
-        // A flush sends them at once (the Java client's `flush()`).
-        flush_in_background(&producer, self.delivery_timeout);
-        let mut first_error = None;
-        for (i, delivery) in deliveries {
-            let failed = match delivery.await {
-                Ok(Ok(_)) => None,
-                Ok(Err((e, _))) => Some(self.send_error(&records[i], e)),
-                Err(_) => Some(self.retriable(format!(
-                    "the delivery report of a record from {} was lost (the producer stopped)",
-                    records[i].origin
-                ))),
-            };
-            if let (None, Some(e)) = (&first_error, failed) {
-                first_error = Some(e);
+        // Lingering (`linger.ms`, 1 in Canal's canal.properties) could only
+        // delay the batch's last requests: a flush sends them at once (the
+        // Java client's `flush()`).
+        flush_in_background(&producer, self.delivery_timeout, &self.flushing);
+        let destination = self.destination.clone();
+        let failed = self.failed.clone();
+        Ok(Box::pin(async move {
+            let mut first_error = None;
+            for (i, delivery) in deliveries {
+                let error = match delivery.await {
+                    Ok(Ok(_)) => None,
+                    Ok(Err((e, _))) => Some(record_error(&destination, &records[i], e)),
+                    Err(_) => Some(retriable(
+                        &destination,
+                        format!(
+                            "the delivery report of a record from {} was lost (the producer stopped)",
+                            records[i].origin
+                        ),
+                    )),
+                };
+                if first_error.is_none() {
+                    first_error = error;
+                }
             }
-        }
-        match first_error {
-            None => Ok(()),
-            Some(e) => {
-                // The batch goes again through a new producer: no record
-                // or sequence state of the failed attempt (a broker that
-                // restarted empty knows neither) can hold it up.
-                let old = (self.producer.take(), producer);
-                // Closing a client waits for its threads: not on a worker.
-                tokio::task::spawn_blocking(move || drop(old));
-                Err(e)
+            match first_error {
+                None => Ok(()),
+                Some(e) => {
+                    failed.store(true, Ordering::Release);
+                    Err(e)
+                }
             }
-        }
+        }))
     }
 
     fn send_error(&mut self, record: &MqMessage, e: KafkaError) -> PublishError {
-        let code = e.rdkafka_error_code();
-        if code == Some(RDKafkaErrorCode::MessageSizeTooLarge) {
-            return PublishError::TooLarge {
-                broker: BROKER,
-                origin: record.origin.clone(),
-                bytes: record.payload.len(),
-                message: format!(
-                    "topic {} partition {}: {e} (the limits are kafka.max.request.size here and the topic's max.message.bytes on the broker)",
-                    record.topic,
-                    record.partition.unwrap_or(-1)
-                ),
-            };
-        }
         if matches!(
-            code,
+            e.rdkafka_error_code(),
             Some(
                 RDKafkaErrorCode::UnknownTopicOrPartition
                     | RDKafkaErrorCode::UnknownTopic
@@ -598,14 +603,41 @@ impl KafkaPublisher {
             // Deleted or recreated meanwhile: look at the metadata again.
             self.topics.remove(&record.topic);
         }
-        self.retriable(format!(
+        record_error(&self.destination, record, e)
+    }
+}
+
+fn retriable(destination: &str, message: String) -> PublishError {
+    PublishError::Retriable {
+        broker: BROKER,
+        message: format!("destination {destination}: {message}"),
+    }
+}
+
+/// The publish error of a record the producer could not send or deliver.
+fn record_error(destination: &str, record: &MqMessage, e: KafkaError) -> PublishError {
+    if e.rdkafka_error_code() == Some(RDKafkaErrorCode::MessageSizeTooLarge) {
+        return PublishError::TooLarge {
+            broker: BROKER,
+            origin: record.origin.clone(),
+            bytes: record.payload.len(),
+            message: format!(
+                "topic {} partition {}: {e} (the limits are kafka.max.request.size here and the topic's max.message.bytes on the broker)",
+                record.topic,
+                record.partition.unwrap_or(-1)
+            ),
+        };
+    }
+    retriable(
+        destination,
+        format!(
             "sending a record of {} bytes from {} to topic {} partition {}: {e}",
             record.payload.len(),
             record.origin,
             record.topic,
             record.partition.unwrap_or(-1)
-        ))
-    }
+        ),
+    )
 }
 
 impl Publisher for KafkaPublisher {
@@ -613,7 +645,14 @@ impl Publisher for KafkaPublisher {
         &'a mut self,
         records: &'a [MqMessage],
     ) -> BoxFuture<'a, Result<(), PublishError>> {
-        Box::pin(self.publish_all(records))
+        Box::pin(async move { self.send_all(records.into()).await?.await })
+    }
+
+    fn send(
+        &mut self,
+        records: Arc<[MqMessage]>,
+    ) -> BoxFuture<'_, Result<Confirmation, PublishError>> {
+        Box::pin(self.send_all(records))
     }
 }
 
@@ -636,8 +675,14 @@ fn settings_delivery_timeout(settings: &KafkaSettings) -> Duration {
 /// is under way; the crate's `flush` calls it with a zero timeout between
 /// polls, which ends before the broker threads look, so it is called here
 /// directly, on a blocking thread that holds its own handle of the client.
-fn flush_in_background(producer: &FutureProducer, timeout: Duration) {
+fn flush_in_background(producer: &FutureProducer, timeout: Duration, flushing: &Arc<AtomicBool>) {
+    // One flush at a time: while it runs every record enqueued goes
+    // without lingering too, and it returns once the client holds none.
+    if flushing.swap(true, Ordering::AcqRel) {
+        return;
+    }
     let producer = producer.clone();
+    let flushing = flushing.clone();
     let timeout_ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
     tokio::task::spawn_blocking(move || {
         // SAFETY: the pointer is the live client of `producer`, which this
@@ -648,6 +693,7 @@ fn flush_in_background(producer: &FutureProducer, timeout: Duration) {
         let _timed_out = unsafe {
             rdkafka::bindings::rd_kafka_flush(producer.client().native_ptr(), timeout_ms)
         };
+        flushing.store(false, Ordering::Release);
     });
 }
 

@@ -25,6 +25,8 @@
 //! waits for the consumer to have every record.
 //!
 //! `SLUICE_BENCH_STREAMS_ITERS` (default 3) sets the timed passes,
+//! `SLUICE_BENCH_STREAMS_BROKERS` (`redis,nats,rabbitmq` by default) the
+//! brokers,
 //! `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated),
 //! `SLUICE_BENCH_NO_DOCS=1` skips writing docs/benchmarks.md.
 
@@ -70,6 +72,19 @@ enum Kind {
 }
 
 const KINDS: [Kind; 3] = [Kind::Redis, Kind::Nats, Kind::Rabbit];
+
+/// The brokers `SLUICE_BENCH_STREAMS_BROKERS` names (`redis`, `nats`,
+/// `rabbitmq`, comma-separated), every one when unset.
+fn kinds() -> Vec<Kind> {
+    let Ok(names) = std::env::var("SLUICE_BENCH_STREAMS_BROKERS") else {
+        return KINDS.to_vec();
+    };
+    let names: Vec<String> = names.split(',').map(|n| n.trim().to_lowercase()).collect();
+    KINDS
+        .into_iter()
+        .filter(|k| names.iter().any(|n| *n == k.name().to_lowercase()))
+        .collect()
+}
 
 impl Kind {
     fn name(self) -> &'static str {
@@ -509,9 +524,10 @@ fn main() {
 
     // Untimed, each broker and setup once: read back whole and counted.
     // stored[b][k]: the records broker b held after setup k's pass.
-    let mut stored = vec![vec![0u64; SETUPS.len()]; KINDS.len()];
+    let kinds = kinds();
+    let mut stored = vec![vec![0u64; SETUPS.len()]; kinds.len()];
     let mut verified = Vec::new();
-    for (b, kind) in KINDS.iter().enumerate() {
+    for (b, kind) in kinds.iter().enumerate() {
         for (k, setup) in SETUPS.iter().enumerate() {
             let broker = kind.start();
             let label = format!("{} untimed, {}", kind.name(), setup.name);
@@ -530,12 +546,12 @@ fn main() {
     }
 
     // passes[b][k]: the timed passes of broker b, setup k.
-    let mut passes: Vec<Vec<Vec<Pass>>> = KINDS
+    let mut passes: Vec<Vec<Vec<Pass>>> = kinds
         .iter()
         .map(|_| SETUPS.iter().map(|_| Vec::new()).collect())
         .collect();
     for i in 1..=iters {
-        for (b, kind) in KINDS.iter().enumerate() {
+        for (b, kind) in kinds.iter().enumerate() {
             for (k, setup) in SETUPS.iter().enumerate() {
                 let broker = kind.start();
                 let label = format!("{} pass {i}, {}", kind.name(), setup.name);
@@ -569,7 +585,7 @@ fn main() {
     }
 
     let mut table = String::new();
-    for (kind, by_setup) in KINDS.iter().zip(&passes) {
+    for (kind, by_setup) in kinds.iter().zip(&passes) {
         for (setup, passes) in SETUPS.iter().zip(by_setup) {
             let best = passes.iter().map(|p| p.secs).fold(f64::INFINITY, f64::min);
             let all: Vec<String> = passes.iter().map(|p| format!("{:.3}", p.secs)).collect();
@@ -598,7 +614,7 @@ fn main() {
          | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n\
          {table}\n\
          Reproduce:\n\n```sh\ncargo bench -p sluice-cli --bench streams\n```\n\n\
-         It needs `redis-server`, `nats-server` and `rabbitmq-server` (`apt-get install redis-server nats-server rabbitmq-server`). `SLUICE_BENCH_STREAMS_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated) to every setup, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
+         It needs `redis-server`, `nats-server` and `rabbitmq-server` (`apt-get install redis-server nats-server rabbitmq-server`). `SLUICE_BENCH_STREAMS_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_STREAMS_BROKERS` (`redis,nats,rabbitmq` by default) the brokers, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated) to every setup, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
         cpus = std::thread::available_parallelism().map_or(0, |n| n.get()),
         cpu = sluice_testkit::bench_docs::cpu_model(),
         redis = Kind::Redis.version(),

@@ -143,6 +143,10 @@ pub const SETUPS: &[Setup] = &[
         lines: "",
     },
     Setup {
+        name: "the same, one batch in flight (`sluice.mq.inFlightBatches = 1`, as Canal sends)",
+        lines: "sluice.mq.inFlightBatches = 1\n",
+    },
+    Setup {
         name: "`canal.mq.canalBatchSize = 1024`: gets of 1 MB",
         lines: "canal.mq.canalBatchSize = 1024\n",
     },
