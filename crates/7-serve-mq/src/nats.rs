@@ -16,6 +16,8 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use async_nats::connection::State;
@@ -26,7 +28,7 @@ use sluice_config::{ConfigError, Properties};
 use sluice_encode::mq::MqMessage;
 
 use crate::keys::{without_credentials, Keys};
-use crate::{BoxFuture, PublishError, Publisher};
+use crate::{BoxFuture, Confirmation, PublishError, Publisher};
 
 /// The broker name in errors.
 const BROKER: &str = "NATS";
@@ -207,6 +209,8 @@ pub struct NatsPublisher {
     settings: NatsSettings,
     destination: String,
     session: Option<(async_nats::Client, jetstream::Context)>,
+    /// A confirmation failed: the next batch connects anew.
+    failed: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for NatsPublisher {
@@ -226,6 +230,7 @@ impl NatsPublisher {
             settings,
             destination: destination.to_string(),
             session: None,
+            failed: Arc::default(),
         }
     }
 
@@ -280,36 +285,61 @@ impl NatsPublisher {
         Ok((client, context))
     }
 
-    async fn publish_records(&mut self, records: &[MqMessage]) -> Result<(), PublishError> {
+    /// Publishes every record on the connection (made again when it is
+    /// not connected) and returns the confirmation of the acks still
+    /// outstanding. A batch waits for the acks of each window of
+    /// [`ACK_WINDOW`] records before it sends the next, so the client never
+    /// holds more; the last window's acks are the confirmation.
+    async fn send_records(
+        &mut self,
+        records: Arc<[MqMessage]>,
+    ) -> Result<Confirmation, PublishError> {
         if records.is_empty() {
-            return Ok(());
+            return Ok(Box::pin(std::future::ready(Ok(()))));
         }
         // A connection the client is still re-establishing would hold the
         // batch until the ack timeout; connecting anew fails at once while
-        // the server is down.
+        // the server is down. So does one whose acks failed.
         let session = match self.session.take() {
-            Some((client, context)) if client.connection_state() == State::Connected => {
+            Some((client, context))
+                if client.connection_state() == State::Connected
+                    && !self.failed.swap(false, Ordering::AcqRel) =>
+            {
                 (client, context)
             }
             _ => self.connect().await?,
         };
-        self.publish_on(&session.1, records).await?;
-        // Kept only when the whole batch was acked.
+        let (first, acks) = self.send_on(&session.1, &records).await?;
         self.session = Some(session);
-        Ok(())
+        let broker = self.settings.describe();
+        let subjects = self.settings.clone();
+        let failed = self.failed.clone();
+        Ok(Box::pin(async move {
+            for (i, ack) in acks.into_iter().enumerate() {
+                let index = first + i;
+                // A duplicate ack confirms a record JetStream stored before.
+                if let Err(e) = ack.await {
+                    failed.store(true, Ordering::Release);
+                    let subject = subjects.subject(&records[index].topic);
+                    return Err(record_failed(&broker, &records, index, &subject, e));
+                }
+            }
+            Ok(())
+        }))
     }
 
-    /// Publishes a window of records, then awaits their acks, in order.
-    async fn publish_on(
+    /// Publishes the records window by window, waiting for the acks of
+    /// each window but the last, whose first index and acks it returns.
+    async fn send_on(
         &self,
         context: &jetstream::Context,
         records: &[MqMessage],
-    ) -> Result<(), PublishError> {
+    ) -> Result<(usize, Vec<PublishAckFuture>), PublishError> {
         let ids = message_ids(&self.destination, records);
-        let total = records.len();
-        let mut acks: Vec<PublishAckFuture> = Vec::with_capacity(ACK_WINDOW.min(total));
+        let broker = self.settings.describe();
+        let windows = records.len().div_ceil(ACK_WINDOW);
         for (w, window) in records.chunks(ACK_WINDOW).enumerate() {
-            acks.clear();
+            let mut acks = Vec::with_capacity(window.len());
             for (i, record) in window.iter().enumerate() {
                 let index = w * ACK_WINDOW + i;
                 let mut headers = HeaderMap::new();
@@ -321,52 +351,58 @@ impl NatsPublisher {
                     .await;
                 match sent {
                     Ok(ack) => acks.push(ack),
-                    Err(e) => return Err(self.failed(records, index, &subject, e)),
+                    Err(e) => return Err(record_failed(&broker, records, index, &subject, e)),
                 }
             }
-            for (i, ack) in acks.drain(..).enumerate() {
+            if w + 1 == windows {
+                return Ok((w * ACK_WINDOW, acks));
+            }
+            for (i, ack) in acks.into_iter().enumerate() {
                 let index = w * ACK_WINDOW + i;
-                // A duplicate ack confirms a record JetStream stored before.
                 if let Err(e) = ack.await {
                     let subject = self.settings.subject(&records[index].topic);
-                    return Err(self.failed(records, index, &subject, e));
+                    return Err(record_failed(&broker, records, index, &subject, e));
                 }
             }
         }
-        Ok(())
+        Ok((records.len(), Vec::new()))
     }
+}
 
-    fn failed(
-        &self,
-        records: &[MqMessage],
-        index: usize,
-        subject: &str,
-        error: jetstream::context::PublishError,
-    ) -> PublishError {
-        let record = &records[index];
-        let origin = if record.origin.is_empty() {
-            "a batch"
-        } else {
-            &record.origin
+/// The publish error of record `index`, which JetStream did not take.
+fn record_failed(
+    broker: &str,
+    records: &[MqMessage],
+    index: usize,
+    subject: &str,
+    error: jetstream::context::PublishError,
+) -> PublishError {
+    let record = &records[index];
+    let origin = if record.origin.is_empty() {
+        "a batch"
+    } else {
+        &record.origin
+    };
+    if error.kind() == PublishErrorKind::MaxPayloadExceeded {
+        return PublishError::TooLarge {
+            broker: BROKER,
+            origin: origin.to_string(),
+            bytes: record.payload.len(),
+            message: format!("{error} (max_payload of {broker})"),
         };
-        if error.kind() == PublishErrorKind::MaxPayloadExceeded {
-            return PublishError::TooLarge {
-                broker: BROKER,
-                origin: origin.to_string(),
-                bytes: record.payload.len(),
-                message: format!("{error} (max_payload of {})", self.settings.describe()),
-            };
-        }
-        let hint = if error.kind() == PublishErrorKind::StreamNotFound {
-            "; no stream takes this subject: the stream's subjects must include it"
-        } else {
-            ""
-        };
-        self.retriable(format!(
-            "record {} of {} ({origin}) to subject {subject:?} not acked: {error}{hint}",
+    }
+    let hint = if error.kind() == PublishErrorKind::StreamNotFound {
+        "; no stream takes this subject: the stream's subjects must include it"
+    } else {
+        ""
+    };
+    PublishError::Retriable {
+        broker: BROKER,
+        message: format!(
+            "{broker}: record {} of {} ({origin}) to subject {subject:?} not acked: {error}{hint}",
             index + 1,
             records.len(),
-        ))
+        ),
     }
 }
 
@@ -375,7 +411,14 @@ impl Publisher for NatsPublisher {
         &'a mut self,
         records: &'a [MqMessage],
     ) -> BoxFuture<'a, Result<(), PublishError>> {
-        Box::pin(self.publish_records(records))
+        Box::pin(async move { self.send_records(records.into()).await?.await })
+    }
+
+    fn send(
+        &mut self,
+        records: Arc<[MqMessage]>,
+    ) -> BoxFuture<'_, Result<Confirmation, PublishError>> {
+        Box::pin(self.send_records(records))
     }
 
     fn uses_entries_keys(&self) -> bool {

@@ -232,14 +232,7 @@ impl Worker {
                     // A get under way is dropped: what it took stays out
                     // until the next worker rolls it back.
                     drop(fetching.take());
-                    let settled = tokio::time::timeout(
-                        STOP_GRACE,
-                        settle(destination, &mut in_flight, &mut acked),
-                    )
-                    .await;
-                    if let Ok(Some((batch, e))) = settled {
-                        fail(destination, &batch, &e);
-                    }
+                    stopping(destination, &mut in_flight, &mut acked).await;
                     return Ok((PassEnd::Stopped, acked));
                 }
                 Step::Confirmed(Ok(())) => {
@@ -277,7 +270,17 @@ impl Worker {
                                 continue;
                             }
                             let records: Arc<[MqMessage]> = batch.records.into();
-                            match publisher.send(records.clone()).await {
+                            let sent = tokio::select! {
+                                biased;
+                                _ = stop.changed() => None,
+                                sent = publisher.send(records.clone()) => Some(sent),
+                            };
+                            let Some(sent) = sent else {
+                                // Not acked, so sent again by the next worker.
+                                stopping(destination, &mut in_flight, &mut acked).await;
+                                return Ok((PassEnd::Stopped, acked));
+                            };
+                            match sent {
                                 Ok(confirmed) => in_flight.push_back(InFlight {
                                     id,
                                     records: records.len(),
@@ -388,6 +391,19 @@ async fn settle(
         }
     }
     None
+}
+
+/// On a stop: the batches in flight are acked if the broker confirms them
+/// within [`STOP_GRACE`], so a clean stop sends little twice.
+async fn stopping(
+    destination: &dyn Destination,
+    in_flight: &mut VecDeque<InFlight>,
+    acked: &mut bool,
+) {
+    let settled = tokio::time::timeout(STOP_GRACE, settle(destination, in_flight, acked)).await;
+    if let Ok(Some((batch, e))) = settled {
+        fail(destination, &batch, &e);
+    }
 }
 
 /// Logs a failed batch and rolls back everything after the last ack: the
