@@ -246,7 +246,7 @@ fn main() {
          {table}\n\
          Target from the issue: at least 150,000 rows/s on this 2-core machine with the broker beside it: {verdict}. Canal publishes 15–60 k rows/s to Kafka on far larger machines (its published figures).\n\n\
          Reproduce:\n\n```sh\ncargo bench -p sluice-cli --bench mq\n```\n\n\
-         `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated) to both setups, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
+         `SLUICE_BENCH_MQ_ITERS` (default 3) sets the timed passes, `SLUICE_BENCH_MQ_PROPERTIES` adds `canal.properties` lines (`;`-separated) to every setup, `SLUICE_BENCH_BINLOG` another binlog directory, `SLUICE_BENCH_NO_DOCS=1` skips writing this section.\n",
         cpus = std::thread::available_parallelism().map_or(0, |n| n.get()),
         cpu = sluice_testkit::bench_docs::cpu_model(),
         extra = match extra_properties().trim() {
