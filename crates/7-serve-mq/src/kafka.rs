@@ -641,13 +641,6 @@ fn record_error(destination: &str, record: &MqMessage, e: KafkaError) -> Publish
 }
 
 impl Publisher for KafkaPublisher {
-    fn publish<'a>(
-        &'a mut self,
-        records: &'a [MqMessage],
-    ) -> BoxFuture<'a, Result<(), PublishError>> {
-        Box::pin(async move { self.send_all(records.into()).await?.await })
-    }
-
     fn send(
         &mut self,
         records: Arc<[MqMessage]>,

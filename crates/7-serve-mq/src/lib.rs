@@ -50,15 +50,6 @@ pub enum PublishError {
 
 /// A broker connection: publishes records and confirms them.
 pub trait Publisher: Send {
-    /// Publishes every record in order and returns once the broker has
-    /// confirmed all of them; an error otherwise (some records may have
-    /// been delivered: the batch is sent again, so consumers can see
-    /// duplicates of an unconfirmed batch, never a gap).
-    fn publish<'a>(
-        &'a mut self,
-        records: &'a [MqMessage],
-    ) -> BoxFuture<'a, Result<(), PublishError>>;
-
     /// Whether this broker needs [`MqMessage::entries_key`] (it drops
     /// duplicates by an id made from it); the router computes keys only
     /// then.
@@ -71,16 +62,20 @@ pub trait Publisher: Send {
     /// batches sent one after another reach the broker in that order, so
     /// the worker keeps several batches in flight and acks each once its
     /// confirmation came. An error here means the batch did not go out
-    /// whole. The default publishes the batch and waits for its confirms
-    /// first: one batch at a time.
+    /// whole.
     fn send(
         &mut self,
         records: Arc<[MqMessage]>,
-    ) -> BoxFuture<'_, Result<Confirmation, PublishError>> {
-        Box::pin(async move {
-            self.publish(&records).await?;
-            let confirmed: Confirmation = Box::pin(std::future::ready(Ok(())));
-            Ok(confirmed)
-        })
+    ) -> BoxFuture<'_, Result<Confirmation, PublishError>>;
+
+    /// Publishes every record in order and returns once the broker has
+    /// confirmed all of them; an error otherwise (some records may have
+    /// been delivered: the batch is sent again, so consumers can see
+    /// duplicates of an unconfirmed batch, never a gap).
+    fn publish<'a>(
+        &'a mut self,
+        records: &'a [MqMessage],
+    ) -> BoxFuture<'a, Result<(), PublishError>> {
+        Box::pin(async move { self.send(records.into()).await?.await })
     }
 }

@@ -407,13 +407,6 @@ fn record_failed(
 }
 
 impl Publisher for NatsPublisher {
-    fn publish<'a>(
-        &'a mut self,
-        records: &'a [MqMessage],
-    ) -> BoxFuture<'a, Result<(), PublishError>> {
-        Box::pin(async move { self.send_records(records.into()).await?.await })
-    }
-
     fn send(
         &mut self,
         records: Arc<[MqMessage]>,

@@ -470,13 +470,6 @@ impl Drop for RabbitPublisher {
 }
 
 impl Publisher for RabbitPublisher {
-    fn publish<'a>(
-        &'a mut self,
-        records: &'a [MqMessage],
-    ) -> BoxFuture<'a, Result<(), PublishError>> {
-        Box::pin(async move { self.send_records(records.into()).await?.await })
-    }
-
     fn send(
         &mut self,
         records: Arc<[MqMessage]>,

@@ -9,6 +9,7 @@
 //! consumer may read a record twice, never miss one.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use ::redis::aio::{ConnectionManager, ConnectionManagerConfig};
@@ -17,7 +18,7 @@ use sluice_config::{ConfigError, Properties};
 use sluice_encode::mq::MqMessage;
 
 use crate::keys::{without_credentials, Keys};
-use crate::{BoxFuture, PublishError, Publisher};
+use crate::{BoxFuture, Confirmation, PublishError, Publisher};
 
 /// The broker name in errors.
 const BROKER: &str = "Redis";
@@ -227,11 +228,16 @@ impl RedisPublisher {
 }
 
 impl Publisher for RedisPublisher {
-    fn publish<'a>(
-        &'a mut self,
-        records: &'a [MqMessage],
-    ) -> BoxFuture<'a, Result<(), PublishError>> {
-        Box::pin(self.publish_records(records))
+    /// One pipeline per batch, confirmed before the next batch is sent.
+    fn send(
+        &mut self,
+        records: Arc<[MqMessage]>,
+    ) -> BoxFuture<'_, Result<Confirmation, PublishError>> {
+        Box::pin(async move {
+            self.publish_records(&records).await?;
+            let confirmed: Confirmation = Box::pin(std::future::ready(Ok(())));
+            Ok(confirmed)
+        })
     }
 }
 
