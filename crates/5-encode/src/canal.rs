@@ -894,7 +894,10 @@ fn nested_len(field: u32, len: usize) -> usize {
 
 /// A Column as field `field` of a RowData (1 before, 2 after): index,
 /// sqlType, name, isKey, updated, isNull, props (partial JSON only), value
-/// (absent for NULL), mysqlType.
+/// (absent for NULL), mysqlType. Inlined into the row's loop, the
+/// writer's position stays in a register from one column to the next
+/// (a call per column cost a fifth of the instructions of writing it).
+#[inline(always)]
 fn write_column(
     w: &mut SliceWriter<'_>,
     field: u32,
