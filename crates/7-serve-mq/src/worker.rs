@@ -236,8 +236,8 @@ impl Worker {
                     return Ok((PassEnd::Stopped, acked));
                 }
                 Step::Confirmed(Ok(())) => {
-                    if let Some(batch) = in_flight.pop_front() {
-                        ack(destination, batch.id).await;
+                    if let Some(sent) = in_flight.pop_front() {
+                        ack(destination, sent.batch.id).await;
                         acked = true;
                     }
                     idle = false;
@@ -253,7 +253,7 @@ impl Worker {
                     // consumers see them twice, never a gap.
                     in_flight.clear();
                     let end = match &failed {
-                        Some(batch) => fail(destination, batch, &e),
+                        Some(sent) => fail(destination, &sent.batch, &e),
                         None => PassEnd::RetryAfter(FIRST_BACKOFF),
                     };
                     return Ok((end, acked));
@@ -280,26 +280,20 @@ impl Worker {
                                 stopping(destination, &mut in_flight, &mut acked).await;
                                 return Ok((PassEnd::Stopped, acked));
                             };
+                            let batch = Batch {
+                                id,
+                                records: records.len(),
+                                origin: origin(&records),
+                            };
                             match sent {
-                                Ok(confirmed) => in_flight.push_back(InFlight {
-                                    id,
-                                    records: records.len(),
-                                    origin: origin(&records),
-                                    confirmed,
-                                }),
+                                Ok(confirmed) => in_flight.push_back(InFlight { batch, confirmed }),
                                 Err(e) => {
-                                    let sent = InFlight {
-                                        id,
-                                        records: records.len(),
-                                        origin: origin(&records),
-                                        confirmed: Box::pin(std::future::ready(Ok(()))),
-                                    };
                                     if let Some((earlier, e)) =
                                         settle(destination, &mut in_flight, &mut acked).await
                                     {
                                         return Ok((fail(destination, &earlier, &e), acked));
                                     }
-                                    return Ok((fail(destination, &sent, &e), acked));
+                                    return Ok((fail(destination, &batch, &e), acked));
                                 }
                             }
                         }
@@ -349,12 +343,17 @@ enum Step {
     Fetched(Result<Fetched, WorkerExit>),
 }
 
-/// A batch sent to the broker and not yet acked.
-struct InFlight {
+/// A batch sent to the broker, as a failure of it is logged.
+struct Batch {
     id: i64,
     records: usize,
-    /// Where its first record's data comes from, for the log.
+    /// Where its first record's data comes from.
     origin: String,
+}
+
+/// A batch sent to the broker and not yet acked.
+struct InFlight {
+    batch: Batch,
     confirmed: Confirmation,
 }
 
@@ -362,9 +361,11 @@ impl InFlight {
     /// A batch with nothing for the broker: confirmed already.
     fn confirmed(id: i64) -> InFlight {
         InFlight {
-            id,
-            records: 0,
-            origin: String::new(),
+            batch: Batch {
+                id,
+                records: 0,
+                origin: String::new(),
+            },
             confirmed: Box::pin(std::future::ready(Ok(()))),
         }
     }
@@ -377,16 +378,16 @@ async fn settle(
     destination: &dyn Destination,
     in_flight: &mut VecDeque<InFlight>,
     acked: &mut bool,
-) -> Option<(InFlight, PublishError)> {
-    while let Some(mut batch) = in_flight.pop_front() {
-        match (&mut batch.confirmed).await {
+) -> Option<(Batch, PublishError)> {
+    while let Some(mut sent) = in_flight.pop_front() {
+        match (&mut sent.confirmed).await {
             Ok(()) => {
-                ack(destination, batch.id).await;
+                ack(destination, sent.batch.id).await;
                 *acked = true;
             }
             Err(e) => {
                 in_flight.clear();
-                return Some((batch, e));
+                return Some((sent.batch, e));
             }
         }
     }
@@ -408,7 +409,7 @@ async fn stopping(
 
 /// Logs a failed batch and rolls back everything after the last ack: the
 /// failed batch and every later one are got again, in order.
-fn fail(destination: &dyn Destination, batch: &InFlight, e: &PublishError) -> PassEnd {
+fn fail(destination: &dyn Destination, batch: &Batch, e: &PublishError) -> PassEnd {
     let name = destination.name();
     rollback(destination, batch.id);
     match e {
