@@ -55,12 +55,11 @@ pub struct MirrorDdl {
 /// `mappings`, given the plans made so far and the positions applied per
 /// mapping.
 pub fn action(
-    bytes: &[u8],
+    e: &EntryView<'_>,
     mappings: &[Mapping],
     plans: &[TablePlan],
     applied: &[Option<BinlogPosition>],
 ) -> Result<MirrorAction, String> {
-    let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
     if e.entry_type != Some(EntryType::RowData as i32) {
         return Ok(MirrorAction::None);
     }
@@ -212,6 +211,7 @@ mod tests {
     use sluice_canal::proto::{Column, Entry, Header, RowChange, RowData};
 
     use super::*;
+    use crate::rows::read_entry;
 
     fn mirror(database: &str, target_db: Option<&str>) -> Mapping {
         Mapping {
@@ -286,7 +286,9 @@ mod tests {
             100,
             ddl(EventType::Create, "CREATE TABLE t (id INT)"),
         );
-        let MirrorAction::Ddl(d) = action(&e, &mappings, &[], &[None]).unwrap() else {
+        let MirrorAction::Ddl(d) =
+            action(&read_entry(&e).unwrap(), &mappings, &[], &[None]).unwrap()
+        else {
             panic!("not a DDL");
         };
         assert_eq!((d.slot, d.target_db.as_str()), (0, "tgt"));
@@ -295,7 +297,7 @@ mod tests {
         // Applied already (the position is past it): nothing.
         let past = Some(BinlogPosition::new("binlog.000001", 100));
         assert_eq!(
-            action(&e, &mappings, &[], &[past]).unwrap(),
+            action(&read_entry(&e).unwrap(), &mappings, &[], &[past]).unwrap(),
             MirrorAction::None
         );
         // Another database, or a statement on the database itself: nothing.
@@ -306,12 +308,12 @@ mod tests {
             ddl(EventType::Create, "CREATE TABLE t (id INT)"),
         );
         assert_eq!(
-            action(&other, &mappings, &[], &[None]).unwrap(),
+            action(&read_entry(&other).unwrap(), &mappings, &[], &[None]).unwrap(),
             MirrorAction::None
         );
         let database = entry("w", "", 100, ddl(EventType::Query, "CREATE DATABASE w"));
         assert_eq!(
-            action(&database, &mappings, &[], &[None]).unwrap(),
+            action(&read_entry(&database).unwrap(), &mappings, &[], &[None]).unwrap(),
             MirrorAction::None
         );
     }
@@ -320,7 +322,8 @@ mod tests {
     fn the_first_rows_of_a_table_make_its_plan_keyed_as_the_source() {
         let mappings = [mirror("w", None)];
         let e = entry("w", "t", 200, insert(&[("id", true), ("a", false)]));
-        let MirrorAction::NewTable { slot, mapping } = action(&e, &mappings, &[], &[None]).unwrap()
+        let MirrorAction::NewTable { slot, mapping } =
+            action(&read_entry(&e).unwrap(), &mappings, &[], &[None]).unwrap()
         else {
             panic!("no new table");
         };
@@ -340,14 +343,18 @@ mod tests {
         let mut concurrent = mirror("w", None);
         concurrent.concurrent = true;
         let keyless = entry("w", "k", 300, insert(&[("a", false)]));
-        let MirrorAction::NewTable { mapping, .. } =
-            action(&keyless, &[concurrent.clone()], &[], &[None]).unwrap()
-        else {
+        let MirrorAction::NewTable { mapping, .. } = action(
+            &read_entry(&keyless).unwrap(),
+            &[concurrent.clone()],
+            &[],
+            &[None],
+        )
+        .unwrap() else {
             panic!("no new table");
         };
         assert!(mapping.target_pk.is_empty() && !mapping.concurrent);
         let MirrorAction::NewTable { mapping, .. } =
-            action(&e, &[concurrent], &[], &[None]).unwrap()
+            action(&read_entry(&e).unwrap(), &[concurrent], &[], &[None]).unwrap()
         else {
             panic!("no new table");
         };

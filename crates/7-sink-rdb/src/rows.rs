@@ -28,8 +28,7 @@ pub enum Boundary {
 /// (heartbeats) and for rows of an initial snapshot, which all carry the
 /// binlog point they were read at and so cannot be ordered by it (they are
 /// applied whenever given, see [`ops_of_entry`]).
-pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<BinlogPosition>), String> {
-    let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
+pub fn boundary(e: &EntryView<'_>) -> (Boundary, Option<BinlogPosition>) {
     let b = match e.entry_type {
         Some(t) if t == EntryType::TransactionBegin as i32 => Boundary::Begin,
         Some(t) if t == EntryType::TransactionEnd as i32 => Boundary::End,
@@ -42,7 +41,12 @@ pub fn boundary(bytes: &[u8]) -> Result<(Boundary, Option<BinlogPosition>), Stri
             .in_epoch(e.header.source_epoch)
             .with_gtid(e.header.gtid.parse().ok())
     });
-    Ok((b, position))
+    (b, position)
+}
+
+/// A store entry, read once for everything the sink asks of it.
+pub fn read_entry(bytes: &[u8]) -> Result<EntryView<'_>, String> {
+    EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))
 }
 
 /// A source column that a `mapAll` mapping's target table lacks (a column
@@ -62,14 +66,13 @@ pub struct Unmapped {
 /// to `unmapped` the columns of its first row that a `mapAll` plan has no
 /// target column for.
 pub fn ops_of_entry(
-    bytes: &[u8],
+    e: &EntryView<'_>,
     plans: &[TablePlan],
     applied: &[Option<BinlogPosition>],
     kind: TargetKind,
     out: &mut Vec<RowOp>,
     unmapped: &mut Vec<Unmapped>,
 ) -> Result<(), String> {
-    let e = EntryView::parse(bytes).map_err(|e| format!("a store entry cannot be read: {e}"))?;
     if e.entry_type != Some(EntryType::RowData as i32) {
         return Ok(());
     }

@@ -25,7 +25,7 @@ use tokio::sync::watch;
 use crate::config::{SchemaChanges, SinkConfig};
 use crate::mirror::{self, MirrorAction, MirrorDdl};
 use crate::partition::{partition_names, relayout, split, Applied, Layout};
-use crate::rows::{boundary, is_after, ops_of_entry, Boundary, Unmapped};
+use crate::rows::{boundary, is_after, ops_of_entry, read_entry, Boundary, Unmapped};
 use crate::sql::{nearest_type, statements, TablePlan};
 use crate::target::Target;
 use sluice_binlog::BinlogPosition;
@@ -116,7 +116,7 @@ impl Pending {
         let mut kept = 0;
         let mut again = false;
         for e in entries {
-            let (b, position) = boundary(&e)?;
+            let (b, position) = boundary(&read_entry(&e)?);
             if let Some(p) = position {
                 if !is_after(&p, self.last.as_ref()) {
                     again = true;
@@ -368,7 +368,8 @@ impl SinkWorker {
         // The ops and position at the end of the last whole transaction.
         let mut whole: (usize, Option<BinlogPosition>) = (0, None);
         let mirrors = self.config.mappings.iter().any(|m| m.mirror_db);
-        for e in entries {
+        for bytes in entries {
+            let e = &read_entry(bytes)?;
             if mirrors {
                 match mirror::action(e, &self.config.mappings, plans, &applied.least)? {
                     MirrorAction::None => {}
@@ -385,7 +386,7 @@ impl SinkWorker {
                         // The mirror's tables are read again as it left them.
                         plans.retain(|p| p.slot != ddl.slot);
                         logged.clear();
-                        if let (_, Some(mut p)) = boundary(e)? {
+                        if let (_, Some(mut p)) = boundary(e) {
                             if p.gtid.is_none() {
                                 p.gtid = last.as_ref().and_then(|l| l.gtid.clone());
                             }
@@ -424,7 +425,7 @@ impl SinkWorker {
                     unmapped.clear();
                 }
             }
-            let (b, position) = boundary(e)?;
+            let (b, position) = boundary(e);
             if let Some(mut p) = position {
                 if p.gtid.is_none() {
                     p.gtid = last.as_ref().and_then(|l| l.gtid.clone());
