@@ -154,6 +154,10 @@ pub struct SnapshotPlan {
 const IN_FLIGHT: usize = 64;
 const IN_FLIGHT_KB: usize = 16 * 1024;
 
+/// How long a failed runner waits for the entries read before its failure
+/// to reach the store.
+const DRAIN_ON_FAILURE: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl InstanceRunner {
     pub fn new(
         name: &str,
@@ -255,6 +259,15 @@ impl InstanceRunner {
         })?;
         let mut emitting = tokio::spawn(emitter.run(rx).in_current_span());
         let result = self.read(source, stop, tx, &mut emitting, pool).await;
+        // A failure (not a stop, not a fence) lets what was read before it
+        // reach the store: the reader's end of the channel is closed, so
+        // the emitter ends once it has emitted that. Bounded, since a store
+        // no client drains can hold it back.
+        if matches!(&result, Err(e) if !matches!(e, RunnerError::Fenced { .. } | RunnerError::Stopped { .. }))
+            && !emitting.is_finished()
+        {
+            let _ = tokio::time::timeout(DRAIN_ON_FAILURE, &mut emitting).await;
+        }
         emitting.abort();
         self.stats.entries = counters.entries.load(Ordering::Relaxed);
         self.stats.rows = counters.rows.load(Ordering::Relaxed);
