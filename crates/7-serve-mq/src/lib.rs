@@ -27,6 +27,12 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// confirmed every one of them, or with the first failure.
 pub type Confirmation = BoxFuture<'static, Result<(), PublishError>>;
 
+/// The confirmation of a batch the broker confirmed already (or that had
+/// nothing for it).
+pub(crate) fn confirmed() -> Confirmation {
+    Box::pin(std::future::ready(Ok(())))
+}
+
 /// Why a publish failed.
 #[derive(Debug, thiserror::Error)]
 pub enum PublishError {

@@ -399,7 +399,7 @@ impl RabbitPublisher {
         records: Arc<[MqMessage]>,
     ) -> Result<BatchConfirmation, PublishError> {
         if records.is_empty() {
-            return Ok(Box::pin(std::future::ready(Ok(()))));
+            return Ok(crate::confirmed());
         }
         self.finish_opening().await;
         let session = match self.session.take() {

@@ -235,8 +235,7 @@ impl Publisher for RedisPublisher {
     ) -> BoxFuture<'_, Result<Confirmation, PublishError>> {
         Box::pin(async move {
             self.publish_records(&records).await?;
-            let confirmed: Confirmation = Box::pin(std::future::ready(Ok(())));
-            Ok(confirmed)
+            Ok(crate::confirmed())
         })
     }
 }

@@ -30,7 +30,6 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sluice_encode::mq::{MqError, MqMessage, MqRouter};
@@ -245,7 +244,7 @@ impl Worker {
                 }
                 Step::Confirmed(Ok(())) => {
                     if let Some(sent) = in_flight.pop_front() {
-                        ack(destination, sent.batch.id).await;
+                        ack(destination, sent.batch.id);
                         acked = true;
                     }
                     idle = false;
@@ -374,7 +373,7 @@ impl InFlight {
                 records: 0,
                 origin: String::new(),
             },
-            confirmed: Box::pin(std::future::ready(Ok(()))),
+            confirmed: crate::confirmed(),
         }
     }
 }
@@ -390,7 +389,7 @@ async fn settle(
     while let Some(mut sent) = in_flight.pop_front() {
         match (&mut sent.confirmed).await {
             Ok(()) => {
-                ack(destination, sent.batch.id).await;
+                ack(destination, sent.batch.id);
                 *acked = true;
             }
             Err(e) => {
@@ -532,23 +531,13 @@ async fn route(
     Ok(records)
 }
 
-/// Acks a published batch and waits until its cursor is written.
 /// Acks a batch: its cursor is handed to the destination's cursor writer,
-/// not waited for (see the module's notes). A write already known to have
-/// failed is reported.
-async fn ack(destination: &dyn Destination, batch_id: i64) {
-    let name = destination.name();
+/// not waited for (see the module's notes); a failed write is reported when
+/// the pass ends ([`cursor_durable`]), and the writer writes the latest
+/// cursor again with the next ack.
+fn ack(destination: &dyn Destination, batch_id: i64) {
     if let Err(e) = destination.ack(MQ_CLIENT_ID, batch_id) {
-        tracing::warn!(destination = %name, batch = batch_id, error = %e, "MQ worker: ack refused");
-        return;
-    }
-    // Polled once: ready when the writer has caught up or failed.
-    let mut durable = destination.durable();
-    let written = std::future::poll_fn(|cx| Poll::Ready(durable.as_mut().poll(cx))).await;
-    if let Poll::Ready(Err(e)) = written {
-        // The writer writes the latest cursor again with the next ack;
-        // until then a restart replays from the last cursor written.
-        tracing::warn!(destination = %name, batch = batch_id, error = %e, "MQ worker: cursor not written");
+        tracing::warn!(destination = %destination.name(), batch = batch_id, error = %e, "MQ worker: ack refused");
     }
 }
 
