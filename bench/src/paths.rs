@@ -11,10 +11,17 @@ use anyhow::{bail, Result};
 use prost::bytes::Bytes;
 use prost::Message as _;
 use sluice_binlog::{walk_file, Cell, EventData, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use sluice_binlog::BinlogPosition;
 use sluice_encode::canal::CanalEncoder;
+use sluice_encode::debezium::{DebeziumEncoder, DebeziumOptions};
 use sluice_encode::mq::{MqRouter, RouteConfig};
 use sluice_encode::tail::TailEncoder;
-use sluice_events::{ChangeBuilder, ChangeEvent, Encoder, Position};
+use sluice_events::{ChangeBuilder, ChangeEvent, ColumnInfo, Encoder, Position};
+use sluice_schema::catalog::{ApplyContext, Catalog};
+use sluice_schema::lexer::LexOptions;
 
 /// A path to count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,10 +36,21 @@ pub enum Path {
     /// does by default: FlatMessage JSON, rows placed by primary key over
     /// three partitions (`canal.mq.partitionHash = .*\\..*:$pk$`).
     Mq,
+    /// Change events encoded by `DebeziumEncoder` into records (the
+    /// embedded engine's encoding): the table described as the schema
+    /// tracker describes it, `converter.schemas.enable=false`,
+    /// `tombstones.on.delete=false`, as the engine benchmark runs it.
+    Debezium,
 }
 
 impl Path {
-    pub const ALL: [Path; 4] = [Path::Decode, Path::Tail, Path::Canal, Path::Mq];
+    pub const ALL: [Path; 5] = [
+        Path::Decode,
+        Path::Tail,
+        Path::Canal,
+        Path::Mq,
+        Path::Debezium,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -40,6 +58,7 @@ impl Path {
             Path::Tail => "tail",
             Path::Canal => "canal",
             Path::Mq => "mq",
+            Path::Debezium => "debezium",
         }
     }
 
@@ -126,6 +145,15 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
     })?;
     let mut batch: Vec<Bytes> = Vec::new();
     let mut records = Vec::new();
+    let mut debezium = DebeziumEncoder::new(DebeziumOptions {
+        schemas_enable: false,
+        tombstones_on_delete: false,
+        ..DebeziumOptions::new("bench")
+    });
+    let mut debezium_records = Vec::new();
+    // Tables as the schema tracker describes them: from the file's DDL.
+    let mut catalog = Catalog::new();
+    let mut described: HashMap<(String, String), Arc<[ColumnInfo]>> = HashMap::new();
     let mut failed: Option<anyhow::Error> = None;
     let walked = walk_file(file, buf, |at, raw, data| {
         let mut step = || -> Result<()> {
@@ -133,7 +161,11 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
                 return decode_values(data, &mut done);
             }
             let position = Position::at(file, at.pos, at.next_pos, &raw.header);
-            let Some(change) = builder.on_event(position, data, None) else {
+            let mut info = None;
+            if path == Path::Debezium {
+                info = describe(&mut catalog, &mut described, file, at.pos, data)?;
+            }
+            let Some(change) = builder.on_event(position, data, info.as_deref()) else {
                 return Ok(());
             };
             if path == Path::Tail {
@@ -141,6 +173,14 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
                 done.output_bytes += lines.len() as u64;
                 done.add(lines.len() as u64 ^ u64::from(lines.last().copied().unwrap_or(0)));
                 lines.clear();
+            } else if path == Path::Debezium {
+                debezium.encode(&change, &mut debezium_records)?;
+                for r in debezium_records.drain(..) {
+                    let value = r.value.as_deref().unwrap_or("");
+                    let key = r.key.as_deref().unwrap_or("");
+                    done.output_bytes += (value.len() + key.len()) as u64;
+                    done.add(value.len() as u64 ^ (key.len() as u64) << 32);
+                }
             } else {
                 if let ChangeEvent::Rows(rows) = &change {
                     // As the server builds a rows event's entry: serialised
@@ -187,6 +227,46 @@ pub fn measured(path: Path, file: &str, buf: &[u8], end: u64) -> Result<Done> {
     }
     walked?;
     Ok(done)
+}
+
+/// For the Debezium path: applies a statement's DDL to `catalog`, and gives
+/// a rows event's table the column descriptions the schema tracker would.
+fn describe(
+    catalog: &mut Catalog,
+    described: &mut HashMap<(String, String), Arc<[ColumnInfo]>>,
+    file: &str,
+    pos: u64,
+    data: &EventData<'_>,
+) -> Result<Option<Arc<[ColumnInfo]>>> {
+    match data {
+        EventData::Query(q) => {
+            let ctx = ApplyContext {
+                current_db: String::from_utf8_lossy(q.schema).into_owned(),
+                server_collation: None,
+                lex: LexOptions::default(),
+            };
+            let sql = q.query_text();
+            if !matches!(sql.trim(), "BEGIN" | "COMMIT") {
+                // Statements that are not DDL change nothing.
+                let _ = catalog.apply_ddl(&ctx, &sql, &BinlogPosition::new(file, pos));
+                described.clear();
+            }
+            Ok(None)
+        }
+        EventData::Rows(ev) => {
+            let name = (ev.table.schema.clone(), ev.table.table.clone());
+            if let Some(info) = described.get(&name) {
+                return Ok(Some(Arc::clone(info)));
+            }
+            let Some(t) = catalog.table(&name.0, &name.1) else {
+                return Ok(None);
+            };
+            let info = sluice_instance::schema_hook::column_infos(t);
+            described.insert(name, Arc::clone(&info));
+            Ok(Some(info))
+        }
+        _ => Ok(None),
+    }
 }
 
 fn decode_values(data: &EventData<'_>, done: &mut Done) -> Result<()> {
