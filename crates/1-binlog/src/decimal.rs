@@ -31,8 +31,12 @@ impl Decimal<'_> {
         self.bytes.first().map(|b| b & 0x80 == 0).unwrap_or(false)
     }
 
-    /// Appends the value as MySQL prints it: `-12.50`, `0.00`.
-    pub fn render(&self, out: &mut String) -> Result<()> {
+    /// Walks the stored digit groups in order, the integer part's first:
+    /// `on_group(in_fraction, value, digits)`, `digits` (1 to 9) being how
+    /// many decimal digits the group stands for (its value is below
+    /// 10^digits unless the bytes are corrupt). Returns whether the value
+    /// is negative.
+    fn for_each_group(&self, mut on_group: impl FnMut(bool, u32, usize)) -> Result<bool> {
         let size = decimal_size(self.precision, self.scale);
         if self.bytes.len() != size || size > 40 {
             return Err(DecodeError::invalid(
@@ -63,39 +67,53 @@ impl Decimal<'_> {
             pos += n;
             v
         };
+        let lead_digits = intg % 9;
+        if lead_digits > 0 {
+            on_group(false, group(DIG2BYTES[lead_digits]), lead_digits);
+        }
+        for _ in 0..intg / 9 {
+            on_group(false, group(4), 9);
+        }
+        for _ in 0..scale / 9 {
+            on_group(true, group(4), 9);
+        }
+        let tail = scale % 9;
+        if tail > 0 {
+            on_group(true, group(DIG2BYTES[tail]), tail);
+        }
+        Ok(neg)
+    }
+
+    /// Appends the value as MySQL prints it: `-12.50`, `0.00`.
+    pub fn render(&self, out: &mut String) -> Result<()> {
         // The text is assembled on the stack and pushed once: a push per
         // group (and per padding zero) cost more than the digits. At most
         // 65 digits in groups of nine, each group at most 10 digits when
         // corrupt, a sign and a point.
         let mut text = Text::default();
+        let neg = self.is_negative();
         if neg {
             text.push(b'-');
         }
         let digits_start = text.len;
         let mut leading = true;
-        let lead_digits = intg % 9;
-        if lead_digits > 0 {
-            let v = group(DIG2BYTES[lead_digits]);
-            text.group(v, lead_digits, &mut leading);
-        }
-        for _ in 0..intg / 9 {
-            let v = group(4);
-            text.group(v, 9, &mut leading);
-        }
+        let mut point = false;
+        self.for_each_group(|in_fraction, v, digits| {
+            if in_fraction {
+                if !point {
+                    if text.len == digits_start {
+                        text.push(b'0');
+                    }
+                    text.push(b'.');
+                    point = true;
+                }
+                text.padded(v, digits);
+            } else {
+                text.group(v, digits, &mut leading);
+            }
+        })?;
         if text.len == digits_start {
             text.push(b'0');
-        }
-        if scale > 0 {
-            text.push(b'.');
-            for _ in 0..scale / 9 {
-                let v = group(4);
-                text.padded(v, 9);
-            }
-            let tail = scale % 9;
-            if tail > 0 {
-                let v = group(DIG2BYTES[tail]);
-                text.padded(v, tail);
-            }
         }
         let mut text = text.as_bytes();
         // "-0.00" is printed "0.00" by MySQL; a stored negative zero can occur.
@@ -104,6 +122,25 @@ impl Decimal<'_> {
         }
         out.push_str(crate::bytes::ascii_str(text));
         Ok(())
+    }
+
+    /// The unscaled value (the digits without the point: `-12.50` gives
+    /// `(true, 1250)`), for a DECIMAL of at most 38 digits; `None` for a
+    /// wider one, or for a group that does not fit its digits (corrupt
+    /// bytes, which [`Decimal::render`] prints as they are). Builds no
+    /// text: for outputs that carry a DECIMAL as its unscaled integer.
+    pub fn unscaled_u128(&self) -> Result<Option<(bool, u128)>> {
+        if self.precision > 38 {
+            return Ok(None);
+        }
+        let mut value = 0u128;
+        let mut fits = true;
+        let neg = self.for_each_group(|_, v, digits| {
+            let pow = POW10[digits];
+            fits &= v < pow;
+            value = value.wrapping_mul(pow as u128).wrapping_add(v as u128);
+        })?;
+        Ok(fits.then_some((neg && value != 0, value)))
     }
 
     /// The value as text (allocates; for convenience and tests).
@@ -201,6 +238,134 @@ mod tests {
         assert_eq!(render(5, 2, &[0x80, 0x00, 0x00]), "0.00");
         assert_eq!(render(5, 2, &[0x80, 0x00, 0x05]), "0.05");
         assert_eq!(render(5, 2, &[0x7f, 0xff, 0xfa]), "-0.05");
+    }
+
+    /// `text` (`-`, digits, `.`, digits; exactly `s` of them after the
+    /// point) in MySQL's binary DECIMAL(p, s) form.
+    fn encode(p: u8, s: u8, text: &str) -> Vec<u8> {
+        let (neg, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let (int, frac) = digits.split_once('.').unwrap_or((digits, ""));
+        assert_eq!(frac.len(), s as usize);
+        let intg = (p - s) as usize;
+        let int = format!("{:0>intg$}", int.trim_start_matches('0'));
+        let mut out = Vec::new();
+        let mut put = |digits: &str| {
+            let v: u32 = digits.parse().unwrap();
+            let n = DIG2BYTES[digits.len()];
+            out.extend_from_slice(&v.to_be_bytes()[4 - n..]);
+        };
+        let lead = intg % 9;
+        if lead > 0 {
+            put(&int[..lead]);
+        }
+        for g in int.as_bytes()[lead..].chunks(9) {
+            put(std::str::from_utf8(g).unwrap());
+        }
+        for g in frac.as_bytes().chunks(9) {
+            put(std::str::from_utf8(g).unwrap());
+        }
+        out[0] ^= 0x80;
+        if neg {
+            out.iter_mut().for_each(|b| *b ^= 0xff);
+        }
+        out
+    }
+
+    #[test]
+    fn unscaled_value_is_the_rendered_digits() {
+        // A fixed pseudo-random walk over widths, scales, signs and digits.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        for _ in 0..20_000 {
+            let p = 1 + next(38) as u8;
+            let s = next(p as u64 + 1).min(30) as u8;
+            let intg = (p - s) as usize;
+            let digit = |next: &mut dyn FnMut(u64) -> u64, n: usize| -> String {
+                // Runs of zeros and nines, the edges of each group, as often
+                // as other digits.
+                (0..n)
+                    .map(|_| match next(4) {
+                        0 => '0',
+                        1 => '9',
+                        _ => char::from(b'0' + next(10) as u8),
+                    })
+                    .collect()
+            };
+            let int_len = next(intg as u64 + 1) as usize;
+            let int = digit(&mut next, int_len);
+            let frac = digit(&mut next, s as usize);
+            let neg = next(2) == 1;
+            let text = format!(
+                "{}{}{}{}",
+                if neg { "-" } else { "" },
+                if int.is_empty() { "0" } else { &int },
+                if s > 0 { "." } else { "" },
+                frac
+            );
+            let bytes = encode(p, s, &text);
+            let d = Decimal {
+                precision: p,
+                scale: s,
+                bytes: &bytes,
+            };
+            let digits: String = format!("{int}{frac}");
+            let magnitude: u128 = if digits.is_empty() {
+                0
+            } else {
+                digits.parse().unwrap()
+            };
+            assert_eq!(
+                d.unscaled_u128().unwrap(),
+                Some((neg && magnitude != 0, magnitude)),
+                "{text} as DECIMAL({p},{s})"
+            );
+            // The rendered text holds the same value.
+            let rendered = d.to_text().unwrap();
+            let back: String = rendered.chars().filter(|c| c.is_ascii_digit()).collect();
+            assert_eq!(
+                back.parse::<u128>().unwrap(),
+                magnitude,
+                "{text}: {rendered}"
+            );
+            assert_eq!(
+                rendered.starts_with('-'),
+                neg && magnitude != 0,
+                "{text}: {rendered}"
+            );
+        }
+    }
+
+    #[test]
+    fn unscaled_value_leaves_wide_and_corrupt_decimals_to_the_text() {
+        let wide = encode(40, 0, &"9".repeat(40));
+        let d = Decimal {
+            precision: 40,
+            scale: 0,
+            bytes: &wide,
+        };
+        assert_eq!(d.unscaled_u128().unwrap(), None);
+        // DECIMAL(9,0) whose one group reads 2,147,483,647: not nine digits.
+        let d = Decimal {
+            precision: 9,
+            scale: 0,
+            bytes: &[0xff, 0xff, 0xff, 0xff],
+        };
+        assert_eq!(d.unscaled_u128().unwrap(), None);
+        assert!(Decimal {
+            precision: 10,
+            scale: 2,
+            bytes: &[0x80],
+        }
+        .unscaled_u128()
+        .is_err());
     }
 
     #[test]

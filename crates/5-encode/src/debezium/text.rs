@@ -191,6 +191,14 @@ pub(crate) fn decimal_unscaled_bytes(text: &str, out: &mut Vec<u8>) -> bool {
     true
 }
 
+/// The integer `-magnitude` (`negative`) or `magnitude` as
+/// `BigInteger.toByteArray` gives it: what [`decimal_unscaled_bytes`]
+/// gives for a DECIMAL's digits, from its unscaled value.
+pub(crate) fn unscaled_bytes(negative: bool, magnitude: u128, out: &mut Vec<u8>) {
+    let mut be = magnitude.to_be_bytes();
+    twos_complement_minimal(&mut be, negative && magnitude != 0, out);
+}
+
 /// The unsigned 64-bit `v` as `BigInteger.toByteArray` gives it (a leading
 /// zero byte when the top bit is set): BIGINT UNSIGNED in precise mode.
 pub(crate) fn u64_unscaled_bytes(v: u64, out: &mut Vec<u8>) {
@@ -282,6 +290,47 @@ mod tests {
         let mut s = String::new();
         push_base64(&mut s, bytes, false);
         s
+    }
+
+    #[test]
+    fn unscaled_bytes_are_those_of_the_decimal_text() {
+        let max38 = "9".repeat(38);
+        for text in [
+            "0",
+            "-0",
+            "1",
+            "-1",
+            "127",
+            "128",
+            "-128",
+            "-129",
+            "255",
+            "256",
+            "-32768",
+            "12.50",
+            "-12.50",
+            "0.05",
+            "-0.05",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "18446744073709551616",
+            &max38,
+            &format!("-{max38}"),
+            "1234567890.1234567890",
+        ] {
+            let mut from_text = Vec::new();
+            assert!(decimal_unscaled_bytes(text, &mut from_text), "{text}");
+            let digits: String = text.chars().filter(|c| c.is_ascii_digit()).collect();
+            let mut from_value = vec![7u8; 3];
+            unscaled_bytes(
+                text.starts_with('-'),
+                digits.parse().unwrap(),
+                &mut from_value,
+            );
+            assert_eq!(from_value, from_text, "{text}");
+        }
     }
 
     fn decimal_b64(text: &str) -> String {

@@ -8,9 +8,9 @@ use sluice_binlog::{ColumnDef, Value};
 use super::super::masks::Mask;
 use super::super::text::{
     days_from_civil, push_base64, push_escaped, push_i64, push_java_float, push_str,
-    u64_unscaled_bytes,
+    u64_unscaled_bytes, unscaled_bytes,
 };
-use super::super::{DebeziumOptions, DecimalFormat};
+use super::super::{DebeziumOptions, DecimalFormat, DecimalHandlingMode};
 use super::format::{
     push_binary, push_decimal, push_iso_date, push_iso_time, push_zoned_timestamp,
 };
@@ -226,6 +226,20 @@ fn push_decimal_value(
     options: &DebeziumOptions,
     scratch: &mut Scratch,
 ) -> Result<(), ValueProblem> {
+    // Precise DECIMALs in base64 are their unscaled integer's bytes: taken
+    // from the stored digit groups when they fit 128 bits, without the
+    // text and its parse.
+    if options.decimal_handling_mode == DecimalHandlingMode::Precise
+        && options.decimal_format == DecimalFormat::Base64
+    {
+        if let Some((negative, magnitude)) = d.unscaled_u128().map_err(ValueProblem::Decode)? {
+            unscaled_bytes(negative, magnitude, &mut scratch.bytes);
+            out.push('"');
+            push_base64(out, &scratch.bytes, false);
+            out.push('"');
+            return Ok(());
+        }
+    }
     scratch.text.clear();
     d.render(&mut scratch.text).map_err(ValueProblem::Decode)?;
     push_decimal(out, &scratch.text, options, &mut scratch.bytes)
