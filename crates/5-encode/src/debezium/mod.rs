@@ -166,6 +166,18 @@ pub struct DebeziumEncoder {
     source_schema: String,
     txn: TransactionMeta,
     scratch: Scratch,
+    /// Kept between rows events for its buffers.
+    event_parts: EventParts,
+}
+
+/// What every record of one rows event shares, rendered once for them
+/// all: the `source` block before and after its `row` field, and the
+/// processing time (the instant the event's records were made).
+#[derive(Debug, Default)]
+struct EventParts {
+    source_head: String,
+    source_tail: String,
+    processing_time: String,
 }
 
 impl std::fmt::Debug for DebeziumEncoder {
@@ -189,6 +201,8 @@ struct Source<'a> {
     row: usize,
     /// `source.snapshot`: `"false"` but for snapshot reads.
     snapshot: &'static str,
+    /// The parts rendered for the whole rows event, if they were.
+    parts: Option<&'a EventParts>,
 }
 
 /// `source.snapshot` of a row a snapshot read (Debezium's
@@ -236,6 +250,7 @@ impl DebeziumEncoder {
             source_schema,
             txn: TransactionMeta::default(),
             scratch: Scratch::default(),
+            event_parts: EventParts::default(),
         }
     }
 
@@ -359,47 +374,73 @@ impl DebeziumEncoder {
             return Ok(());
         }
         let plan = self.plan(&rows.table);
+        let mut parts = std::mem::take(&mut self.event_parts);
+        let result = self.encode_rows_with(rows, &plan, &mut parts, out);
+        self.event_parts = parts;
+        result
+    }
+
+    fn encode_rows_with(
+        &mut self,
+        rows: &RowsChange<'_>,
+        plan: &TablePlan,
+        parts: &mut EventParts,
+        out: &mut Vec<DebeziumRecord>,
+    ) -> Result<(), DebeziumError> {
+        let mut source = Source {
+            position: &rows.position,
+            txn: rows.txn,
+            db: rows.table.schema(),
+            table: Some(rows.table.name()),
+            row: 0,
+            snapshot: "false",
+            parts: None,
+        };
+        parts.source_head.clear();
+        self.push_source_head(&mut parts.source_head, &source);
+        parts.source_tail.clear();
+        Self::push_source_tail(&mut parts.source_tail, &source);
+        parts.processing_time.clear();
+        self.push_processing_time(&mut parts.processing_time);
+        let parts = &*parts;
         for row in rows.rows() {
             let row = row?;
-            let source = Source {
-                position: &rows.position,
-                txn: rows.txn,
-                db: rows.table.schema(),
-                table: Some(rows.table.name()),
+            source = Source {
                 row: row.index,
-                snapshot: "false",
+                parts: Some(parts),
+                ..source
             };
             match (rows.op, &row.before, &row.after) {
                 (Op::Insert, _, Some(after)) => {
-                    let key = self.key(&plan, after)?;
-                    self.emit(&plan, &source, key, None, Some(after), "c", out)?;
+                    let key = self.key(plan, after)?;
+                    self.emit(plan, &source, key, None, Some(after), "c", out)?;
                 }
                 (Op::Delete, Some(before), _) => {
-                    let key = self.key(&plan, before)?;
-                    self.emit_delete(&plan, &source, key, before, out)?;
+                    let key = self.key(plan, before)?;
+                    self.emit_delete(plan, &source, key, before, out)?;
                 }
                 (Op::Update, Some(before), Some(after)) => {
-                    let old_key = self.key(&plan, before)?;
+                    let old_key = self.key(plan, before)?;
                     // A MINIMAL after image leaves unchanged key columns out:
                     // the key is then the before image's.
                     let new_key = if plan.key.iter().all(|&i| after.is_present(i)) {
-                        self.key(&plan, after)?
+                        self.key(plan, after)?
                     } else {
                         old_key.clone()
                     };
                     if old_key == new_key {
-                        self.emit(&plan, &source, new_key, Some(before), Some(after), "u", out)?;
+                        self.emit(plan, &source, new_key, Some(before), Some(after), "u", out)?;
                     } else {
                         // A primary-key change: the old row goes (with its
                         // tombstone), the new one comes.
-                        self.emit_delete(&plan, &source, old_key, before, out)?;
-                        self.emit(&plan, &source, new_key, None, Some(after), "c", out)?;
+                        self.emit_delete(plan, &source, old_key, before, out)?;
+                        self.emit(plan, &source, new_key, None, Some(after), "c", out)?;
                     }
                 }
                 // An update without a before image (never from a server).
                 (Op::Update, None, Some(after)) => {
-                    let key = self.key(&plan, after)?;
-                    self.emit(&plan, &source, key, None, Some(after), "u", out)?;
+                    let key = self.key(plan, after)?;
+                    self.emit(plan, &source, key, None, Some(after), "u", out)?;
                 }
                 _ => {}
             }
@@ -445,6 +486,7 @@ impl DebeziumEncoder {
                 table: Some(rows.table.name()),
                 row: 0,
                 snapshot: marker(row.index).name(),
+                parts: None,
             };
             let key = self.key(&plan, after)?;
             let at = out.len();
@@ -585,6 +627,19 @@ impl DebeziumEncoder {
 
     /// The `source` block (§1.5 order).
     fn push_source(&self, out: &mut String, source: &Source<'_>) {
+        match source.parts {
+            Some(parts) => out.push_str(&parts.source_head),
+            None => self.push_source_head(out, source),
+        }
+        push_i64(out, source.row as i64);
+        match source.parts {
+            Some(parts) => out.push_str(&parts.source_tail),
+            None => Self::push_source_tail(out, source),
+        }
+    }
+
+    /// The `source` block up to its `row` field's value.
+    fn push_source_head(&self, out: &mut String, source: &Source<'_>) {
         let p = source.position;
         let ts = p.timestamp as i64;
         out.push_str(&self.source_head);
@@ -615,7 +670,10 @@ impl DebeziumEncoder {
         out.push_str(",\"pos\":");
         push_i64(out, p.offset as i64);
         out.push_str(",\"row\":");
-        push_i64(out, source.row as i64);
+    }
+
+    /// The `source` block after its `row` field's value.
+    fn push_source_tail(out: &mut String, source: &Source<'_>) {
         out.push_str(",\"thread\":");
         match source.txn.thread_id {
             Some(t) => push_i64(out, t as i64),
@@ -682,7 +740,10 @@ impl DebeziumEncoder {
         }
         v.push_str(",\"op\":");
         push_str(&mut v, op);
-        self.push_processing_time(&mut v);
+        match source.parts {
+            Some(parts) => v.push_str(&parts.processing_time),
+            None => self.push_processing_time(&mut v),
+        }
         if self.options.schemas_enable {
             v.push('}');
         }
@@ -846,6 +907,7 @@ impl DebeziumEncoder {
             table: Some(table),
             row: 0,
             snapshot: "false",
+            parts: None,
         };
         self.emit(&plan, &source, None, None, None, "t", out)?;
         Ok(())

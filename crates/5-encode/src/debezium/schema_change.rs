@@ -166,6 +166,7 @@ impl DebeziumEncoder {
             table: (!tables.is_empty()).then_some(tables.as_str()),
             row: 0,
             snapshot: "false",
+            parts: None,
         };
         v.push_str("{\"source\":");
         self.push_source(&mut v, &source);
