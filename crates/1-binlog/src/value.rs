@@ -269,6 +269,29 @@ impl Value<'_> {
     }
 }
 
+impl<'a> Value<'a> {
+    /// Character data whose text [`Value::render`] gives as its bytes read
+    /// as UTF-8 (a UTF-8 character set, or one this decoder does not
+    /// convert, when the bytes are valid UTF-8): that text, borrowed from
+    /// the row. `None` for any other value, which is then rendered.
+    pub fn utf8_text(&self, col: &ColumnDef) -> Option<&'a str> {
+        let Value::Bytes(b) = *self else {
+            return None;
+        };
+        match col.charset() {
+            None | Some(Charset::Utf8) | Some(Charset::Other) => simdutf8::basic::from_utf8(b).ok(),
+            Some(
+                Charset::Binary
+                | Charset::Latin1
+                | Charset::Ucs2
+                | Charset::Utf16
+                | Charset::Utf16Le
+                | Charset::Utf32,
+            ) => None,
+        }
+    }
+}
+
 /// Bytes of input [`Value::render_pieces`] renders at a time.
 const PIECE: usize = 32 << 10;
 
@@ -657,6 +680,49 @@ mod tests {
             primary_key_prefix: None,
             visible: None,
         }
+    }
+
+    #[test]
+    fn utf8_text_is_the_rendered_text() {
+        let blob = ColumnType::Blob { len_bytes: 2 };
+        // utf8mb4, latin1, ucs2, utf16, utf16le, utf32, binary, a charset
+        // left unconverted (big5), none.
+        let collations = [
+            Some(45),
+            Some(8),
+            Some(35),
+            Some(54),
+            Some(56),
+            Some(60),
+            Some(63),
+            Some(1),
+            None,
+        ];
+        let texts: [&[u8]; 5] = [b"plain", "aé€😀".as_bytes(), b"", b"\xff\xfe", b"a\"b\\c\n"];
+        let mut borrowed = 0;
+        for collation in collations {
+            let c = col(blob, collation);
+            for text in texts {
+                let v = Value::Bytes(text);
+                let rendered = v.to_text(&c).unwrap().unwrap();
+                match v.utf8_text(&c) {
+                    Some(s) => {
+                        assert_eq!(s, rendered, "collation {collation:?}");
+                        borrowed += 1;
+                    }
+                    None => assert!(
+                        !matches!(
+                            c.charset(),
+                            None | Some(Charset::Utf8) | Some(Charset::Other)
+                        ) || std::str::from_utf8(text).is_err(),
+                        "collation {collation:?}, {text:?}"
+                    ),
+                }
+            }
+        }
+        // utf8mb4, big5 and none, four valid texts each.
+        assert_eq!(borrowed, 12);
+        assert_eq!(Value::Int(1).utf8_text(&col(blob, Some(45))), None);
     }
 
     #[test]

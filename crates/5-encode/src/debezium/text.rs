@@ -191,12 +191,20 @@ pub(crate) fn decimal_unscaled_bytes(text: &str, out: &mut Vec<u8>) -> bool {
     true
 }
 
-/// The integer `-magnitude` (`negative`) or `magnitude` as
-/// `BigInteger.toByteArray` gives it: what [`decimal_unscaled_bytes`]
-/// gives for a DECIMAL's digits, from its unscaled value.
-pub(crate) fn unscaled_bytes(negative: bool, magnitude: u128, out: &mut Vec<u8>) {
-    let mut be = magnitude.to_be_bytes();
-    twos_complement_minimal(&mut be, negative && magnitude != 0, out);
+/// The integer `-magnitude` (`negative`) or `magnitude` (below 2^127) as
+/// `BigInteger.toByteArray` gives it, `bytes[start..]` of the returned
+/// `(bytes, start)`: what [`decimal_unscaled_bytes`] gives for a DECIMAL's
+/// digits, from its unscaled value.
+pub(crate) fn unscaled_bytes(negative: bool, magnitude: u128) -> ([u8; 16], usize) {
+    let v = if negative {
+        (magnitude as i128).wrapping_neg()
+    } else {
+        magnitude as i128
+    };
+    // The fewest bytes that hold the value and its sign bit.
+    let value_bits = 128 - if v < 0 { !v } else { v }.leading_zeros() as usize;
+    let len = (value_bits + 1).div_ceil(8);
+    (v.to_be_bytes(), 16 - len)
 }
 
 /// The unsigned 64-bit `v` as `BigInteger.toByteArray` gives it (a leading
@@ -323,13 +331,8 @@ mod tests {
             let mut from_text = Vec::new();
             assert!(decimal_unscaled_bytes(text, &mut from_text), "{text}");
             let digits: String = text.chars().filter(|c| c.is_ascii_digit()).collect();
-            let mut from_value = vec![7u8; 3];
-            unscaled_bytes(
-                text.starts_with('-'),
-                digits.parse().unwrap(),
-                &mut from_value,
-            );
-            assert_eq!(from_value, from_text, "{text}");
+            let (bytes, start) = unscaled_bytes(text.starts_with('-'), digits.parse().unwrap());
+            assert_eq!(bytes[start..], from_text[..], "{text}");
         }
     }
 

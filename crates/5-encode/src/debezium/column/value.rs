@@ -70,6 +70,11 @@ pub(crate) fn push_value(
         }
         // MariaDB's JSON arrives as text and is written as it is.
         (Kind::Text | Kind::Json, Value::Bytes(_)) => {
+            // UTF-8 text is escaped from the row's bytes, not copied first.
+            if let Some(text) = value.utf8_text(def) {
+                push_str(out, text);
+                return Ok(());
+            }
             scratch.text.clear();
             value
                 .render(def, &mut scratch.text)
@@ -233,9 +238,9 @@ fn push_decimal_value(
         && options.decimal_format == DecimalFormat::Base64
     {
         if let Some((negative, magnitude)) = d.unscaled_u128().map_err(ValueProblem::Decode)? {
-            unscaled_bytes(negative, magnitude, &mut scratch.bytes);
+            let (bytes, start) = unscaled_bytes(negative, magnitude);
             out.push('"');
-            push_base64(out, &scratch.bytes, false);
+            push_base64(out, &bytes[start..], false);
             out.push('"');
             return Ok(());
         }
