@@ -26,6 +26,8 @@
 // Shared with the MQ benchmarks, some of whose helpers this one does not use.
 #[allow(dead_code)]
 mod common;
+#[path = "shared/engine_child.rs"]
+mod engine_child;
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -36,7 +38,6 @@ use std::time::{Duration, Instant};
 use common::{binlog_facts, root, spawn_server, thousands, write_conf};
 use sluice_canal::view::{EntryView, RowChangeView};
 use sluice_client::{SimpleConnector, TimeUnit};
-use sluice_engine::{ChangeRecord, Committer, ConsumerError, Engine, EngineConfig};
 use sluice_testkit::bench_binlog::BenchBinlog;
 use sluice_testkit::bench_docs::process_usage;
 use sluice_testkit::redis::Redis;
@@ -243,44 +244,12 @@ fn engine(db: &MariaDb, records: u64) -> Measured {
 /// The engine child: runs the engine of `props` until `records` data
 /// records (not schema change records) were marked, then exits.
 fn engine_child(props: &str, records: u64) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async {
-        let config = EngineConfig::from_file(props).expect("engine properties");
-        let prefix = config.debezium.topic_prefix.clone();
-        let seen = Arc::new(AtomicU64::new(0));
-        let counted = seen.clone();
-        let consumer = move |batch: Vec<ChangeRecord>,
-                             committer: &mut Committer<'_>|
-              -> Result<(), ConsumerError> {
-            let data = batch.iter().filter(|r| r.destination != prefix).count();
-            for r in &batch {
-                committer.mark_processed(r);
-            }
-            counted.fetch_add(data as u64, Ordering::Relaxed);
-            committer.mark_batch_finished()?;
-            Ok(())
-        };
-        let engine = Engine::builder()
-            .config(config)
-            .batch_consumer(consumer)
-            .build()
-            .expect("engine");
-        let handle = engine.handle();
-        let run = tokio::spawn(engine.run());
-        while seen.load(Ordering::Relaxed) < records && !run.is_finished() {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        handle.close();
-        run.await.expect("engine task").expect("engine");
-        assert!(
-            seen.load(Ordering::Relaxed) >= records,
-            "the engine ended early"
-        );
-    });
+    let run = engine_child::run(props, records, Duration::from_secs(3600));
+    assert!(run.records >= records, "the engine ended early");
+    eprintln!(
+        "engine child: {} records, {:.2} s first to last, {:.2} s from its start",
+        run.records, run.span, run.from_start
+    );
 }
 
 fn snapshot(db: &MariaDb, rows: u64) -> Measured {

