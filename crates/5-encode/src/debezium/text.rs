@@ -210,9 +210,9 @@ pub(crate) fn unscaled_bytes(negative: bool, magnitude: u128) -> ([u8; 16], usiz
 /// The unsigned 64-bit `v` as `BigInteger.toByteArray` gives it (a leading
 /// zero byte when the top bit is set): BIGINT UNSIGNED in precise mode.
 pub(crate) fn u64_unscaled_bytes(v: u64, out: &mut Vec<u8>) {
-    let mut be = [0u8; 9];
-    be[1..].copy_from_slice(&v.to_be_bytes());
-    twos_complement_minimal(&mut be, false, out);
+    let (bytes, start) = unscaled_bytes(false, v.into());
+    out.clear();
+    out.extend_from_slice(&bytes[start..]);
 }
 
 /// Negates the big-endian magnitude `be` in place when `negative`, then
