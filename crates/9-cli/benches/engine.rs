@@ -118,20 +118,8 @@ fn sluice_pass(db: &MariaDb, records: u64) -> Pass {
 /// A pass of the engine child with `extra` lines in its properties.
 fn sluice_pass_with(db: &MariaDb, records: u64, extra: &str) -> Pass {
     let dir = tempfile::tempdir().expect("tempdir");
-    let props = dir.path().join("engine.properties");
-    std::fs::write(
-        &props,
-        format!(
-            "name=bench\ntopic.prefix=bench\ndatabase.hostname=127.0.0.1\ndatabase.port={}\n\
-             database.user=dbz\ndatabase.password=dbz\ndatabase.server.id=184055\n\
-             snapshot.mode=never\nconverter.schemas.enable=false\ntombstones.on.delete=false\n\
-             offset.storage.file.filename={}\nschema.history.internal.file.filename={}\n{extra}",
-            db.port(),
-            dir.path().join("offsets.dat").display(),
-            dir.path().join("history.dat").display(),
-        ),
-    )
-    .expect("properties");
+    let props =
+        engine_child::write_properties(dir.path(), db.port(), ("dbz", "dbz"), 184055, extra);
     let exe = std::env::current_exe().expect("bench binary");
     let out = Command::new(exe)
         .args([

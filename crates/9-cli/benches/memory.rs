@@ -209,20 +209,7 @@ fn mq_redis(db: &MariaDb, first_file: &str, end: u64) -> Measured {
 /// mode) until it has `records` data records.
 fn engine(db: &MariaDb, records: u64) -> Measured {
     let dir = tempfile::tempdir().expect("tempdir");
-    let props = dir.path().join("engine.properties");
-    std::fs::write(
-        &props,
-        format!(
-            "name=bench\ntopic.prefix=bench\ndatabase.hostname=127.0.0.1\ndatabase.port={}\n\
-             database.user=root\ndatabase.password=\ndatabase.server.id=184057\n\
-             snapshot.mode=never\nconverter.schemas.enable=false\ntombstones.on.delete=false\n\
-             offset.storage.file.filename={}\nschema.history.internal.file.filename={}\n",
-            db.port(),
-            dir.path().join("offsets.dat").display(),
-            dir.path().join("history.dat").display(),
-        ),
-    )
-    .expect("engine properties");
+    let props = engine_child::write_properties(dir.path(), db.port(), ("root", ""), 184057, "");
     let started = Instant::now();
     let child = Command::new(std::env::current_exe().expect("this bench"))
         .arg("--engine-child")

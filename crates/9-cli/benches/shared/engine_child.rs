@@ -3,10 +3,38 @@
 //! process's peak memory is the engine's alone. Shared by the engine
 //! benchmark (records/s beside Debezium) and the memory benchmark.
 
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use sluice_engine::{ChangeRecord, Committer, ConsumerError, Engine, EngineConfig};
+
+/// Writes the engine's properties for a child into `dir`: the server on
+/// 127.0.0.1:`port` as `user`, streamed from the binlog's start (no
+/// snapshot) without schemas or tombstones, file offsets and history in
+/// `dir`, then the lines of `extra`. Returns the file's path.
+pub fn write_properties(
+    dir: &Path,
+    port: u16,
+    (user, password): (&str, &str),
+    server_id: u32,
+    extra: &str,
+) -> PathBuf {
+    let props = dir.join("engine.properties");
+    std::fs::write(
+        &props,
+        format!(
+            "name=bench\ntopic.prefix=bench\ndatabase.hostname=127.0.0.1\ndatabase.port={port}\n\
+             database.user={user}\ndatabase.password={password}\ndatabase.server.id={server_id}\n\
+             snapshot.mode=never\nconverter.schemas.enable=false\ntombstones.on.delete=false\n\
+             offset.storage.file.filename={}\nschema.history.internal.file.filename={}\n{extra}",
+            dir.join("offsets.dat").display(),
+            dir.join("history.dat").display(),
+        ),
+    )
+    .expect("engine properties");
+    props
+}
 
 /// What the child saw.
 pub struct EngineRun {
