@@ -269,62 +269,35 @@ impl Worker {
                     fetching = None;
                     match fetched? {
                         Fetched::Ready(batch) => {
-                            let id = batch.id;
-                            if batch.records.is_empty() {
-                                // Only transaction boundaries: nothing for
-                                // the broker, but the cursor moves in turn.
-                                in_flight.push_back(InFlight::confirmed(id));
-                                continue;
-                            }
-                            let records: Arc<[MqMessage]> = batch.records.into();
-                            let sent = tokio::select! {
-                                biased;
-                                _ = stop.changed() => None,
-                                sent = publisher.send(records.clone()) => Some(sent),
-                            };
-                            let Some(sent) = sent else {
-                                // Not acked, so sent again by the next worker.
-                                stopping(destination, &mut in_flight, &mut acked).await;
-                                return Ok((PassEnd::Stopped, acked));
-                            };
-                            let batch = Batch {
-                                id,
-                                records: records.len(),
-                                origin: origin(&records),
-                            };
-                            match sent {
-                                Ok(confirmed) => in_flight.push_back(InFlight { batch, confirmed }),
-                                Err(e) => {
-                                    if let Some((earlier, e)) =
-                                        settle(destination, &mut in_flight, &mut acked).await
-                                    {
-                                        return Ok((fail(destination, &earlier, &e), acked));
-                                    }
-                                    return Ok((fail(destination, &batch, &e), acked));
-                                }
+                            let sent = send_prepared(
+                                destination,
+                                publisher.as_mut(),
+                                stop,
+                                &mut in_flight,
+                                &mut acked,
+                                batch,
+                            )
+                            .await;
+                            if let Some(end) = sent {
+                                return Ok((end, acked));
                             }
                         }
                         Fetched::Empty => idle = true,
                         // Tried again with the backoff, once the batches
                         // in flight are settled.
                         Fetched::GetFailed => {
-                            if let Some((b, e)) =
-                                settle(destination, &mut in_flight, &mut acked).await
-                            {
-                                return Ok((fail(destination, &b, &e), acked));
-                            }
-                            return Ok((PassEnd::RetryAfter(FIRST_BACKOFF), acked));
+                            let end =
+                                settle_then(destination, &mut in_flight, &mut acked, || {}).await;
+                            return Ok((end, acked));
                         }
                         // Rolled back only once the batches before it are
                         // acked.
                         Fetched::Unroutable => {
-                            if let Some((b, e)) =
-                                settle(destination, &mut in_flight, &mut acked).await
-                            {
-                                return Ok((fail(destination, &b, &e), acked));
-                            }
-                            rollback(destination, 0);
-                            return Ok((PassEnd::RetryAfter(FIRST_BACKOFF), acked));
+                            let end = settle_then(destination, &mut in_flight, &mut acked, || {
+                                rollback(destination, 0)
+                            })
+                            .await;
+                            return Ok((end, acked));
                         }
                     }
                 }
@@ -376,6 +349,68 @@ impl InFlight {
             confirmed: crate::confirmed(),
         }
     }
+}
+
+/// Sends a batch got and routed, and puts it in flight (one with nothing
+/// for the broker, only transaction boundaries, goes in confirmed: the
+/// cursor moves in turn). `Some` ends the pass: told to stop (the batch is
+/// not acked, so the next worker sends it again) or the send failed.
+async fn send_prepared(
+    destination: &dyn Destination,
+    publisher: &mut dyn Publisher,
+    stop: &mut watch::Receiver<bool>,
+    in_flight: &mut VecDeque<InFlight>,
+    acked: &mut bool,
+    batch: Prepared,
+) -> Option<PassEnd> {
+    let id = batch.id;
+    if batch.records.is_empty() {
+        in_flight.push_back(InFlight::confirmed(id));
+        return None;
+    }
+    let records: Arc<[MqMessage]> = batch.records.into();
+    let sent = tokio::select! {
+        biased;
+        _ = stop.changed() => None,
+        sent = publisher.send(records.clone()) => Some(sent),
+    };
+    let Some(sent) = sent else {
+        stopping(destination, in_flight, acked).await;
+        return Some(PassEnd::Stopped);
+    };
+    let batch = Batch {
+        id,
+        records: records.len(),
+        origin: origin(&records),
+    };
+    match sent {
+        Ok(confirmed) => {
+            in_flight.push_back(InFlight { batch, confirmed });
+            None
+        }
+        Err(e) => {
+            if let Some((earlier, e)) = settle(destination, in_flight, acked).await {
+                return Some(fail(destination, &earlier, &e));
+            }
+            Some(fail(destination, &batch, &e))
+        }
+    }
+}
+
+/// Settles the batches in flight, then (all of them confirmed and acked)
+/// does `then` and ends the pass to retry after the backoff; a batch that
+/// failed meanwhile ends it as that failure does instead.
+async fn settle_then(
+    destination: &dyn Destination,
+    in_flight: &mut VecDeque<InFlight>,
+    acked: &mut bool,
+    then: impl FnOnce(),
+) -> PassEnd {
+    if let Some((batch, e)) = settle(destination, in_flight, acked).await {
+        return fail(destination, &batch, &e);
+    }
+    then();
+    PassEnd::RetryAfter(FIRST_BACKOFF)
 }
 
 /// Waits for the batches in flight in order, acking each one confirmed,

@@ -541,39 +541,8 @@ pub fn parse_mapping(
         key: m.outer_adapter_key,
     };
     if db.mirror_db {
-        let database = db.database.ok_or_else(|| missing("dbMapping.database"))?;
-        let unused = [
-            ("table", db.table.is_some()),
-            ("targetTable", db.target_table.is_some()),
-            ("targetPk", db.target_pk.is_some()),
-            ("targetColumns", db.target_columns.is_some()),
-            ("etlCondition", db.etl_condition.is_some()),
-        ];
-        for (key, _) in unused.iter().filter(|(_, set)| *set) {
-            warnings.push(format!(
-                "{}: dbMapping.{key} is not used by a mirrorDb mapping: every table of `{database}` is mirrored whole, keyed as in the source",
-                file.display()
-            ));
-        }
-        return Ok(Some((
-            target,
-            Mapping {
-                file: file.to_path_buf(),
-                name,
-                concurrent: m.concurrent,
-                database,
-                table: String::new(),
-                target_schema: None,
-                target_table: String::new(),
-                target_pk: Vec::new(),
-                map_all: true,
-                target_columns: Vec::new(),
-                commit_batch: db.commit_batch,
-                etl_condition: None,
-                mirror_db: true,
-                target_db: db.target_db.filter(|d| !d.trim().is_empty()),
-            },
-        )));
+        let mapping = mirror_db_mapping(file, name, m.concurrent, db, warnings)?;
+        return Ok(Some((target, mapping)));
     }
     if db.target_db.is_some() {
         warnings.push(format!(
@@ -636,6 +605,50 @@ pub fn parse_mapping(
             target_db: None,
         },
     )))
+}
+
+/// A `mirrorDb` mapping of `rdb/*.yml` (`file`, named `name`): every table
+/// of a database mirrored whole; the keys of a table mapping are noted as
+/// unused.
+fn mirror_db_mapping(
+    file: &Path,
+    name: String,
+    concurrent: bool,
+    db: DbMapping,
+    warnings: &mut Vec<String>,
+) -> Result<Mapping, AdapterConfigError> {
+    let database = db
+        .database
+        .ok_or_else(|| err(file, "`dbMapping.database` is missing"))?;
+    let unused = [
+        ("table", db.table.is_some()),
+        ("targetTable", db.target_table.is_some()),
+        ("targetPk", db.target_pk.is_some()),
+        ("targetColumns", db.target_columns.is_some()),
+        ("etlCondition", db.etl_condition.is_some()),
+    ];
+    for (key, _) in unused.iter().filter(|(_, set)| *set) {
+        warnings.push(format!(
+            "{}: dbMapping.{key} is not used by a mirrorDb mapping: every table of `{database}` is mirrored whole, keyed as in the source",
+            file.display()
+        ));
+    }
+    Ok(Mapping {
+        file: file.to_path_buf(),
+        name,
+        concurrent,
+        database,
+        table: String::new(),
+        target_schema: None,
+        target_table: String::new(),
+        target_pk: Vec::new(),
+        map_all: true,
+        target_columns: Vec::new(),
+        commit_batch: db.commit_batch,
+        etl_condition: None,
+        mirror_db: true,
+        target_db: db.target_db.filter(|d| !d.trim().is_empty()),
+    })
 }
 
 /// A `mirrorDb` mapping runs the source's DDL on the target as written

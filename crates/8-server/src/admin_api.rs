@@ -304,40 +304,15 @@ impl Admin {
         }
     }
 
-    /// What the API shows of a destination.
-    async fn describe(&self, destination: &str) -> Result<Value, ApiError> {
-        let state = self.manager.state(destination);
-        let (state_name, failure) = match &state {
-            None | Some(InstanceState::Stopped) => ("stopped", None),
-            Some(InstanceState::Starting) => ("starting", None),
-            Some(InstanceState::Running) => ("running", None),
-            Some(InstanceState::Stopping) => ("stopping", None),
-            Some(InstanceState::Failed(e)) => ("failed", Some(e.clone())),
-        };
-        let handle = self.manager.destination_handle(destination);
-        let address = self
-            .manager
-            .instance_config(destination)
-            .map(|c| c.master_address)
-            .or_else(|| {
-                sluice_config::InstanceConfig::load(self.manager.config(), destination)
-                    .ok()
-                    .map(|c| c.master_address)
-            });
-        let metrics = handle.as_ref().and_then(|d| d.metrics().cloned());
-        let read = metrics
-            .as_ref()
-            .and_then(|m| m.read_file_position())
-            .map(|(file, offset)| json!({ "journal_name": file, "position": offset }));
-        let last_event = metrics
-            .as_ref()
-            .map(|m| m.last_event_time())
-            .filter(|t| *t > 0);
-        let lag = metrics
-            .as_ref()
-            .and_then(|m| m.lag_ms())
-            .map(|ms| ms as f64 / 1000.0);
-        let clients = match &handle {
+    /// The clients of a destination with their cursors: those of the
+    /// running destination `handle` (with each one's lag), or those stored
+    /// for a stopped one.
+    async fn clients(
+        &self,
+        destination: &str,
+        handle: Option<&sluice_instance::destination::InstanceDestination>,
+    ) -> Result<Vec<Value>, ApiError> {
+        Ok(match handle {
             Some(d) => {
                 let put = d.store().metrics().map(|m| m.exec_times().put).unwrap_or(0);
                 d.store()
@@ -391,7 +366,43 @@ impl Admin {
                     })
                     .collect()
             }
+        })
+    }
+
+    /// What the API shows of a destination.
+    async fn describe(&self, destination: &str) -> Result<Value, ApiError> {
+        let state = self.manager.state(destination);
+        let (state_name, failure) = match &state {
+            None | Some(InstanceState::Stopped) => ("stopped", None),
+            Some(InstanceState::Starting) => ("starting", None),
+            Some(InstanceState::Running) => ("running", None),
+            Some(InstanceState::Stopping) => ("stopping", None),
+            Some(InstanceState::Failed(e)) => ("failed", Some(e.clone())),
         };
+        let handle = self.manager.destination_handle(destination);
+        let address = self
+            .manager
+            .instance_config(destination)
+            .map(|c| c.master_address)
+            .or_else(|| {
+                sluice_config::InstanceConfig::load(self.manager.config(), destination)
+                    .ok()
+                    .map(|c| c.master_address)
+            });
+        let metrics = handle.as_ref().and_then(|d| d.metrics().cloned());
+        let read = metrics
+            .as_ref()
+            .and_then(|m| m.read_file_position())
+            .map(|(file, offset)| json!({ "journal_name": file, "position": offset }));
+        let last_event = metrics
+            .as_ref()
+            .map(|m| m.last_event_time())
+            .filter(|t| *t > 0);
+        let lag = metrics
+            .as_ref()
+            .and_then(|m| m.lag_ms())
+            .map(|ms| ms as f64 / 1000.0);
+        let clients = self.clients(destination, handle.as_deref()).await?;
         Ok(json!({
             "destination": destination,
             "state": state_name,

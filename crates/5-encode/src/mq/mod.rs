@@ -17,7 +17,9 @@ pub mod rules;
 use std::collections::{BTreeMap, HashMap};
 
 use prost::Message;
-use sluice_canal::proto::{Entry, EntryType, EventType, Messages, Packet, PacketType, RowChange};
+use sluice_canal::proto::{
+    Column, Entry, EntryType, EventType, Messages, Packet, PacketType, RowChange,
+};
 use sluice_canal::view::{EntryView, RowChangeView, ViewError};
 
 use crate::flat::{FlatError, FlatMessage, FlatRow};
@@ -742,21 +744,7 @@ impl MqRouter {
                 } else {
                     &row.after_columns
                 };
-                // Column names compared case-insensitively, in column
-                // order, as Canal's protobuf path does.
-                let values: Vec<&str> = image
-                    .iter()
-                    .filter(|c| match columns {
-                        Some(names) => {
-                            let name = c.name.as_deref().unwrap_or_default();
-                            names
-                                .iter()
-                                .any(|n| rules::java_equals_ignore_case(n, name))
-                        }
-                        None => c.is_key.unwrap_or(false),
-                    })
-                    .map(|c| c.value.as_deref().unwrap_or_default())
-                    .collect();
+                let values = hashed_values(image, columns.map(|c| c.as_slice()));
                 let h = row_hash(
                     e.schema(),
                     self.config.database_hash,
@@ -789,6 +777,25 @@ impl MqRouter {
         }
         Ok(())
     }
+}
+
+/// The values a row is placed by: those of the columns `columns` names
+/// (compared case-insensitively, in column order, as Canal's protobuf path
+/// does), or of its key columns.
+fn hashed_values<'c>(image: &'c [Column], columns: Option<&[String]>) -> Vec<&'c str> {
+    image
+        .iter()
+        .filter(|c| match columns {
+            Some(names) => {
+                let name = c.name.as_deref().unwrap_or_default();
+                names
+                    .iter()
+                    .any(|n| rules::java_equals_ignore_case(n, name))
+            }
+            None => c.is_key.unwrap_or(false),
+        })
+        .map(|c| c.value.as_deref().unwrap_or_default())
+        .collect()
 }
 
 /// The origin of a record: its first entry with a table, else its first entry.
