@@ -401,7 +401,6 @@ impl CanalEncoder {
             text,
             before,
             after,
-            updated,
             row_key,
             layouts,
         } = &mut self.scratch;
@@ -447,7 +446,6 @@ impl CanalEncoder {
             };
             // Readable bytes past the last value, for `put_prefix`.
             text.push_str(TEXT_SLACK);
-            mark_updated(before, after, text, updated);
             // `file:offset#` is the event's (the chunk's) for every row.
             if key_prefix != Some((key.file, key.offset)) {
                 key_prefix_len = row_key_prefix(row_key, &key, row_key_base);
@@ -455,8 +453,7 @@ impl CanalEncoder {
             }
             row_key.truncate(key_prefix_len);
             value::push_u64(row_key, key.index as u64);
-            let written =
-                write_row_data(&mut change, layout, before, after, updated, text, row_key);
+            let written = write_row_data(&mut change, layout, before, after, text, row_key);
             count += 1;
             // Rows read with a SELECT are alike: the first one's size
             // sizes the rest.
@@ -654,7 +651,6 @@ struct Scratch {
     text: String,
     before: Vec<Rendered>,
     after: Vec<Rendered>,
-    updated: Vec<bool>,
     row_key: String,
     /// The constant Column fields of the tables seen.
     layouts: Layouts,
@@ -807,17 +803,13 @@ fn row_change_buffer(
     change
 }
 
-/// Which after-image columns are updated: those whose value differs from
-/// the before-image's (NULL equals NULL), or has none to compare.
-#[inline]
-fn mark_updated(before: &[Rendered], after: &[Rendered], text: &str, updated: &mut Vec<bool>) {
-    updated.clear();
-    for (i, a) in after.iter().enumerate() {
-        let is_updated = match before.get(i) {
-            Some(b) if b.state != ABSENT => b.state != a.state || b.text(text) != a.text(text),
-            _ => true,
-        };
-        updated.push(is_updated);
+/// Whether an after-image cell is updated: its value differs from the
+/// before image's (NULL equals NULL), or there is none to compare.
+#[inline(always)]
+fn is_updated(before: Option<&Rendered>, after: &Rendered, text: &str) -> bool {
+    match before {
+        Some(b) if b.state != ABSENT => b.state != after.state || b.text(text) != after.text(text),
+        _ => true,
     }
 }
 
@@ -846,7 +838,6 @@ fn write_row_data(
     layout: &TableLayout,
     before: &[Rendered],
     after: &[Rendered],
-    updated: &[bool],
     text: &str,
     row_key: &str,
 ) -> usize {
@@ -875,7 +866,8 @@ fn write_row_data(
     }
     for (i, r) in after.iter().enumerate() {
         if r.state != ABSENT {
-            write_column(&mut w, 2, &columns[i], &layout.bytes, r, text, updated[i]);
+            let updated = is_updated(before.get(i), r, text);
+            write_column(&mut w, 2, &columns[i], &layout.bytes, r, text, updated);
         }
     }
     w.message_header(3, pair_len);
