@@ -279,7 +279,7 @@ impl<'a> Value<'a> {
             return None;
         };
         match col.charset() {
-            None | Some(Charset::Utf8) | Some(Charset::Other) => simdutf8::basic::from_utf8(b).ok(),
+            None | Some(Charset::Utf8) | Some(Charset::Other) => crate::bytes::utf8_str(b),
             Some(
                 Charset::Binary
                 | Charset::Latin1
@@ -465,9 +465,9 @@ fn push_text(b: &[u8], col: &ColumnDef, out: &mut String) {
                 out.push(char::from_u32(v).unwrap_or('\u{fffd}'));
             }
         }
-        _ => match simdutf8::basic::from_utf8(b) {
-            Ok(s) => out.push_str(s),
-            Err(_) => push_hex(b, out),
+        _ => match crate::bytes::utf8_str(b) {
+            Some(s) => out.push_str(s),
+            None => push_hex(b, out),
         },
     }
 }

@@ -307,11 +307,11 @@ pub fn java_float_into(v: f64, single: bool, out: &mut String) {
     };
     // Between 10^-3 and 10^7 `ryu` writes plain notation with at least one
     // fraction digit (`1234567.0`, `0.001`), which is Java's layout too: its
-    // text is the answer once the digits are known to be Java's.
-    if (1e-3..1e7).contains(&v.abs())
-        && !text.contains('e')
-        && !may_be_halfway(v, significant_digits(text))
-    {
+    // text is the answer once the digits are known to be Java's. (`ryu`
+    // writes an exponent only below 10^-5 (f32: 10^-6) and from 10^16
+    // (f32: 10^13) on, so the text has none to look for here.)
+    if (1e-3..1e7).contains(&v.abs()) && !may_be_halfway(v, significant_digits(text)) {
+        debug_assert!(!text.contains('e'), "{text}");
         out.push_str(text);
         return;
     }
