@@ -246,27 +246,20 @@ pub fn push_i64(out: &mut String, v: i64) {
 fn latin1_into(b: &[u8], out: &mut String) {
     if b.is_ascii() {
         // ASCII is the same in ISO-8859-1 and UTF-8.
-        out.push_str(std::str::from_utf8(b).unwrap_or_default());
-    } else {
-        // Two bytes of UTF-8 for each byte from 0x80 on, pushed as bytes: a
-        // `char` at a time costs an encoding and a capacity check each.
-        out.reserve(b.len() * 2);
-        let mut encoded = [0u8; 512];
-        for chunk in b.chunks(encoded.len() / 2) {
-            let mut n = 0;
-            for &c in chunk {
-                if c < 0x80 {
-                    encoded[n] = c;
-                    n += 1;
-                } else {
-                    encoded[n] = 0xc0 | (c >> 6);
-                    encoded[n + 1] = 0x80 | (c & 0x3f);
-                    n += 2;
-                }
-            }
-            // SAFETY: one byte below 0x80, or a two-byte sequence with a
-            // lead byte of 0xc2 or 0xc3: valid UTF-8 by construction.
-            out.push_str(unsafe { std::str::from_utf8_unchecked(&encoded[..n]) });
+        out.push_str(sluice_binlog::bytes::ascii_str(b));
+        return;
+    }
+    // Two bytes of UTF-8 for each byte from 0x80 on, pushed as bytes: a
+    // `char` at a time costs an encoding and a capacity check each.
+    // SAFETY: only whole UTF-8 sequences are pushed: a byte below 0x80,
+    // or a two-byte sequence with a lead byte of 0xc2 or 0xc3.
+    let text = unsafe { out.as_mut_vec() };
+    text.reserve(b.len() * 2);
+    for &c in b {
+        if c < 0x80 {
+            text.push(c);
+        } else {
+            text.extend_from_slice(&[0xc0 | (c >> 6), 0x80 | (c & 0x3f)]);
         }
     }
 }
