@@ -227,6 +227,35 @@ pub struct Mapping {
 }
 
 impl Mapping {
+    /// A `mirrorDb` mapping of `file` (named `name`): every table of
+    /// `database` mirrored whole into `target_db` (the same name when
+    /// `None`), no table or column of a table mapping set.
+    pub fn mirror_db(
+        file: PathBuf,
+        name: String,
+        concurrent: bool,
+        database: String,
+        commit_batch: Option<usize>,
+        target_db: Option<String>,
+    ) -> Mapping {
+        Mapping {
+            file,
+            name,
+            concurrent,
+            database,
+            table: String::new(),
+            target_schema: None,
+            target_table: String::new(),
+            target_pk: Vec::new(),
+            map_all: true,
+            target_columns: Vec::new(),
+            commit_batch,
+            etl_condition: None,
+            mirror_db: true,
+            target_db,
+        }
+    }
+
     /// The target database of a `mirrorDb` mapping.
     pub fn mirror_target_db(&self) -> &str {
         self.target_db.as_deref().unwrap_or(&self.database)
@@ -633,22 +662,14 @@ fn mirror_db_mapping(
             file.display()
         ));
     }
-    Ok(Mapping {
-        file: file.to_path_buf(),
+    Ok(Mapping::mirror_db(
+        file.to_path_buf(),
         name,
         concurrent,
         database,
-        table: String::new(),
-        target_schema: None,
-        target_table: String::new(),
-        target_pk: Vec::new(),
-        map_all: true,
-        target_columns: Vec::new(),
-        commit_batch: db.commit_batch,
-        etl_condition: None,
-        mirror_db: true,
-        target_db: db.target_db.filter(|d| !d.trim().is_empty()),
-    })
+        db.commit_batch,
+        db.target_db.filter(|d| !d.trim().is_empty()),
+    ))
 }
 
 /// A `mirrorDb` mapping runs the source's DDL on the target as written

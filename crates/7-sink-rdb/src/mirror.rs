@@ -214,22 +214,14 @@ mod tests {
     use crate::rows::read_entry;
 
     fn mirror(database: &str, target_db: Option<&str>) -> Mapping {
-        Mapping {
-            file: "rdb/m.yml".into(),
-            name: "m".into(),
-            concurrent: false,
-            database: database.into(),
-            table: String::new(),
-            target_schema: None,
-            target_table: String::new(),
-            target_pk: Vec::new(),
-            map_all: true,
-            target_columns: Vec::new(),
-            commit_batch: None,
-            etl_condition: None,
-            mirror_db: true,
-            target_db: target_db.map(str::to_string),
-        }
+        Mapping::mirror_db(
+            "rdb/m.yml".into(),
+            "m".into(),
+            false,
+            database.into(),
+            None,
+            target_db.map(str::to_string),
+        )
     }
 
     fn entry(schema: &str, table: &str, offset: i64, change: RowChange) -> Vec<u8> {
