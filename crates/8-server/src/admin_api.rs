@@ -339,20 +339,16 @@ impl Admin {
             None => {
                 let manager = self.manager.clone();
                 let name = destination.to_string();
+                let unreadable = |e: String| {
+                    error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        format!("reading the cursors of {destination}: {e}"),
+                    )
+                };
                 let stored = tokio::task::spawn_blocking(move || manager.stored_cursors(&name))
                     .await
-                    .map_err(|e| {
-                        error(
-                            StatusCode::INTERNAL_SERVER_ERROR,
-                            format!("reading the cursors of {destination}: {e}"),
-                        )
-                    })?
-                    .map_err(|e| {
-                        error(
-                            StatusCode::INTERNAL_SERVER_ERROR,
-                            format!("reading the cursors of {destination}: {e}"),
-                        )
-                    })?;
+                    .map_err(|e| unreadable(e.to_string()))?
+                    .map_err(|e| unreadable(e.to_string()))?;
                 stored
                     .client_datas
                     .into_iter()
